@@ -1,0 +1,104 @@
+// kqcd bench: the benchmark suite (default) and single benchmarks (kqcd bench dslash ...).
+#include "commands.hpp"
+
+#include <bench.hpp>
+#include <kqcd/core/error.hpp>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+namespace kqcd::cli {
+
+namespace {
+struct BenchSettings {
+  std::string lattices = "8x8x8x8,16x16x16x16";
+  std::string backend;
+  std::string out;
+  bool json = false;
+  bool quick = false;
+  bench::DslashOptions dslash;
+  std::string dslash_lattice = "16x16x16x16";
+};
+
+/// Write text to path atomically: a temporary file in the same folder, then a rename.
+void write_file_atomically(const std::string& path, const std::string& text) {
+  namespace fs = std::filesystem;
+  const fs::path target(path);
+  if (target.has_parent_path() && !fs::exists(target.parent_path()))
+    throw io_error("cannot write '" + path + "': folder '" + target.parent_path().string() + "' does not exist");
+  const fs::path tmp = target.string() + ".tmp";
+  {
+    std::ofstream f(tmp);
+    f << text;
+    if (!f.flush()) throw io_error("cannot write '" + tmp.string() + "'");
+  }
+  std::error_code ec;
+  fs::rename(tmp, target, ec);
+  if (ec) throw io_error("cannot rename '" + tmp.string() + "' to '" + path + "': " + ec.message());
+}
+
+void emit(const nlohmann::json& j, const BenchSettings& s, const std::string& table) {
+  if (!s.out.empty()) write_file_atomically(s.out, j.dump(2) + "\n");
+  if (s.json) std::cout << j.dump(2) << "\n";
+  else std::cout << table;
+  if (!s.out.empty()) std::fprintf(stderr, "[kqcd bench] JSON written to %s\n", s.out.c_str());
+}
+} // namespace
+
+void add_bench_command(CLI::App& app, Action& action) {
+  auto s = std::make_shared<BenchSettings>();
+  auto* cmd = app.add_subcommand("bench", "Run the benchmark suite, or one benchmark (see its subcommands)");
+  cmd->add_option("--lattices", s->lattices, "Comma-separated lattices for the suite")->capture_default_str();
+  cmd->add_option("--backend", s->backend, "Kokkos execution space (default: the default one)");
+  cmd->add_option("--out", s->out, "Also write the JSON results to this file");
+  cmd->add_flag("--json", s->json, "Print JSON instead of a table");
+  cmd->add_flag("--quick", s->quick, "A smoke run with minimal timing (for tests)");
+
+  auto* dslash = cmd->add_subcommand("dslash", "Wilson hopping term (one parity) or even-odd operator throughput");
+  dslash->fallthrough();
+  dslash->add_option("--lattice", s->dslash_lattice, "Lattice LXxLYxLZxLT")->capture_default_str();
+  dslash->add_option("--precision", s->dslash.precision, "single or double")
+      ->check(CLI::IsMember({"single", "double"}))
+      ->capture_default_str();
+  dslash->add_option("--operator", s->dslash.op, "dslash (hopping term) or eo (even-odd preconditioned operator)")
+      ->check(CLI::IsMember({"dslash", "eo"}))
+      ->capture_default_str();
+  dslash->add_option("--neighbours", s->dslash.neighbours, "auto, table or on-the-fly")
+      ->check(CLI::IsMember({"auto", "table", "on-the-fly"}))
+      ->capture_default_str();
+  dslash->add_option("--min-seconds", s->dslash.min_seconds, "Time each case for at least this long")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+
+  cmd->callback([&action, s, cmd, dslash] {
+    if (dslash->parsed()) {
+      action = [s] {
+        auto o = s->dslash;
+        o.lattice = parse_lattice(s->dslash_lattice);
+        o.backend = s->backend.empty() ? std::string(Kokkos::DefaultExecutionSpace::name()) : s->backend;
+        o.quick = s->quick;
+        const double copy = bench::stream_copy_gbytes_per_s(o.backend, s->quick);
+        const auto r = bench::run_dslash(o, copy);
+        nlohmann::json suite{{"copy_gbytes_per_s", copy}, {"provenance", r["provenance"]}, {"results", {r}}};
+        emit(r, *s, bench::format_table(suite));
+        return 0;
+      };
+      return;
+    }
+    (void)cmd;
+    action = [s] {
+      std::vector<Lattice> lats;
+      std::stringstream in(s->lattices);
+      for (std::string item; std::getline(in, item, ',');) lats.push_back(parse_lattice(item));
+      if (lats.empty()) throw invalid_argument("--lattices: no lattice given");
+      const auto suite = bench::run_suite(lats, s->backend, s->quick);
+      emit(suite, *s, bench::format_table(suite));
+      return 0;
+    };
+  });
+}
+
+} // namespace kqcd::cli

@@ -1,0 +1,16 @@
+// Each subcommand of the kqcd tool registers its options on the CLI11 app and sets the action
+// that main() runs after parsing. Actions return the process exit code.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <functional>
+
+namespace kqcd::cli {
+
+using Action = std::function<int()>;
+
+void add_info_command(CLI::App& app, Action& action);
+void add_bench_command(CLI::App& app, Action& action);
+
+} // namespace kqcd::cli

@@ -1,0 +1,41 @@
+// The benchmark suite behind `kqcd bench`: each benchmark returns a JSON record with provenance,
+// GFLOP/s and GB/s (byte model named) next to a STREAM copy measured in the same run.
+#pragma once
+
+#include <kqcd/core/lattice.hpp>
+#include <kqcd/core/provenance.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <vector>
+
+namespace kqcd::bench {
+
+nlohmann::json to_json(const Provenance& p);
+
+/// STREAM-style copy (a[i] = b[i], floats) on the named backend: best of several runs, GB/s
+/// counting bytes read and written.
+double stream_copy_gbytes_per_s(const std::string& backend, bool quick);
+
+struct DslashOptions {
+  Lattice lattice{{16, 16, 16, 16}};
+  std::string precision = "single"; ///< single | double
+  std::string backend;              ///< empty: the default execution space
+  std::string neighbours = "auto";  ///< auto | table | on-the-fly
+  std::string op = "dslash";        ///< dslash (hopping term, one parity) | eo (even-odd operator)
+  double min_seconds = 0.5;         ///< time at least this long
+  bool quick = false;               ///< a smoke run: few iterations, small copy
+};
+
+/// Time the Wilson hopping term (or the even-odd operator) and return its record.
+nlohmann::json run_dslash(const DslashOptions& opts, double copy_gbytes_per_s);
+
+/// The default suite: STREAM copy, then Dslash and the even-odd operator in both precisions on
+/// each lattice. Progress on stderr, one line per case.
+nlohmann::json run_suite(const std::vector<Lattice>& lattices, const std::string& backend, bool quick);
+
+/// A readable table of a suite's records.
+std::string format_table(const nlohmann::json& suite);
+
+} // namespace kqcd::bench

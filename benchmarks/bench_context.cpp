@@ -1,0 +1,45 @@
+#include "bench.hpp"
+
+#include <kqcd/core/error.hpp>
+#include <kqcd/core/execution_spaces.hpp>
+
+#include <Kokkos_Core.hpp>
+
+#include <algorithm>
+
+namespace kqcd::bench {
+
+nlohmann::json to_json(const Provenance& p) {
+  return {{"git", p.git},         {"kqcd_version", p.kqcd_version}, {"kokkos_version", p.kokkos_version},
+          {"backend", p.backend}, {"device", p.device},             {"threads", p.threads},
+          {"compiler", p.compiler}, {"flags", p.flags},             {"date", p.date}};
+}
+
+namespace {
+template <class ES> double copy_bandwidth(bool quick) {
+  // Large enough to leave every cache: 256 MiB per array off the host, 128 MiB on it.
+  const bool host = Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename ES::memory_space>::accessible;
+  const std::size_t n = quick ? (std::size_t(1) << 20) : (host ? std::size_t(1) << 25 : std::size_t(1) << 26);
+  Kokkos::View<float*, typename ES::memory_space> a("stream_a", n), b("stream_b", n);
+  Kokkos::deep_copy(b, 1.0f);
+  double best = 1e30;
+  const int reps = quick ? 2 : 10;
+  for (int r = 0; r < reps + 1; ++r) {
+    ES().fence();
+    Kokkos::Timer t;
+    Kokkos::parallel_for("kqcd::stream_copy", Kokkos::RangePolicy<ES>(0, n), KOKKOS_LAMBDA(std::size_t i) { a(i) = b(i); });
+    ES().fence();
+    if (r > 0) best = std::min(best, t.seconds());
+  }
+  return 2.0 * n * sizeof(float) / best * 1e-9;
+}
+} // namespace
+
+double stream_copy_gbytes_per_s(const std::string& backend, bool quick) {
+  double gbps = 0;
+  if (!with_execution_space(backend, [&]<class ES>() { gbps = copy_bandwidth<ES>(quick); }))
+    throw invalid_argument("backend '" + backend + "' is not enabled in this build");
+  return gbps;
+}
+
+} // namespace kqcd::bench

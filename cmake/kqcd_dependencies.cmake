@@ -1,0 +1,70 @@
+# Third-party dependencies besides Kokkos. Each one either comes from the build root's Debian
+# packages or, on the GPU machine, from unpacked packages named through CMAKE_PREFIX_PATH.
+
+find_program(KQCD_CCACHE ccache)
+if(KQCD_CCACHE AND NOT CMAKE_CXX_COMPILER_LAUNCHER)
+  set(CMAKE_CXX_COMPILER_LAUNCHER ${KQCD_CCACHE})
+endif()
+
+# Random123: header-only, no CMake package; used inside device kernels.
+find_path(KQCD_RANDOM123_INCLUDE_DIR Random123/philox.h REQUIRED)
+
+# Kokkos Kernels: optional. Standalone installs export Kokkos::kokkoskernels with a version
+# file; Trilinos' (TriBITS) installs export KokkosKernels::all_libs without one, so the version
+# (4.7 or newer) is checked at compile time in kqcd/core/kokkos_kernels.hpp instead.
+set(KQCD_HAVE_KOKKOS_KERNELS OFF)
+if(NOT KQCD_ENABLE_KOKKOS_KERNELS STREQUAL "OFF")
+  if(KQCD_ENABLE_KOKKOS_KERNELS STREQUAL "ON")
+    find_package(KokkosKernels CONFIG REQUIRED)
+  else()
+    find_package(KokkosKernels CONFIG QUIET)
+  endif()
+  if(TARGET Kokkos::kokkoskernels)
+    set(KQCD_KOKKOS_KERNELS_TARGET Kokkos::kokkoskernels)
+  elseif(TARGET KokkosKernels::all_libs)
+    set(KQCD_KOKKOS_KERNELS_TARGET KokkosKernels::all_libs)
+  endif()
+  if(KQCD_KOKKOS_KERNELS_TARGET)
+    set(KQCD_HAVE_KOKKOS_KERNELS ON)
+    message(STATUS "kqcd: Kokkos Kernels (${KQCD_KOKKOS_KERNELS_TARGET})")
+  elseif(KQCD_ENABLE_KOKKOS_KERNELS STREQUAL "ON")
+    message(FATAL_ERROR "KQCD_ENABLE_KOKKOS_KERNELS=ON but the Kokkos Kernels package defines no known target")
+  endif()
+endif()
+
+# MPI: optional.
+set(KQCD_HAVE_MPI OFF)
+if(NOT KQCD_ENABLE_MPI STREQUAL "OFF")
+  if(KQCD_ENABLE_MPI STREQUAL "ON")
+    find_package(MPI REQUIRED COMPONENTS CXX)
+  else()
+    find_package(MPI QUIET COMPONENTS CXX)
+  endif()
+  if(MPI_CXX_FOUND)
+    set(KQCD_HAVE_MPI ON)
+    message(STATUS "kqcd: MPI ${MPI_CXX_VERSION} (${MPIEXEC_EXECUTABLE})")
+  endif()
+endif()
+
+if(KQCD_ENABLE_APPS OR KQCD_ENABLE_BENCHMARKS)
+  find_package(CLI11 CONFIG REQUIRED)
+  find_package(nlohmann_json 3 CONFIG REQUIRED)
+endif()
+if(KQCD_ENABLE_TESTS)
+  find_package(Catch2 3 CONFIG REQUIRED)
+endif()
+
+# Warnings and sanitizers for our own targets only.
+add_library(kqcd_warnings INTERFACE)
+target_compile_options(kqcd_warnings INTERFACE
+  $<$<COMPILE_LANG_AND_ID:CXX,GNU,Clang>:-Wall -Wextra -Wno-unknown-pragmas>
+  # Kokkos forces CMAKE_CXX_EXTENSIONS off, and GCC's strict -std=c++20 then stops contracting
+  # a*b+c into fused multiply-adds, which the kernels are written for.
+  $<$<COMPILE_LANG_AND_ID:CXX,GNU>:-ffp-contract=fast>)
+if(KQCD_SANITIZE)
+  target_compile_options(kqcd_warnings INTERFACE -fsanitize=address,undefined -fno-omit-frame-pointer)
+  target_link_options(kqcd_warnings INTERFACE -fsanitize=address,undefined)
+endif()
+if(KQCD_NATIVE)
+  target_compile_options(kqcd_warnings INTERFACE $<$<COMPILE_LANG_AND_ID:CXX,GNU,Clang>:-march=native>)
+endif()

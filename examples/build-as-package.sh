@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Install kqcd from the openmp build and build and run the examples against the installed
+# package, as an outside project would. Usage: examples/build-as-package.sh REPO
+set -euo pipefail
+repo=${1:?usage: build-as-package.sh REPO}
+prefix=$repo/build/install-openmp
+rm -rf "$prefix" "$repo/build/examples"
+cmake --install "$repo/build/openmp" --prefix "$prefix" >/dev/null
+cmake -S "$repo/examples" -B "$repo/build/examples" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$prefix" >/dev/null
+cmake --build "$repo/build/examples"
+OMP_PROC_BIND=false "$repo/build/examples/hello_kqcd/hello_kqcd"
+echo "examples: 1 passed, 0 failed"

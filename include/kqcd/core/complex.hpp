@@ -1,0 +1,38 @@
+// Complex arithmetic for kernels, written out in real and imaginary parts so that every
+// multiply-add is a pair of fused multiply-adds.
+#pragma once
+
+#include <Kokkos_Complex.hpp>
+
+namespace kqcd {
+
+template <class T> using complex = Kokkos::complex<T>;
+
+/// c + a * b
+template <class T>
+KOKKOS_FORCEINLINE_FUNCTION complex<T> cmadd(const complex<T>& a, const complex<T>& b, const complex<T>& c) {
+  return {c.real() + a.real() * b.real() - a.imag() * b.imag(), c.imag() + a.real() * b.imag() + a.imag() * b.real()};
+}
+/// c + conj(a) * b
+template <class T>
+KOKKOS_FORCEINLINE_FUNCTION complex<T> cjmadd(const complex<T>& a, const complex<T>& b, const complex<T>& c) {
+  return {c.real() + a.real() * b.real() + a.imag() * b.imag(), c.imag() + a.real() * b.imag() - a.imag() * b.real()};
+}
+template <class T> KOKKOS_FORCEINLINE_FUNCTION complex<T> cmul(const complex<T>& a, const complex<T>& b) {
+  return {a.real() * b.real() - a.imag() * b.imag(), a.real() * b.imag() + a.imag() * b.real()};
+}
+/// conj(a) * b
+template <class T> KOKKOS_FORCEINLINE_FUNCTION complex<T> cjmul(const complex<T>& a, const complex<T>& b) {
+  return {a.real() * b.real() + a.imag() * b.imag(), a.real() * b.imag() - a.imag() * b.real()};
+}
+
+/// Multiplication by a unit phase known at compile time: i^code (0: 1, 1: i, 2: -1, 3: -i).
+template <int code, class T> KOKKOS_FORCEINLINE_FUNCTION complex<T> mul_i_pow(const complex<T>& z) {
+  constexpr int c = ((code % 4) + 4) % 4;
+  if constexpr (c == 0) return z;
+  else if constexpr (c == 1) return {-z.imag(), z.real()};
+  else if constexpr (c == 2) return {-z.real(), -z.imag()};
+  else return {z.imag(), -z.real()};
+}
+
+} // namespace kqcd

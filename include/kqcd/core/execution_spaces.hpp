@@ -1,0 +1,68 @@
+// The execution spaces this build of Kokkos enables, as a type list. Selection follows Kokkos'
+// own backend macros only, so tests and tools run on every enabled backend.
+#pragma once
+
+#include <Kokkos_Core.hpp>
+
+#include <string>
+#include <cctype>
+#include <tuple>
+#include <vector>
+
+namespace kqcd {
+
+namespace detail {
+template <class... Ts> struct tuple_cat_type { using type = decltype(std::tuple_cat(std::declval<Ts>()...)); };
+} // namespace detail
+
+using EnabledExecutionSpaces = typename detail::tuple_cat_type<
+#if defined(KOKKOS_ENABLE_CUDA)
+    std::tuple<Kokkos::Cuda>,
+#endif
+#if defined(KOKKOS_ENABLE_OPENMP)
+    std::tuple<Kokkos::OpenMP>,
+#endif
+#if defined(KOKKOS_ENABLE_SERIAL)
+    std::tuple<Kokkos::Serial>,
+#endif
+    std::tuple<>>::type;
+
+/// Every pair (execution space, real type) of a list of spaces and a list of reals: the
+/// configurations a test runs over.
+template <class Spaces, class Reals> struct CartesianProduct;
+template <class... Spaces, class... Reals>
+struct CartesianProduct<std::tuple<Spaces...>, std::tuple<Reals...>> {
+  template <class S> using row = std::tuple<std::tuple<S, Reals>...>;
+  using type = decltype(std::tuple_cat(std::declval<row<Spaces>>()...));
+};
+
+template <class ExecSpace> std::string backend_name() { return ExecSpace::name(); }
+
+} // namespace kqcd
+
+namespace kqcd {
+
+/// Call f.template operator()<ExecSpace>() for the enabled execution space named `name`
+/// (case-insensitive, as Kokkos names it: "OpenMP", "Serial", "Cuda"); returns false if none is.
+template <class F> bool with_execution_space(const std::string& name, F&& f) {
+  auto lower = [](std::string s) {
+    for (auto& ch : s) ch = char(std::tolower(static_cast<unsigned char>(ch)));
+    return s;
+  };
+  bool found = false;
+  [&]<class... Spaces>(std::tuple<Spaces...>*) {
+    ((!found && lower(Spaces::name()) == lower(name) ? (f.template operator()<Spaces>(), found = true) : false), ...);
+  }(static_cast<EnabledExecutionSpaces*>(nullptr));
+  return found;
+}
+
+/// Names of the enabled execution spaces, first the default one.
+inline std::vector<std::string> enabled_backend_names() {
+  std::vector<std::string> names{Kokkos::DefaultExecutionSpace::name()};
+  [&]<class... Spaces>(std::tuple<Spaces...>*) {
+    ((std::string(Spaces::name()) != names.front() ? names.push_back(Spaces::name()) : void()), ...);
+  }(static_cast<EnabledExecutionSpaces*>(nullptr));
+  return names;
+}
+
+} // namespace kqcd

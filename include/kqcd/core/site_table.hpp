@@ -1,0 +1,82 @@
+// SiteTable: neighbours of checkerboard sites and the boundary phase picked up when a hop crosses
+// the lattice boundary. NeighbourMode::table precomputes the 8 neighbours of every site;
+// NeighbourMode::on_the_fly computes them from the coordinates (less memory traffic, more integer
+// work). Both give identical results.
+#pragma once
+
+#include <kqcd/arch/arch_traits.hpp>
+#include <kqcd/core/boundary.hpp>
+#include <kqcd/core/lattice.hpp>
+
+#include <cstdint>
+
+namespace kqcd {
+
+struct Neighbour {
+  int index;    ///< checkerboard index on the opposite parity
+  bool crossed; ///< the hop crosses the lattice boundary
+};
+
+template <NeighbourMode mode, class ExecSpace> class SiteTable;
+
+namespace detail {
+/// The neighbour of site (cb_site, parity) in direction mu, forward (dir = +1) or backward.
+KOKKOS_INLINE_FUNCTION Neighbour compute_neighbour(const Lattice& lat, int cb_site, int parity, int mu, int dir) {
+  Coords c = lat.cb_coords(cb_site, parity);
+  const int L = lat.dim(mu);
+  int x = c.x[mu] + dir;
+  bool crossed = false;
+  if (x == L) { x = 0; crossed = true; }
+  else if (x < 0) { x = L - 1; crossed = true; }
+  c.x[mu] = x;
+  return {lat.cb_index(c), crossed};
+}
+
+template <class ExecSpace> struct BoundaryData {
+  Lattice lattice;
+  Kokkos::complex<double> phase[Nd]; ///< forward phase b_mu; backward uses conj(b_mu)
+  explicit BoundaryData(const Lattice& lat, const BoundaryPhases& bc) : lattice(lat) {
+    for (int mu = 0; mu < Nd; ++mu) phase[mu] = bc.b[mu];
+  }
+};
+} // namespace detail
+
+template <class ExecSpace> class SiteTable<NeighbourMode::on_the_fly, ExecSpace> : public detail::BoundaryData<ExecSpace> {
+public:
+  static constexpr NeighbourMode mode = NeighbourMode::on_the_fly;
+  SiteTable(const Lattice& lat, const BoundaryPhases& bc) : detail::BoundaryData<ExecSpace>(lat, bc) {}
+  template <int mu, int dir> KOKKOS_INLINE_FUNCTION Neighbour neighbour(int cb_site, int parity) const {
+    return detail::compute_neighbour(this->lattice, cb_site, parity, mu, dir);
+  }
+};
+
+template <class ExecSpace> class SiteTable<NeighbourMode::table, ExecSpace> : public detail::BoundaryData<ExecSpace> {
+public:
+  static constexpr NeighbourMode mode = NeighbourMode::table;
+  // Neighbour index in bits 0..30, boundary crossing in bit 31: one load per hop.
+  using table_view = Kokkos::View<std::uint32_t* [2 * Nd], Kokkos::LayoutRight, typename ExecSpace::memory_space>;
+
+  SiteTable(const Lattice& lat, const BoundaryPhases& bc) : detail::BoundaryData<ExecSpace>(lat, bc) {
+    for (int p = 0; p < 2; ++p) {
+      table_[p] = table_view(Kokkos::view_alloc(Kokkos::WithoutInitializing, "site_table"), lat.cb_volume());
+      auto t = table_[p];
+      Kokkos::parallel_for(
+          "kqcd::SiteTable::build", Kokkos::RangePolicy<ExecSpace>(0, lat.cb_volume()), KOKKOS_LAMBDA(int s) {
+            for (int mu = 0; mu < Nd; ++mu)
+              for (int d = 0; d < 2; ++d) {
+                const Neighbour n = detail::compute_neighbour(lat, s, p, mu, d == 0 ? 1 : -1);
+                t(s, 2 * mu + d) = std::uint32_t(n.index) | (n.crossed ? 0x80000000u : 0u);
+              }
+          });
+    }
+  }
+  template <int mu, int dir> KOKKOS_INLINE_FUNCTION Neighbour neighbour(int cb_site, int parity) const {
+    const std::uint32_t e = table_[parity](cb_site, 2 * mu + (dir > 0 ? 0 : 1));
+    return {int(e & 0x7fffffffu), (e & 0x80000000u) != 0};
+  }
+
+private:
+  table_view table_[2];
+};
+
+} // namespace kqcd

@@ -1,0 +1,122 @@
+// BiCGStab on D x = b (for the even-odd preconditioned operator), in one precision or mixed with
+// reliable updates as in cg.hpp: the Krylov loop runs in the sloppy precision and the true
+// residual is recomputed in the outer precision when the iterated one has fallen by
+// reliable_delta and before convergence is declared.
+#pragma once
+
+#include <kqcd/ops/blas.hpp>
+#include <kqcd/solvers/solver.hpp>
+
+#include <Kokkos_Timer.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <type_traits>
+
+namespace kqcd {
+
+template <class Op, class SloppyOp>
+SolverResult bicgstab(const Op& op, const SloppyOp& sop, typename Op::vector_type& x, const typename Op::vector_type& b,
+                      const SolverParams& params) {
+  using cplx = Kokkos::complex<double>;
+  Kokkos::Timer timer;
+  SolverResult res;
+  constexpr bool same_precision = std::is_same_v<typename Op::vector_type, typename SloppyOp::vector_type>;
+  const double delta = same_precision ? 0.0 : params.reliable_delta;
+  const double b2 = blas::norm2(b);
+  auto finish = [&](SolverStatus st, double r2, const std::string& why) {
+    res.status = st;
+    res.true_residual = b2 > 0 ? std::sqrt(r2 / b2) : 0.0;
+    res.seconds = timer.seconds();
+    res.message = why;
+    if (params.verbosity >= 1)
+      std::fprintf(stderr, "[kqcd] %s BiCGStab: %s after %d iterations, true residual %.3e, %.3f s\n",
+                   params.label.c_str(), to_string(st), res.iterations, res.true_residual, res.seconds);
+    return res;
+  };
+  if (b2 == 0.0) {
+    blas::zero(x);
+    return finish(SolverStatus::converged, 0.0, "zero source");
+  }
+  const double target2 = params.tol * params.tol * b2;
+
+  auto r = op.create_vector("bicg_r");
+  auto t = op.create_vector("bicg_t");
+  auto true_residual = [&]() {
+    op.apply(t, x, 1);
+    Kokkos::deep_copy(r.view(), b.view());
+    blas::axpy(-1.0, t, r);
+    ++res.residual_updates;
+    return blas::norm2(r);
+  };
+  double r2_true = true_residual();
+  if (r2_true <= target2) return finish(SolverStatus::converged, r2_true, "initial guess already solves the system");
+
+  auto rs = sop.create_vector("bicg_rs");
+  auto r0 = sop.create_vector("bicg_r0");
+  auto ps = sop.create_vector("bicg_p");
+  auto vs = sop.create_vector("bicg_v");
+  auto ts = sop.create_vector("bicg_t");
+  auto xs = sop.create_vector("bicg_xs");
+  blas::copy(rs, r);
+  Kokkos::deep_copy(r0.view(), rs.view());
+  cplx rho(1.0), alpha(1.0), omega(1.0);
+  double rr = blas::norm2(rs), max_rr = rr;
+
+  auto reliable_update = [&]() {
+    blas::copy(t, xs);
+    blas::axpy(1.0, t, x);
+    blas::zero(xs);
+    r2_true = true_residual();
+    blas::copy(rs, r);
+    rr = blas::norm2(rs);
+    max_rr = rr;
+    detail::solver_progress(params, 2, "[kqcd] %s BiCGStab iteration %d: true residual %.3e\n", res.iterations,
+                            std::sqrt(r2_true / b2));
+  };
+
+  while (res.iterations < params.max_iter) {
+    const cplx rho_new = blas::cdot(r0, rs);
+    if (Kokkos::abs(rho_new) <= 1e-30 * b2 || !std::isfinite(rho_new.real()))
+      return finish(SolverStatus::breakdown, r2_true, "rho = <r0, r> vanished");
+    const cplx beta = (rho_new / rho) * (alpha / omega);
+    rho = rho_new;
+    blas::cxpaypbz(rs, beta, ps, -beta * omega, vs, ps); // p = r + beta (p - omega v)
+    sop.apply(vs, ps, 1);
+    const cplx r0v = blas::cdot(r0, vs);
+    if (Kokkos::abs(r0v) == 0.0) return finish(SolverStatus::breakdown, r2_true, "<r0, A p> vanished");
+    alpha = rho / r0v;
+    blas::caxpy(-alpha, vs, rs); // s = r - alpha v, kept in rs
+    blas::caxpy(alpha, ps, xs);
+    sop.apply(ts, rs, 1);
+    const double tt = blas::norm2(ts);
+    if (tt == 0.0) {
+      ++res.iterations;
+      reliable_update();
+      if (r2_true <= target2) return finish(SolverStatus::converged, r2_true, "true residual below tolerance");
+      return finish(SolverStatus::breakdown, r2_true, "A s vanished");
+    }
+    omega = blas::cdot(ts, rs) / tt;
+    blas::caxpy(omega, rs, xs);
+    blas::caxpy(-omega, ts, rs); // r = s - omega t
+    rr = blas::norm2(rs);
+    ++res.iterations;
+    if (!std::isfinite(rr)) return finish(SolverStatus::breakdown, r2_true, "residual is not finite");
+    if (rr < target2 || rr < delta * delta * max_rr) {
+      reliable_update();
+      if (r2_true <= target2) return finish(SolverStatus::converged, r2_true, "true residual below tolerance");
+    }
+    max_rr = std::max(max_rr, rr);
+  }
+  reliable_update();
+  if (r2_true <= target2) return finish(SolverStatus::converged, r2_true, "true residual below tolerance");
+  return finish(SolverStatus::max_iterations, r2_true, "iteration limit " + std::to_string(params.max_iter) + " reached");
+}
+
+template <class Op>
+SolverResult bicgstab(const Op& op, typename Op::vector_type& x, const typename Op::vector_type& b,
+                      const SolverParams& params) {
+  return bicgstab(op, op, x, b, params);
+}
+
+} // namespace kqcd

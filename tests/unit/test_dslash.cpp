@@ -1,0 +1,168 @@
+// The Wilson hopping term and operators against the plain host reference and physical identities.
+#include "test_harness.hpp"
+
+#include <kqcd/fields/host_convert.hpp>
+#include <kqcd/fields/random_fields.hpp>
+#include <kqcd/ops/wilson_operator.hpp>
+
+#include <wilson_reference.hpp>
+
+using namespace kqcd;
+
+namespace {
+// Unequal extents, and every kind of boundary phase.
+const Lattice test_lattice({4, 6, 2, 8});
+BoundaryPhases mixed_bc() {
+  BoundaryPhases bc;
+  bc.b[0] = BoundaryPhases::twist(0.7);
+  bc.b[1] = -1.0;
+  bc.b[2] = 1.0;
+  bc.b[3] = BoundaryPhases::twist(-2.1);
+  return bc;
+}
+std::array<std::complex<double>, 4> host_bc(const BoundaryPhases& bc) {
+  std::array<std::complex<double>, 4> b;
+  for (int mu = 0; mu < 4; ++mu) b[mu] = {bc.b[mu].real(), bc.b[mu].imag()};
+  return b;
+}
+ref::Dims dims(const Lattice& l) { return l.dims(); }
+
+template <class ES, class Real, NeighbourMode mode>
+std::vector<std::complex<double>> run_wilson(const Lattice& lat, const std::vector<std::complex<double>>& u_host,
+                                             const std::vector<std::complex<double>>& psi_host, double mass,
+                                             const BoundaryPhases& bc, int isign) {
+  using Op = WilsonOperator<Real, ES, mode>;
+  typename Op::gauge_type u(lat);
+  import_gauge(u, u_host);
+  Op op(u, mass, bc);
+  auto in = op.create_vector(), out = op.create_vector();
+  import_spinor(in, psi_host);
+  op.apply(out, in, isign);
+  return export_spinor(out);
+}
+
+std::vector<std::complex<double>> random_host_gauge(const Lattice& lat, std::uint64_t seed) {
+  GaugeField<Kokkos::complex<double>, Kokkos::DefaultHostExecutionSpace> u(lat);
+  random_gauge(u, seed);
+  return export_gauge(u);
+}
+std::vector<std::complex<double>> random_host_spinor(const Lattice& lat, std::uint64_t seed) {
+  SpinorField<Kokkos::complex<double>, Ns, Kokkos::DefaultHostExecutionSpace> s(lat);
+  random_spinor(s, seed);
+  return export_spinor(s);
+}
+} // namespace
+
+TEMPLATE_LIST_TEST_CASE("Wilson operator matches the host reference", "[dslash]", kqcd::test::Configs) {
+  using ES = kqcd::test::space_of<TestType>;
+  using Real = kqcd::test::real_of<TestType>;
+  const auto u = random_host_gauge(test_lattice, 11);
+  const auto psi = random_host_spinor(test_lattice, 12);
+  const double mass = 0.13;
+  for (const auto& bc : {mixed_bc(), parse_boundary_phases("0,p,a,0")}) {
+    for (int isign : {1, -1}) {
+      const auto want = ref::wilson(dims(test_lattice), u, psi, mass, host_bc(bc), isign);
+      const auto got_t = run_wilson<ES, Real, NeighbourMode::table>(test_lattice, u, psi, mass, bc, isign);
+      const auto got_f = run_wilson<ES, Real, NeighbourMode::on_the_fly>(test_lattice, u, psi, mass, bc, isign);
+      CAPTURE(isign);
+      REQUIRE(ref::rel_diff(got_t, want) < 5 * kqcd::test::tol<Real>());
+      // Both neighbour modes run the same arithmetic in the same order.
+      REQUIRE(got_t == got_f);
+    }
+  }
+}
+
+TEMPLATE_LIST_TEST_CASE("gamma5-hermiticity and adjointness of D", "[dslash]", kqcd::test::Configs) {
+  using ES = kqcd::test::space_of<TestType>;
+  using Real = kqcd::test::real_of<TestType>;
+  const auto u = random_host_gauge(test_lattice, 21);
+  const auto psi = random_host_spinor(test_lattice, 22);
+  const auto phi = random_host_spinor(test_lattice, 23);
+  const auto bc = mixed_bc();
+  using Mode = std::integral_constant<NeighbourMode, ArchTraits<ES>::neighbour_mode>;
+  const auto d_psi = run_wilson<ES, Real, Mode::value>(test_lattice, u, psi, 0.05, bc, 1);
+  const auto ddag_phi = run_wilson<ES, Real, Mode::value>(test_lattice, u, phi, 0.05, bc, -1);
+  // <phi, D psi> = <D^dag phi, psi>
+  const auto lhs = ref::dot(phi, d_psi), rhs = ref::dot(ddag_phi, psi);
+  REQUIRE(std::abs(lhs - rhs) < 10 * kqcd::test::tol<Real>() * std::sqrt(ref::norm2(phi) * ref::norm2(d_psi)));
+  // D^dag psi = g5 D g5 psi
+  const auto g5_d_g5 = ref::apply_g5(run_wilson<ES, Real, Mode::value>(test_lattice, u, ref::apply_g5(psi), 0.05, bc, 1));
+  const auto ddag_psi = run_wilson<ES, Real, Mode::value>(test_lattice, u, psi, 0.05, bc, -1);
+  REQUIRE(ref::rel_diff(ddag_psi, g5_d_g5) < 5 * kqcd::test::tol<Real>());
+}
+
+TEMPLATE_LIST_TEST_CASE("Wilson operator is gauge covariant", "[dslash]", kqcd::test::Configs) {
+  using ES = kqcd::test::space_of<TestType>;
+  using Real = kqcd::test::real_of<TestType>;
+  const auto u = random_host_gauge(test_lattice, 31);
+  const auto psi = random_host_spinor(test_lattice, 32);
+  // A random gauge transformation: the mu = 0 links of another random field.
+  const auto gfield = random_host_gauge(test_lattice, 33);
+  std::vector<std::complex<double>> g(std::size_t(test_lattice.volume()) * 9);
+  for (std::size_t i = 0; i < std::size_t(test_lattice.volume()); ++i)
+    for (int k = 0; k < 9; ++k) g[i * 9 + k] = gfield[i * 36 + k];
+  const auto bc = mixed_bc();
+  using Mode = std::integral_constant<NeighbourMode, ArchTraits<ES>::neighbour_mode>;
+  const auto d_psi = run_wilson<ES, Real, Mode::value>(test_lattice, u, psi, 0.2, bc, 1);
+  const auto d_psi_transformed = run_wilson<ES, Real, Mode::value>(
+      test_lattice, ref::transform_gauge(dims(test_lattice), u, g), ref::transform_spinor(psi, g), 0.2, bc, 1);
+  REQUIRE(ref::rel_diff(d_psi_transformed, ref::transform_spinor(d_psi, g)) < 10 * kqcd::test::tol<Real>());
+}
+
+TEMPLATE_LIST_TEST_CASE("single precision agrees with double", "[dslash]", kqcd::EnabledExecutionSpaces) {
+  using ES = TestType;
+  const auto u = random_host_gauge(test_lattice, 41);
+  const auto psi = random_host_spinor(test_lattice, 42);
+  constexpr auto mode = ArchTraits<ES>::neighbour_mode;
+  const auto f = run_wilson<ES, float, mode>(test_lattice, u, psi, 0.1, mixed_bc(), 1);
+  const auto d = run_wilson<ES, double, mode>(test_lattice, u, psi, 0.1, mixed_bc(), 1);
+  const double diff = ref::rel_diff(f, d);
+  REQUIRE(diff < 1e-6);
+  REQUIRE(diff > 0.0); // they really ran in different precisions
+}
+
+TEMPLATE_LIST_TEST_CASE("hopping term on one parity, xpay and the Schur complement", "[dslash]", kqcd::test::Configs) {
+  using ES = kqcd::test::space_of<TestType>;
+  using Real = kqcd::test::real_of<TestType>;
+  using EO = WilsonEOOperator<Real, ES>;
+  const Lattice& lat = test_lattice;
+  const auto u_host = random_host_gauge(lat, 51);
+  const auto psi_host = random_host_spinor(lat, 52);
+  const double mass = -0.3;
+  const auto bc = mixed_bc();
+  typename EO::gauge_type u(lat);
+  import_gauge(u, u_host);
+  EO eo(u, mass, bc);
+  // Reference: D_hat psi_e = A psi_e - H_eo H_oe psi_e / (4A), through the full host operator on a
+  // field that vanishes on odd sites.
+  auto psi_even = psi_host;
+  for (int s = 0; s < lat.cb_volume(); ++s) {
+    const auto site = lat.lex_index(lat.cb_coords(s, 1));
+    for (int k = 0; k < 12; ++k) psi_even[std::size_t(site * 12 + k)] = 0;
+  }
+  const double A = 4 + mass;
+  auto h_oe = ref::hopping(dims(lat), u_host, psi_even, host_bc(bc), 1);     // odd sites: H_oe psi_e
+  for (int s = 0; s < lat.cb_volume(); ++s) {                                 // keep odd sites only
+    const auto site = lat.lex_index(lat.cb_coords(s, 0));
+    for (int k = 0; k < 12; ++k) h_oe[std::size_t(site * 12 + k)] = 0;
+  }
+  const auto h_eo_oe = ref::hopping(dims(lat), u_host, h_oe, host_bc(bc), 1); // even sites: H_eo H_oe psi_e
+  std::vector<std::complex<double>> want(psi_host.size(), 0.0);
+  for (int s = 0; s < lat.cb_volume(); ++s) {
+    const auto site = lat.lex_index(lat.cb_coords(s, 0));
+    for (int k = 0; k < 12; ++k) {
+      const auto i = std::size_t(site * 12 + k);
+      want[i] = A * psi_even[i] - h_eo_oe[i] / (4 * A);
+    }
+  }
+  auto in = eo.create_vector(), out = eo.create_vector();
+  import_spinor(in, psi_host);
+  eo.apply(out, in, 1);
+  std::vector<std::complex<double>> got(psi_host.size(), 0.0);
+  export_spinor(out, got);
+  REQUIRE(ref::rel_diff(got, want) < 10 * kqcd::test::tol<Real>());
+  // Parity mismatches are refused.
+  typename EO::vector_type odd(lat, 1);
+  REQUIRE_THROWS_AS(eo.dslash().apply(out, odd, 1, 1), invalid_argument);
+  REQUIRE_THROWS_AS(eo.dslash().apply(out, odd, 2, 0), invalid_argument);
+}
