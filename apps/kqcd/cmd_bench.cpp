@@ -3,10 +3,9 @@
 
 #include <bench.hpp>
 #include <kqcd/core/error.hpp>
+#include <kqcd/io/atomic_file.hpp>
 
 #include <cstdio>
-#include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <sstream>
 
@@ -23,25 +22,8 @@ struct BenchSettings {
   std::string dslash_lattice = "16x16x16x16";
 };
 
-/// Write text to path atomically: a temporary file in the same folder, then a rename.
-void write_file_atomically(const std::string& path, const std::string& text) {
-  namespace fs = std::filesystem;
-  const fs::path target(path);
-  if (target.has_parent_path() && !fs::exists(target.parent_path()))
-    throw io_error("cannot write '" + path + "': folder '" + target.parent_path().string() + "' does not exist");
-  const fs::path tmp = target.string() + ".tmp";
-  {
-    std::ofstream f(tmp);
-    f << text;
-    if (!f.flush()) throw io_error("cannot write '" + tmp.string() + "'");
-  }
-  std::error_code ec;
-  fs::rename(tmp, target, ec);
-  if (ec) throw io_error("cannot rename '" + tmp.string() + "' to '" + path + "': " + ec.message());
-}
-
 void emit(const nlohmann::json& j, const BenchSettings& s, const std::string& table) {
-  if (!s.out.empty()) write_file_atomically(s.out, j.dump(2) + "\n");
+  if (!s.out.empty()) write_file_atomically(s.out, j.dump(2) + "\n", /*overwrite=*/true);
   if (s.json) std::cout << j.dump(2) << "\n";
   else std::cout << table;
   if (!s.out.empty()) std::fprintf(stderr, "[kqcd bench] JSON written to %s\n", s.out.c_str());

@@ -12,5 +12,7 @@ using Action = std::function<int()>;
 
 void add_info_command(CLI::App& app, Action& action);
 void add_bench_command(CLI::App& app, Action& action);
+void add_plaquette_command(CLI::App& app, Action& action);
+void add_convert_command(CLI::App& app, Action& action);
 
 } // namespace kqcd::cli

@@ -16,6 +16,8 @@ int main(int argc, char** argv) {
   kqcd::cli::Action action;
   kqcd::cli::add_info_command(app, action);
   kqcd::cli::add_bench_command(app, action);
+  kqcd::cli::add_plaquette_command(app, action);
+  kqcd::cli::add_convert_command(app, action);
 
   // Kokkos takes its own --kokkos-* options out of argv first; CLI11 parses the rest.
   Kokkos::ScopeGuard kokkos(argc, argv);

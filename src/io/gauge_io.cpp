@@ -1,0 +1,251 @@
+// The format-independent part of gauge I/O: detection, dispatch, byte order, link decoding, the
+// SU(3) check and the observables headers carry.
+#include "io_common.hpp"
+
+#include <kqcd/fields/host_convert.hpp>
+#include <kqcd/ops/gauge_observables.hpp>
+
+#include <algorithm>
+#include <bit>
+#include <cctype>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+
+namespace kqcd {
+
+namespace io_detail {
+
+std::uint64_t load_uint(std::string_view data, std::size_t offset, int width, Endian order) {
+  std::uint64_t v = 0;
+  for (int i = 0; i < width; ++i) {
+    const int shift = 8 * (order == Endian::big ? width - 1 - i : i);
+    v |= std::uint64_t(static_cast<unsigned char>(data[offset + i])) << shift;
+  }
+  return v;
+}
+
+void append_uint(std::string& out, std::uint64_t v, int width, Endian order) {
+  for (int i = 0; i < width; ++i) {
+    const int shift = 8 * (order == Endian::big ? width - 1 - i : i);
+    out.push_back(char((v >> shift) & 0xff));
+  }
+}
+
+std::string read_whole_file(const std::string& path) {
+  std::ifstream f(path, std::ios::binary | std::ios::ate);
+  if (!f) throw io_error("cannot open '" + path + "'");
+  const auto size = f.tellg();
+  if (size < 0) throw io_error("cannot read '" + path + "'");
+  std::string data(std::size_t(size), '\0');
+  f.seekg(0);
+  if (!f.read(data.data(), size)) throw io_error("cannot read '" + path + "'");
+  return data;
+}
+
+void Verifier::check(bool ok, const std::string& field, const std::string& expected, const std::string& found) {
+  if (ok) return;
+  const std::string msg = "'" + path_ + "': " + field + " mismatch: expected " + expected + ", found " + found;
+  if (!accept_bad_) throw io_error(msg + " (the file is damaged or not what it claims; accept it with --accept-bad)");
+  warnings_.push_back(msg);
+}
+
+Lattice lattice_from_dims(const Verifier& v, const std::array<std::int64_t, Nd>& dims) {
+  constexpr std::int64_t max_sites = std::int64_t(1) << 30;
+  std::int64_t volume = 1;
+  std::array<int, Nd> d{};
+  for (int mu = 0; mu < Nd; ++mu) {
+    v.require(dims[mu] >= 1 && dims[mu] <= max_sites,
+              "lattice dimension " + std::to_string(mu + 1) + " is " + std::to_string(dims[mu]) + ", expected 1 to 2^30");
+    volume *= dims[mu];
+    v.require(volume <= max_sites, "lattice volume exceeds 2^30 sites");
+    d[mu] = int(dims[mu]);
+  }
+  try {
+    return Lattice(d);
+  } catch (const invalid_argument& e) {
+    v.fail(std::string("unsupported lattice: ") + e.what());
+  }
+}
+
+namespace {
+double load_real(std::string_view data, std::size_t offset, int word_bytes, Endian order) {
+  const auto bits = load_uint(data, offset, word_bytes, order);
+  return word_bytes == 4 ? double(std::bit_cast<float>(std::uint32_t(bits))) : std::bit_cast<double>(bits);
+}
+} // namespace
+
+std::vector<std::complex<double>> decode_links(const Verifier& v, std::string_view data, std::int64_t volume, int rows,
+                                               int word_bytes, Endian order) {
+  const std::size_t stored = std::size_t(rows) * Nc;
+  v.require(data.size() == std::size_t(volume) * Nd * stored * 2 * word_bytes, "link data size does not match");
+  std::vector<std::complex<double>> links(std::size_t(volume) * Nd * Nc * Nc);
+  std::size_t at = 0;
+  for (std::size_t link = 0; link < std::size_t(volume) * Nd; ++link) {
+    std::complex<double>* m = links.data() + link * Nc * Nc;
+    for (std::size_t k = 0; k < stored; ++k, at += 2 * word_bytes) {
+      const double re = load_real(data, at, word_bytes, order), im = load_real(data, at + word_bytes, word_bytes, order);
+      if (!std::isfinite(re) || !std::isfinite(im))
+        v.fail("link " + std::to_string(link % Nd) + " of site " + std::to_string(link / Nd) + " holds a non-finite number");
+      m[k] = {re, im};
+    }
+    if (rows == 2)
+      for (int c = 0; c < Nc; ++c) {
+        const int c1 = (c + 1) % Nc, c2 = (c + 2) % Nc;
+        m[6 + c] = std::conj(m[c1] * m[3 + c2] - m[c2] * m[3 + c1]);
+      }
+  }
+  return links;
+}
+
+std::string encode_links(const std::vector<std::complex<double>>& links, int word_bytes, Endian order) {
+  std::string out;
+  out.reserve(links.size() * 2 * word_bytes);
+  for (const auto& z : links)
+    for (const double x : {z.real(), z.imag()}) {
+      if (word_bytes == 4) append_uint(out, std::bit_cast<std::uint32_t>(float(x)), 4, order);
+      else append_uint(out, std::bit_cast<std::uint64_t>(x), 8, order);
+    }
+  return out;
+}
+
+double su3_deviation(const std::complex<double>* m) {
+  double dev = 0;
+  for (int a = 0; a < Nc; ++a)
+    for (int b = 0; b < Nc; ++b) {
+      std::complex<double> s = 0;
+      for (int k = 0; k < Nc; ++k) s += m[a * Nc + k] * std::conj(m[b * Nc + k]);
+      dev = std::max(dev, std::abs(s - double(a == b)));
+    }
+  const auto det = m[0] * (m[4] * m[8] - m[5] * m[7]) - m[1] * (m[3] * m[8] - m[5] * m[6]) +
+                   m[2] * (m[3] * m[7] - m[4] * m[6]);
+  return std::max(dev, std::abs(det - 1.0));
+}
+
+void check_unitarity(Verifier& v, const std::vector<std::complex<double>>& links, int word_bytes) {
+  // Single-precision codes reunitarise in float: a few ulps per product, with room for 3x3 sums.
+  // Double storage is held to the same bound, as double files are often float data widened.
+  (void)word_bytes;
+  const double tolerance = 1e-5;
+  const std::size_t n = links.size() / (Nc * Nc);
+  for (std::size_t i = 0; i < n; ++i) {
+    const double dev = su3_deviation(links.data() + i * Nc * Nc);
+    if (!(dev <= tolerance)) {
+      v.check(false, "SU(3) link " + std::to_string(i % Nd) + " of site " + std::to_string(i / Nd),
+              "|U U^dag - 1|, |det U - 1| <= " + fixed(tolerance, 6), fixed(dev, 6));
+      return; // one warning is enough when accepted
+    }
+  }
+}
+
+HeaderObservables measure(const Lattice& lat, const std::vector<std::complex<double>>& links) {
+  GaugeField<Kokkos::complex<double>, Kokkos::DefaultHostExecutionSpace> u(lat, "io_measure");
+  import_gauge(u, links, HostGaugeOrder::milc);
+  return {plaquette(u).total, link_trace(u)};
+}
+
+void require_writable(const std::string& path, const HostGaugeConfig& cfg) {
+  const std::size_t want = std::size_t(cfg.lattice.volume()) * Nd * Nc * Nc;
+  if (cfg.lattice.volume() == 0 || cfg.links.size() != want)
+    throw invalid_argument("cannot write '" + path + "': " + std::to_string(cfg.links.size()) +
+                           " complex numbers, expected " + std::to_string(want) + " for lattice " + cfg.lattice.to_string());
+  for (const auto& z : cfg.links)
+    if (!std::isfinite(z.real()) || !std::isfinite(z.imag()))
+      throw invalid_argument("cannot write '" + path + "': the links hold a non-finite number");
+}
+
+std::string hex32(std::uint32_t x) {
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "%x", unsigned(x));
+  return buf;
+}
+std::string fixed(double x, int digits) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", digits, x);
+  return buf;
+}
+
+std::string xml_value(std::string_view xml, const std::string& tag) {
+  const std::string open = "<" + tag + ">", close = "</" + tag + ">";
+  const auto b = xml.find(open);
+  if (b == std::string_view::npos) return {};
+  const auto e = xml.find(close, b + open.size());
+  if (e == std::string_view::npos) return {};
+  std::string_view v = xml.substr(b + open.size(), e - b - open.size());
+  while (!v.empty() && std::isspace(static_cast<unsigned char>(v.front()))) v.remove_prefix(1);
+  while (!v.empty() && std::isspace(static_cast<unsigned char>(v.back()))) v.remove_suffix(1);
+  return std::string(v);
+}
+
+bool parse_int(std::string_view text, std::int64_t& out) {
+  const auto r = std::from_chars(text.data(), text.data() + text.size(), out);
+  return r.ec == std::errc() && r.ptr == text.data() + text.size() && !text.empty();
+}
+
+bool parse_hex32(std::string_view text, std::uint32_t& out) {
+  if (text.starts_with("0x") || text.starts_with("0X")) text.remove_prefix(2);
+  if (text.empty() || text.size() > 8) return false;
+  const auto r = std::from_chars(text.data(), text.data() + text.size(), out, 16);
+  return r.ec == std::errc() && r.ptr == text.data() + text.size();
+}
+
+std::uint32_t crc32(std::string_view data) {
+  static const auto table = [] {
+    std::array<std::uint32_t, 256> t{};
+    for (std::uint32_t i = 0; i < 256; ++i) {
+      std::uint32_t c = i;
+      for (int k = 0; k < 8; ++k) c = (c & 1) ? 0xedb88320u ^ (c >> 1) : c >> 1;
+      t[i] = c;
+    }
+    return t;
+  }();
+  std::uint32_t c = 0xffffffffu;
+  for (const char ch : data) c = table[(c ^ static_cast<unsigned char>(ch)) & 0xff] ^ (c >> 8);
+  return c ^ 0xffffffffu;
+}
+
+} // namespace io_detail
+
+using namespace io_detail;
+
+GaugeFormat parse_gauge_format(const std::string& name) {
+  if (name == "auto") return GaugeFormat::auto_detect;
+  if (name == "nersc") return GaugeFormat::nersc;
+  if (name == "ildg") return GaugeFormat::ildg;
+  if (name == "milc") return GaugeFormat::milc;
+  throw invalid_argument("unknown gauge format '" + name + "', expected auto, nersc, ildg or milc");
+}
+
+namespace {
+GaugeFormat detect(const std::string& path, std::string_view file) {
+  if (looks_like_nersc(file)) return GaugeFormat::nersc;
+  if (looks_like_ildg(file)) return GaugeFormat::ildg;
+  if (looks_like_milc(file)) return GaugeFormat::milc;
+  throw io_error("'" + path + "': not a NERSC, ILDG/LIME or MILC gauge configuration (unrecognised first bytes)");
+}
+} // namespace
+
+GaugeFormat detect_gauge_format(const std::string& path) { return detect(path, read_whole_file(path)); }
+
+HostGaugeConfig read_gauge(const std::string& path, const GaugeReadOptions& options) {
+  const std::string file = read_whole_file(path);
+  const GaugeFormat format = options.format == GaugeFormat::auto_detect ? detect(path, file) : options.format;
+  HostGaugeConfig cfg;
+  Verifier v(path, options.accept_bad, cfg.warnings);
+  switch (format) {
+  case GaugeFormat::nersc: read_nersc(v, file, cfg); break;
+  case GaugeFormat::ildg: read_ildg(v, file, cfg); break;
+  case GaugeFormat::milc: read_milc(v, file, cfg); break;
+  case GaugeFormat::auto_detect: break;
+  }
+  return cfg;
+}
+
+double max_su3_deviation(const std::vector<std::complex<double>>& links) {
+  double dev = 0;
+  for (std::size_t i = 0; i + Nc * Nc <= links.size(); i += Nc * Nc) dev = std::max(dev, su3_deviation(links.data() + i));
+  return dev;
+}
+
+} // namespace kqcd
