@@ -35,6 +35,9 @@ nlohmann::json run_dslash(const DslashOptions& opts, double copy_gbytes_per_s);
 /// each lattice. Progress on stderr, one line per case.
 nlohmann::json run_suite(const std::vector<Lattice>& lattices, const std::string& backend, bool quick);
 
+/// Write and read a generated configuration as NERSC and as ILDG (double): MB/s of each.
+nlohmann::json run_io(const Lattice& lattice, bool quick);
+
 /// A readable table of a suite's records.
 std::string format_table(const nlohmann::json& suite);
 

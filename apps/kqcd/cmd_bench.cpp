@@ -20,6 +20,7 @@ struct BenchSettings {
   bool quick = false;
   bench::DslashOptions dslash;
   std::string dslash_lattice = "16x16x16x16";
+  std::string io_lattice = "32x32x32x32";
 };
 
 void emit(const nlohmann::json& j, const BenchSettings& s, const std::string& table) {
@@ -55,7 +56,20 @@ void add_bench_command(CLI::App& app, Action& action) {
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
 
-  cmd->callback([&action, s, cmd, dslash] {
+  auto* io = cmd->add_subcommand("io", "Gauge file write and read throughput (NERSC and ILDG, double)");
+  io->fallthrough();
+  io->add_option("--lattice", s->io_lattice, "Lattice LXxLYxLZxLT of the generated configuration")->capture_default_str();
+
+  cmd->callback([&action, s, cmd, dslash, io] {
+    if (io->parsed()) {
+      action = [s] {
+        const auto r = bench::run_io(parse_lattice(s->io_lattice), s->quick);
+        if (!s->out.empty()) write_file_atomically(s->out, r.dump(2) + "\n", /*overwrite=*/true);
+        std::cout << r.dump(2) << "\n";
+        return 0;
+      };
+      return;
+    }
     if (dslash->parsed()) {
       action = [s] {
         auto o = s->dslash;

@@ -114,7 +114,7 @@ void read_ildg(Verifier& v, std::string_view file, HostGaugeConfig& cfg) {
   }
 
   cfg.links = decode_links(v, *binary, cfg.lattice.volume(), Nc, word_bytes, Endian::big);
-  check_unitarity(v, cfg.links, word_bytes);
+  check_unitarity(v, cfg.links);
 }
 
 } // namespace kqcd::io_detail

@@ -60,7 +60,7 @@ void read_milc(Verifier& v, std::string_view file, HostGaugeConfig& cfg) {
           hex32(stated29) + " " + hex32(stated31) + " (header)", hex32(sum29) + " " + hex32(sum31) + " (data)");
 
   cfg.links = decode_links(v, data, cfg.lattice.volume(), Nc, 4, order);
-  check_unitarity(v, cfg.links, 4);
+  check_unitarity(v, cfg.links);
 }
 
 } // namespace kqcd::io_detail

@@ -101,7 +101,7 @@ void read_nersc(Verifier& v, std::string_view file, HostGaugeConfig& cfg) {
   }
 
   cfg.links = decode_links(v, data, cfg.lattice.volume(), rows, prec.word_bytes, prec.order);
-  check_unitarity(v, cfg.links, prec.word_bytes);
+  check_unitarity(v, cfg.links);
 
   // Header values carry 10 decimals; single-precision writers sum in float.
   const double tolerance = prec.word_bytes == 4 ? 1e-6 : 1e-9;
