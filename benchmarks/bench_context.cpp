@@ -15,7 +15,8 @@ nlohmann::json to_json(const Provenance& p) {
           {"compiler", p.compiler}, {"flags", p.flags},             {"date", p.date}};
 }
 
-namespace {
+namespace detail {
+// Not in an anonymous namespace: CUDA extended lambdas need an enclosing function with linkage.
 template <class ES> double copy_bandwidth(bool quick) {
   // Large enough to leave every cache: 256 MiB per array off the host, 128 MiB on it.
   const bool host = Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename ES::memory_space>::accessible;
@@ -33,11 +34,11 @@ template <class ES> double copy_bandwidth(bool quick) {
   }
   return 2.0 * n * sizeof(float) / best * 1e-9;
 }
-} // namespace
+} // namespace detail
 
 double stream_copy_gbytes_per_s(const std::string& backend, bool quick) {
   double gbps = 0;
-  if (!with_execution_space(backend, [&]<class ES>() { gbps = copy_bandwidth<ES>(quick); }))
+  if (!with_execution_space(backend, [&]<class ES>() { gbps = detail::copy_bandwidth<ES>(quick); }))
     throw invalid_argument("backend '" + backend + "' is not enabled in this build");
   return gbps;
 }

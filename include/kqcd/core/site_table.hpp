@@ -57,18 +57,20 @@ public:
   using table_view = Kokkos::View<std::uint32_t* [2 * Nd], Kokkos::LayoutRight, typename ExecSpace::memory_space>;
 
   SiteTable(const Lattice& lat, const BoundaryPhases& bc) : detail::BoundaryData<ExecSpace>(lat, bc) {
-    for (int p = 0; p < 2; ++p) {
-      table_[p] = table_view(Kokkos::view_alloc(Kokkos::WithoutInitializing, "site_table"), lat.cb_volume());
-      auto t = table_[p];
-      Kokkos::parallel_for(
-          "kqcd::SiteTable::build", Kokkos::RangePolicy<ExecSpace>(0, lat.cb_volume()), KOKKOS_LAMBDA(int s) {
-            for (int mu = 0; mu < Nd; ++mu)
-              for (int d = 0; d < 2; ++d) {
-                const Neighbour n = detail::compute_neighbour(lat, s, p, mu, d == 0 ? 1 : -1);
-                t(s, 2 * mu + d) = std::uint32_t(n.index) | (n.crossed ? 0x80000000u : 0u);
-              }
-          });
-    }
+    for (int p = 0; p < 2; ++p) table_[p] = build(lat, p);
+  }
+  /// The neighbour table of the sites of one parity (public only because CUDA lambdas need it).
+  static table_view build(const Lattice& lat, int p) {
+    table_view t(Kokkos::view_alloc(Kokkos::WithoutInitializing, "site_table"), lat.cb_volume());
+    Kokkos::parallel_for(
+        "kqcd::SiteTable::build", Kokkos::RangePolicy<ExecSpace>(0, lat.cb_volume()), KOKKOS_LAMBDA(int s) {
+          for (int mu = 0; mu < Nd; ++mu)
+            for (int d = 0; d < 2; ++d) {
+              const Neighbour n = detail::compute_neighbour(lat, s, p, mu, d == 0 ? 1 : -1);
+              t(s, 2 * mu + d) = std::uint32_t(n.index) | (n.crossed ? 0x80000000u : 0u);
+            }
+        });
+    return t;
   }
   template <int mu, int dir> KOKKOS_INLINE_FUNCTION Neighbour neighbour(int cb_site, int parity) const {
     const std::uint32_t e = table_[parity](cb_site, 2 * mu + (dir > 0 ? 0 : 1));
