@@ -24,6 +24,7 @@ struct DslashOptions {
   std::string backend;              ///< empty: the default execution space
   std::string neighbours = "auto";  ///< auto | table | on-the-fly
   std::string op = "dslash";        ///< dslash (hopping term, one parity) | eo (even-odd operator)
+  int sites_per_team = 0;           ///< 0: the backend's default (ArchTraits)
   double min_seconds = 0.5;         ///< time at least this long
   bool quick = false;               ///< a smoke run: few iterations, small copy
 };
@@ -37,6 +38,10 @@ nlohmann::json run_suite(const std::vector<Lattice>& lattices, const std::string
 
 /// Write and read a generated configuration as NERSC and as ILDG (double): MB/s of each.
 nlohmann::json run_io(const Lattice& lattice, bool quick);
+
+/// Gauge algorithms (double, default space): kind "smear" (APE, stout, HYP step), "flow" (RK3 step,
+/// clover observables) or "heatbath" (one sweep); time per call and sites per second.
+nlohmann::json run_gauge(const std::string& kind, const Lattice& lattice, bool quick);
 
 /// A readable table of a suite's records.
 std::string format_table(const nlohmann::json& suite);

@@ -17,6 +17,7 @@ nlohmann::json time_dslash(const DslashOptions& opts) {
   typename Op::gauge_type u(opts.lattice);
   random_gauge(u, 1234);
   Op op(u, 0.1, BoundaryPhases::antiperiodic_time());
+  if (opts.sites_per_team > 0) op.set_sites_per_team(opts.sites_per_team);
   typename Op::vector_type in(opts.lattice, 1, "bench_in"), out(opts.lattice, 0, "bench_out");
   typename Op::vector_type in_e(opts.lattice, 0, "bench_in_e"), out_e(opts.lattice, 0, "bench_out_e");
   random_spinor(in, 42);
@@ -49,7 +50,7 @@ nlohmann::json time_dslash(const DslashOptions& opts) {
           {"gflops", flops / per_call * 1e-9},
           {"gbytes_per_s", bytes / per_call * 1e-9},
           {"neighbours", mode == NeighbourMode::table ? "table" : "on-the-fly"},
-          {"sites_per_team", op.dslash().sites_per_team()}};
+          {"sites_per_team", op.dslash_sites_per_team()}};
 }
 
 template <class ES, class Real> nlohmann::json time_dslash_mode(const DslashOptions& opts) {

@@ -9,4 +9,5 @@ cmake --install "$repo/build/openmp" --prefix "$prefix" >/dev/null
 cmake -S "$repo/examples" -B "$repo/build/examples" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$prefix" >/dev/null
 cmake --build "$repo/build/examples"
 OMP_PROC_BIND=false "$repo/build/examples/hello_kqcd/hello_kqcd"
-echo "examples: 1 passed, 0 failed"
+OMP_PROC_BIND=false "$repo/build/examples/pion_mass/pion_mass" "$repo/../shared/data/milc-l8888-b6.0.milc" 0.135
+echo "examples: 2 passed, 0 failed"

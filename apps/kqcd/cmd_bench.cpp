@@ -21,6 +21,7 @@ struct BenchSettings {
   bench::DslashOptions dslash;
   std::string dslash_lattice = "16x16x16x16";
   std::string io_lattice = "32x32x32x32";
+  std::string gauge_lattice = "8x8x8x8";
 };
 
 void emit(const nlohmann::json& j, const BenchSettings& s, const std::string& table) {
@@ -52,6 +53,9 @@ void add_bench_command(CLI::App& app, Action& action) {
   dslash->add_option("--neighbours", s->dslash.neighbours, "auto, table or on-the-fly")
       ->check(CLI::IsMember({"auto", "table", "on-the-fly"}))
       ->capture_default_str();
+  dslash->add_option("--sites-per-team", s->dslash.sites_per_team, "Sites per team (GPU: threads per block); 0: default")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
   dslash->add_option("--min-seconds", s->dslash.min_seconds, "Time each case for at least this long")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
@@ -60,7 +64,25 @@ void add_bench_command(CLI::App& app, Action& action) {
   io->fallthrough();
   io->add_option("--lattice", s->io_lattice, "Lattice LXxLYxLZxLT of the generated configuration")->capture_default_str();
 
-  cmd->callback([&action, s, cmd, dslash, io] {
+  std::vector<std::pair<std::string, CLI::App*>> gauge_benches;
+  for (const char* kind : {"smear", "flow", "heatbath"}) {
+    auto* g = cmd->add_subcommand(kind, std::string("Gauge algorithm throughput: ") + kind + " (double, default space)");
+    g->fallthrough();
+    g->add_option("--lattice", s->gauge_lattice, "Lattice LXxLYxLZxLT")->capture_default_str();
+    gauge_benches.emplace_back(kind, g);
+  }
+
+  cmd->callback([&action, s, cmd, dslash, io, gauge_benches] {
+    for (const auto& [kind, g] : gauge_benches)
+      if (g->parsed()) {
+        action = [s, kind] {
+          const auto r = bench::run_gauge(kind, parse_lattice(s->gauge_lattice), s->quick);
+          if (!s->out.empty()) write_file_atomically(s->out, r.dump(2) + "\n", /*overwrite=*/true);
+          std::cout << r.dump(2) << "\n";
+          return 0;
+        };
+        return;
+      }
     if (io->parsed()) {
       action = [s] {
         const auto r = bench::run_io(parse_lattice(s->io_lattice), s->quick);

@@ -1,12 +1,10 @@
 // kqcd plaquette: read a gauge configuration (any supported format, verified) and print its
 // plaquette, link trace and temporal Polyakov loop, measured on the default execution space.
 #include "commands.hpp"
+#include "gauge_summary.hpp"
 
 #include <kqcd/fields/host_convert.hpp>
 #include <kqcd/io/gauge_io.hpp>
-#include <kqcd/ops/gauge_observables.hpp>
-
-#include <nlohmann/json.hpp>
 
 #include <cstdio>
 #include <iostream>
@@ -28,22 +26,15 @@ int run_plaquette(const PlaquetteSettings& s) {
   const HostGaugeConfig cfg = read_gauge(s.config, options);
   for (const auto& w : cfg.warnings) std::fprintf(stderr, "kqcd: warning: %s\n", w.c_str());
 
-  GaugeField<Kokkos::complex<double>> u(cfg.lattice);
+  DeviceGauge u(cfg.lattice);
   import_gauge(u, cfg.links, HostGaugeOrder::milc);
-  const auto plaq = plaquette(u);
-  const double trace = link_trace(u);
-  const auto poly = polyakov_loop(u, Nd - 1);
-
   if (s.json) {
-    nlohmann::json j{{"lattice", cfg.lattice.dims()}, {"plaquette", plaq.total},       {"spatial", plaq.spatial},
-                     {"temporal", plaq.temporal},     {"link_trace", trace},           {"polyakov", {poly.real(), poly.imag()}}};
-    std::cout << j.dump(2) << "\n";
+    std::cout << gauge_summary_json(u).dump(2) << "\n";
     return 0;
   }
   std::printf("%s: %s (%s precision), lattice %s\n", s.config.c_str(), cfg.format.c_str(), cfg.precision.c_str(),
               cfg.lattice.to_string().c_str());
-  std::printf("plaquette  %.12f (spatial %.12f, temporal %.12f)\n", plaq.total, plaq.spatial, plaq.temporal);
-  std::printf("link trace %.12f\npolyakov   %.12f %+.12f i (t direction)\n", trace, poly.real(), poly.imag());
+  std::fputs(gauge_summary_text(u).c_str(), stdout);
   return 0;
 }
 } // namespace

@@ -14,5 +14,9 @@ void add_info_command(CLI::App& app, Action& action);
 void add_bench_command(CLI::App& app, Action& action);
 void add_plaquette_command(CLI::App& app, Action& action);
 void add_convert_command(CLI::App& app, Action& action);
+void add_measure_command(CLI::App& app, Action& action);
+void add_smear_command(CLI::App& app, Action& action);
+void add_flow_command(CLI::App& app, Action& action);
+void add_generate_command(CLI::App& app, Action& action);
 
 } // namespace kqcd::cli

@@ -18,6 +18,10 @@ int main(int argc, char** argv) {
   kqcd::cli::add_bench_command(app, action);
   kqcd::cli::add_plaquette_command(app, action);
   kqcd::cli::add_convert_command(app, action);
+  kqcd::cli::add_measure_command(app, action);
+  kqcd::cli::add_smear_command(app, action);
+  kqcd::cli::add_flow_command(app, action);
+  kqcd::cli::add_generate_command(app, action);
 
   // Kokkos takes its own --kokkos-* options out of argv first; CLI11 parses the rest.
   Kokkos::ScopeGuard kokkos(argc, argv);

@@ -10,16 +10,17 @@ namespace kqcd {
 /// How a kernel finds a site's neighbours: a precomputed table, or index arithmetic.
 enum class NeighbourMode { table, on_the_fly };
 
-/// Defaults for any backend without its own specialisation: site-major storage, one site per
-/// thread of a team whose size Kokkos chooses.
+/// Defaults for any backend without its own specialisation: site-major storage, teams of one
+/// thread that walk their sites in order.
 template <class ExecSpace> struct ArchTraits {
   using execution_space = ExecSpace;
   using memory_space = typename ExecSpace::memory_space;
   using spinor_layout = Kokkos::LayoutRight;
   using gauge_layout = Kokkos::LayoutRight;
-  using launch_bounds = Kokkos::LaunchBounds<>;
   static constexpr int sites_per_team = 32;
-  static constexpr int team_size = 0; // 0: Kokkos::AUTO
+  template <class Real> using launch_bounds_for = Kokkos::LaunchBounds<>;
+  /// One thread per team walks the team's sites in order.
+  static constexpr int max_team_size = 1;
   static constexpr NeighbourMode neighbour_mode = NeighbourMode::table;
 };
 

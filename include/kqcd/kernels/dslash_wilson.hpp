@@ -25,12 +25,17 @@ struct XpayHopping {
   };
 };
 
+/// A read-only view of the same data: lets CUDA route loads through the read-only data cache.
+template <class V>
+using ReadOnlyView = Kokkos::View<typename V::const_data_type, typename V::array_layout, typename V::device_type,
+                                  Kokkos::MemoryTraits<Kokkos::RandomAccess>>;
+
 template <class GaugeView, class SpinorView, class SiteTableT, class Epilogue> struct WilsonDslashArg {
   using real_type = typename SpinorView::value_type::value_type;
-  GaugeView gauge[2];  ///< links of the even and odd sites
-  SpinorView in;       ///< source, parity 1 - target_cb
+  ReadOnlyView<GaugeView> gauge[2];  ///< links of the even and odd sites
+  ReadOnlyView<SpinorView> in;       ///< source, parity 1 - target_cb
   SpinorView out;      ///< result, parity target_cb
-  SpinorView x;        ///< xpay addend (parity target_cb), unused by StoreHopping
+  ReadOnlyView<SpinorView> x;        ///< xpay addend (parity target_cb), unused by StoreHopping
   SiteTableT sites;
   typename Epilogue::template Arg<real_type> epilogue;
   int n_sites;         ///< checkerboard sites of the target parity

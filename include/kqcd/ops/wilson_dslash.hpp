@@ -84,10 +84,9 @@ private:
   }
 
   template <class Arg, int isign, int target_cb, class Epilogue> void run(const Arg& arg) const {
-    using policy_type = Kokkos::TeamPolicy<ExecSpace, typename traits::launch_bounds>;
+    using policy_type = Kokkos::TeamPolicy<ExecSpace, typename traits::template launch_bounds_for<Real>>;
     const int league = (arg.n_sites + arg.sites_per_team - 1) / arg.sites_per_team;
-    const int team = traits::team_size > 0 ? traits::team_size : 1;
-    const policy_type policy(league, std::min(team, arg.sites_per_team));
+    const policy_type policy(league, std::min(traits::max_team_size, arg.sites_per_team));
     Kokkos::parallel_for("kqcd::WilsonDslash", policy, DslashFunctor<Arg, isign, target_cb, Epilogue>{arg});
   }
 

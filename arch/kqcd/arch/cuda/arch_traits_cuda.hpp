@@ -4,6 +4,8 @@
 
 #include <kqcd/arch/arch_traits.hpp>
 
+#include <type_traits>
+
 namespace kqcd {
 
 template <> struct ArchTraits<Kokkos::Cuda> {
@@ -11,9 +13,13 @@ template <> struct ArchTraits<Kokkos::Cuda> {
   using memory_space = Kokkos::CudaSpace;
   using spinor_layout = Kokkos::LayoutLeft;
   using gauge_layout = Kokkos::LayoutLeft;
-  using launch_bounds = Kokkos::LaunchBounds<256, 2>;
   static constexpr int sites_per_team = 128;
-  static constexpr int team_size = 128;
+  /// Register budget per precision: single precision fits two 256-thread blocks per SM within
+  /// 128 registers; double precision needs more registers than that cap allows without spilling.
+  template <class Real>
+  using launch_bounds_for = std::conditional_t<sizeof(Real) == 4, Kokkos::LaunchBounds<256, 2>, Kokkos::LaunchBounds<256, 1>>;
+  /// One site per thread: a team holds sites_per_team threads.
+  static constexpr int max_team_size = 1024;
   static constexpr NeighbourMode neighbour_mode = NeighbourMode::on_the_fly;
 };
 

@@ -11,9 +11,10 @@ template <> struct ArchTraits<Kokkos::Serial> {
   using memory_space = Kokkos::HostSpace;
   using spinor_layout = Kokkos::LayoutRight;
   using gauge_layout = Kokkos::LayoutRight;
-  using launch_bounds = Kokkos::LaunchBounds<>;
   static constexpr int sites_per_team = 256;
-  static constexpr int team_size = 1;
+  template <class Real> using launch_bounds_for = Kokkos::LaunchBounds<>;
+  /// One thread per team walks the team's sites in order.
+  static constexpr int max_team_size = 1;
   static constexpr NeighbourMode neighbour_mode = NeighbourMode::table;
 };
 

@@ -1,0 +1,286 @@
+// kqcd measure: from a gauge configuration to meson correlators. Reads (or builds) the gauge
+// field, solves the 12 spin-colour columns of the Wilson propagator from one source with CG on the
+// even-odd system in double precision, optionally Gaussian-smears source and sink, and contracts
+// the meson two-point functions of all 16 Gamma(n) (conventions.md) on the device.
+#include "commands.hpp"
+
+#include <kqcd/core/boundary.hpp>
+#include <kqcd/fields/host_convert.hpp>
+#include <kqcd/fields/random_fields.hpp>
+#include <kqcd/io/atomic_file.hpp>
+#include <kqcd/io/gauge_io.hpp>
+#include <kqcd/ops/contraction.hpp>
+#include <kqcd/ops/gaussian_smear.hpp>
+#include <kqcd/ops/propagator.hpp>
+#include <kqcd/ops/smearing.hpp>
+#include <kqcd/ops/sources.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <charconv>
+#include <cstdio>
+#include <iomanip>
+#include <iostream>
+#include <memory>
+
+namespace kqcd::cli {
+
+namespace {
+struct MeasureSettings {
+  std::string config;
+  std::string format = "auto";
+  bool accept_bad = false;
+  double kappa = 0;
+  double csw = 0;
+  double mu = 0;
+  std::string bc;
+  std::string source;
+  std::string source_smear;
+  std::string sink_smear;
+  std::string link_smear;
+  double tol = 1e-10;
+  int max_iter = 10000;
+  std::string momenta;
+  bool json = false;
+  std::string out;
+  bool force = false;
+};
+
+bool parse_double(const std::string& s, double& v) {
+  const auto* end = s.data() + s.size();
+  auto [ptr, ec] = std::from_chars(s.data(), end, v);
+  return !s.empty() && ec == std::errc() && ptr == end;
+}
+bool parse_int(const std::string& s, int& v) {
+  const auto* end = s.data() + s.size();
+  auto [ptr, ec] = std::from_chars(s.data(), end, v);
+  return !s.empty() && ec == std::errc() && ptr == end;
+}
+std::vector<std::string> split(const std::string& text, char sep) {
+  std::vector<std::string> parts;
+  std::size_t pos = 0;
+  while (true) {
+    const auto k = text.find(sep, pos);
+    parts.push_back(text.substr(pos, k == std::string::npos ? std::string::npos : k - pos));
+    if (k == std::string::npos) return parts;
+    pos = k + 1;
+  }
+}
+
+/// "gaussian:w=W,n=N"
+GaussianSmearParams parse_gaussian(const std::string& text, const char* option) {
+  const auto fail = [&](const std::string& why) {
+    return invalid_argument(std::string(option) + " '" + text + "': " + why + " (expected gaussian:w=W,n=N)");
+  };
+  if (text.rfind("gaussian:", 0) != 0) throw fail("unknown smearing kind");
+  GaussianSmearParams p;
+  bool have_w = false, have_n = false;
+  for (const auto& kv : split(text.substr(9), ',')) {
+    if (kv.rfind("w=", 0) == 0 && parse_double(kv.substr(2), p.width) && p.width >= 0) have_w = true;
+    else if (kv.rfind("n=", 0) == 0 && parse_int(kv.substr(2), p.steps) && p.steps >= 0) have_n = true;
+    else throw fail("bad parameter '" + kv + "'");
+  }
+  if (!have_w || !have_n) throw fail("both w and n are needed");
+  return p;
+}
+
+/// "ape:alpha=C,steps=N" or "stout:rho=R,steps=N": spatial links with spatial staples only (the
+/// links the Gaussian smearing uses); alpha is the coefficient c of the original link in
+/// conventions.md's APE step U' = Proj_SU3(c U + C).
+SmearParams parse_link_smear(const std::string& text) {
+  const auto fail = [&](const std::string& why) {
+    return invalid_argument("--link-smear '" + text + "': " + why + " (expected ape:alpha=C,steps=N or stout:rho=R,steps=N)");
+  };
+  const auto colon = text.find(':');
+  if (colon == std::string::npos) throw fail("no ':' after the method");
+  const std::string method = text.substr(0, colon);
+  SmearParams p;
+  p.spatial_only = true;
+  if (method == "ape") p.method = SmearMethod::ape;
+  else if (method == "stout") p.method = SmearMethod::stout;
+  else throw fail("unknown method '" + method + "'");
+  bool have_coef = false, have_steps = false;
+  for (const auto& kv : split(text.substr(colon + 1), ',')) {
+    if (method == "ape" && kv.rfind("alpha=", 0) == 0 && parse_double(kv.substr(6), p.ape_c)) have_coef = true;
+    else if (method == "stout" && kv.rfind("rho=", 0) == 0 && parse_double(kv.substr(4), p.rho)) have_coef = true;
+    else if (kv.rfind("steps=", 0) == 0 && parse_int(kv.substr(6), p.steps) && p.steps >= 0) have_steps = true;
+    else throw fail("bad parameter '" + kv + "'");
+  }
+  if (!have_coef || !have_steps) throw fail(method == "ape" ? "both alpha and steps are needed" : "both rho and steps are needed");
+  check_smear_params(p);
+  return p;
+}
+
+/// "PX,PY,PZ;PX,PY,PZ;..."
+std::vector<Momentum> parse_momenta(const std::string& text) {
+  std::vector<Momentum> r;
+  for (const auto& m : split(text, ';')) {
+    const auto c = split(m, ',');
+    Momentum p;
+    bool ok = c.size() == 3;
+    for (std::size_t i = 0; ok && i < 3; ++i) ok = parse_int(c[i], p.n[i]);
+    if (!ok) throw invalid_argument("momenta '" + text + "': '" + m + "' is not PX,PY,PZ (integers, p_i = 2 pi PX / L_i)");
+    r.push_back(p);
+  }
+  return r;
+}
+
+using Gauge = GaugeField<Kokkos::complex<double>>;
+
+Gauge load_gauge(const MeasureSettings& s) {
+  if (s.config.rfind("unit:", 0) == 0) {
+    Gauge u(parse_lattice(s.config.substr(5)));
+    unit_gauge(u);
+    return u;
+  }
+  GaugeReadOptions options;
+  options.format = parse_gauge_format(s.format);
+  options.accept_bad = s.accept_bad;
+  const HostGaugeConfig cfg = read_gauge(s.config, options);
+  for (const auto& w : cfg.warnings) std::fprintf(stderr, "kqcd: warning: %s\n", w.c_str());
+  Gauge u(cfg.lattice);
+  import_gauge(u, cfg.links, HostGaugeOrder::milc);
+  return u;
+}
+
+int run_measure(const MeasureSettings& s) {
+  // Everything that can be checked without the configuration first.
+  if (s.csw != 0.0)
+    throw invalid_argument("--csw " + std::to_string(s.csw) + ": the clover operator is not available yet");
+  if (s.mu != 0.0)
+    throw invalid_argument("--mu " + std::to_string(s.mu) + ": the twisted-mass operator is not available yet");
+  SmearParams link_smear;
+  link_smear.steps = 0;
+  if (!s.link_smear.empty()) link_smear = parse_link_smear(s.link_smear);
+  const BoundaryPhases bc = parse_boundary_phases(s.bc);
+  const double mass = wilson_mass_from_kappa(s.kappa);
+  GaussianSmearParams src_smear, snk_smear;
+  if (!s.source_smear.empty()) src_smear = parse_gaussian(s.source_smear, "--source-smear");
+  if (!s.sink_smear.empty()) snk_smear = parse_gaussian(s.sink_smear, "--sink-smear");
+  std::vector<Momentum> momenta;
+  if (!s.momenta.empty()) momenta = parse_momenta(s.momenta);
+  parse_source(s.source); // syntax, before reading the file
+  if (!(s.tol > 0)) throw invalid_argument("--tol must be positive, found " + std::to_string(s.tol));
+
+  const Gauge u = load_gauge(s);
+  const Lattice lat = u.lattice();
+  // Links for the quark smearing: the configuration's, or smeared ones.
+  const Gauge us = link_smear.steps > 0 ? smear(u, link_smear) : u;
+  const SourceSpec src = parse_source(s.source, &lat);
+
+  WilsonEOOperator<double> eo(u, mass, bc);
+  PropagatorField<double> S(lat);
+  SolverParams params;
+  params.tol = s.tol;
+  params.max_iter = s.max_iter;
+  params.label = "measure";
+  int done = 0;
+  bool all_converged = true;
+  const auto results = solve_propagator(
+      eo, S,
+      [&](auto& b, int spin, int colour) {
+        make_source(b, src, spin, colour);
+        gaussian_smear(b, us, src_smear);
+      },
+      params,
+      [&](int spin, int colour, const SolverResult& r) {
+        ++done;
+        all_converged = all_converged && r.converged();
+        std::fprintf(stderr, "kqcd: solve %2d/12 (spin %d, colour %d): %s, %d iterations, true residual %.3e, %.3f s\n", done,
+                     spin, colour, r.converged() ? "converged" : to_string(r.status), r.iterations, r.true_residual, r.seconds);
+      });
+  gaussian_smear(S, us, snk_smear);
+
+  std::vector<Momentum> all{Momentum{}};
+  all.insert(all.end(), momenta.begin(), momenta.end());
+  const auto corr = meson_correlators(S, src.origin, all);
+  const auto prop_corr = propagator_correlator(S, src.origin);
+  const int Lt = lat.dim(3);
+
+  auto table = [&](const TimesliceSums& c, bool imag) {
+    nlohmann::json m = nlohmann::json::array();
+    for (int n = 0; n < 16; ++n) {
+      std::vector<double> row;
+      for (int t = 0; t < Lt; ++t) row.push_back(imag ? c[t][n].imag() : c[t][n].real());
+      m.push_back(row);
+    }
+    return m;
+  };
+  nlohmann::json j;
+  j["lattice"] = lat.dims();
+  j["config"] = s.config;
+  j["kappa"] = s.kappa;
+  j["mass"] = mass;
+  j["bc"] = s.bc;
+  j["source"] = {{"text", src.text}, {"kind", to_string(src.kind)}, {"origin", {src.origin.x[0], src.origin.x[1], src.origin.x[2], src.origin.x[3]}}};
+  j["source_smear"] = {{"w", src_smear.width}, {"n", src_smear.steps}};
+  j["sink_smear"] = {{"w", snk_smear.width}, {"n", snk_smear.steps}};
+  j["link_smear"] = s.link_smear;
+  j["mesons"] = table(corr[0], false);
+  j["prop_corr"] = prop_corr;
+  nlohmann::json moms = nlohmann::json::array();
+  for (std::size_t m = 1; m < all.size(); ++m)
+    moms.push_back({{"p", all[m].n}, {"mesons_re", table(corr[m], false)}, {"mesons_im", table(corr[m], true)}});
+  j["momenta"] = moms;
+  nlohmann::json solves = nlohmann::json::array();
+  for (std::size_t k = 0; k < results.size(); ++k)
+    solves.push_back({{"spin", int(k) / Nc},
+                      {"colour", int(k) % Nc},
+                      {"iterations", results[k].iterations},
+                      {"true_residual", results[k].true_residual},
+                      {"converged", results[k].converged()},
+                      {"seconds", results[k].seconds}});
+  j["solver"] = solves;
+
+  if (!s.out.empty()) write_file_atomically(s.out, j.dump(2) + "\n", s.force);
+  if (s.json) {
+    std::cout << std::setprecision(17) << j.dump(2) << "\n";
+  } else {
+    std::printf("%s: lattice %s, kappa %.6f (m = %.6f), source %s\n", s.config.c_str(), lat.to_string().c_str(), s.kappa, mass,
+                src.text.c_str());
+    std::printf("%3s %22s %22s %22s\n", "t", "prop_corr", "C_15 (g5, pion)", "C_8 (g4)");
+    for (int t = 0; t < Lt; ++t)
+      std::printf("%3d %22.15e %22.15e %22.15e\n", t, prop_corr[std::size_t(t)], corr[0][t][15].real(), corr[0][t][8].real());
+  }
+  if (!all_converged) {
+    std::fprintf(stderr, "kqcd: error: not every solve converged to --tol %.3e\n", s.tol);
+    return 1;
+  }
+  return 0;
+}
+} // namespace
+
+void add_measure_command(CLI::App& app, Action& action) {
+  auto s = std::make_shared<MeasureSettings>();
+  auto* cmd = app.add_subcommand("measure", "Solve a Wilson propagator from a source and print meson correlators of all 16 Gamma(n)");
+  cmd->footer(
+      "Correlators (conventions.md): C_n(t) = sum_x Re tr[g5 S^dag g5 Gamma(n) S Gamma(n)], t counted from the source\n"
+      "timeslice; 'mesons' in the JSON holds C_n for n = 0..15, 'prop_corr' sum_x |S|^2 (equal to C_15), 'momenta' the\n"
+      "projections sum_x exp(-i p.(x - x0)) tr[...] with p_i = 2 pi PX / L_i (real and imaginary parts), 'solver' the\n"
+      "iterations and true residual of each of the 12 solves. S is the mass-normalised propagator D^-1 eta.");
+  cmd->add_option("--config", s->config,
+                  "Gauge configuration file (any supported format), or unit:LXxLYxLZxLT for a unit gauge field of that size")
+      ->required();
+  cmd->add_option("--format", s->format, "File format (auto: detected from the content)")
+      ->check(CLI::IsMember({"auto", "nersc", "ildg", "milc"}))
+      ->capture_default_str();
+  cmd->add_flag("--accept-bad", s->accept_bad, "Accept failed checksums, header values or SU(3) checks with a warning");
+  cmd->add_option("--kappa", s->kappa, "Hopping parameter kappa = 1 / (2 (4 + m))")->required();
+  cmd->add_option("--csw", s->csw, "Clover coefficient (the clover operator is not available yet: only 0)")->capture_default_str();
+  cmd->add_option("--mu", s->mu, "Twisted mass (not available yet: only 0)")->capture_default_str();
+  cmd->add_option("--bc", s->bc, "Boundary phases BX,BY,BZ,BT: p periodic, a antiperiodic, 0 zero, t:THETA twisted by exp(i THETA)")
+      ->required();
+  cmd->add_option("--source", s->source, "Source: point:X,Y,Z,T, wall:T, z2:T[,SEED] or z4:T[,SEED]")->required();
+  cmd->add_option("--source-smear", s->source_smear, "Gaussian source smearing gaussian:w=W,n=N: (1 + w^2/(4N) Lap)^N");
+  cmd->add_option("--sink-smear", s->sink_smear, "Gaussian sink smearing gaussian:w=W,n=N");
+  cmd->add_option("--link-smear", s->link_smear, "Links for the Gaussian quark smearing, smeared in the spatial directions: ape:alpha=C,steps=N (C: coefficient of the original link, U' = Proj_SU3(C U + staples)) or stout:rho=R,steps=N");
+  cmd->add_option("--tol", s->tol, "Relative residual |b - D x| / |b| of each solve")->capture_default_str();
+  cmd->add_option("--max-iter", s->max_iter, "Iteration limit of each solve")->capture_default_str();
+  cmd->add_option("--momenta", s->momenta, "Extra sink momenta PX,PY,PZ;... (integers; p_i = 2 pi PX / L_i)");
+  cmd->add_flag("--json", s->json, "Print JSON");
+  cmd->add_option("--out", s->out, "Also write the JSON to this file (atomically)");
+  cmd->add_flag("--force", s->force, "Replace an existing --out file");
+  cmd->callback([&action, s] { action = [s] { return run_measure(*s); }; });
+}
+
+} // namespace kqcd::cli
