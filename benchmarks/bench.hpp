@@ -23,11 +23,25 @@ struct DslashOptions {
   std::string precision = "single"; ///< single | double
   std::string backend;              ///< empty: the default execution space
   std::string neighbours = "auto";  ///< auto | table | on-the-fly
-  std::string op = "dslash";        ///< dslash (hopping term, one parity) | eo (even-odd operator)
+  std::string op = "dslash";        ///< dslash or wilson (hopping term, one parity) | eo (even-odd operator) |
+                                    ///< clover | clover-dynamic | twisted | twisted-clover (A^-1 H, one parity)
   int sites_per_team = 0;           ///< 0: the backend's default (ArchTraits)
   double min_seconds = 0.5;         ///< time at least this long
   bool quick = false;               ///< a smoke run: few iterations, small copy
 };
+
+struct SolverOptions {
+  Lattice lattice{{16, 16, 16, 16}};
+  std::string precision = "double"; ///< double | single | mixed (single inner, double reliable updates)
+  double kappa = 0.12;
+  double tol = 1e-10;
+  std::string backend;
+  bool quick = false;
+};
+
+/// CG on the even-odd Wilson normal equations: time to solution and its Dslash / linear algebra
+/// split (best of 3 solves after a warm-up).
+nlohmann::json run_cg(const SolverOptions& opts);
 
 /// Time the Wilson hopping term (or the even-odd operator) and return its record.
 nlohmann::json run_dslash(const DslashOptions& opts, double copy_gbytes_per_s);

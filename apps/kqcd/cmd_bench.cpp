@@ -19,6 +19,8 @@ struct BenchSettings {
   bool json = false;
   bool quick = false;
   bench::DslashOptions dslash;
+  bench::SolverOptions cg;
+  std::string cg_lattice = "16x16x16x16";
   std::string dslash_lattice = "16x16x16x16";
   std::string io_lattice = "32x32x32x32";
   std::string gauge_lattice = "8x8x8x8";
@@ -47,8 +49,11 @@ void add_bench_command(CLI::App& app, Action& action) {
   dslash->add_option("--precision", s->dslash.precision, "single or double")
       ->check(CLI::IsMember({"single", "double"}))
       ->capture_default_str();
-  dslash->add_option("--operator", s->dslash.op, "dslash (hopping term) or eo (even-odd preconditioned operator)")
-      ->check(CLI::IsMember({"dslash", "eo"}))
+  dslash->add_option("--operator", s->dslash.op,
+                     "dslash or wilson (hopping term), eo (even-odd preconditioned Wilson operator), or the hopping term "
+                     "with the site-local term A^-1 of the preconditioned clover (stored inverse), clover-dynamic (Cholesky "
+                     "in the kernel), twisted (mass) or twisted-clover operator (m = 0.1, c_sw = 1, mu = 0.1)")
+      ->check(CLI::IsMember({"dslash", "wilson", "eo", "clover", "clover-dynamic", "twisted", "twisted-clover"}))
       ->capture_default_str();
   dslash->add_option("--neighbours", s->dslash.neighbours, "auto, table or on-the-fly")
       ->check(CLI::IsMember({"auto", "table", "on-the-fly"}))
@@ -64,6 +69,15 @@ void add_bench_command(CLI::App& app, Action& action) {
   io->fallthrough();
   io->add_option("--lattice", s->io_lattice, "Lattice LXxLYxLZxLT of the generated configuration")->capture_default_str();
 
+  auto* cg = cmd->add_subcommand("cg", "Time to solution of even-odd Wilson CG and its Dslash/linear-algebra split");
+  cg->fallthrough();
+  cg->add_option("--lattice", s->cg_lattice, "Lattice LXxLYxLZxLT")->capture_default_str();
+  cg->add_option("--precision", s->cg.precision, "double, single or mixed")
+      ->check(CLI::IsMember({"double", "single", "mixed"}))
+      ->capture_default_str();
+  cg->add_option("--kappa", s->cg.kappa, "Hopping parameter")->check(CLI::PositiveNumber)->capture_default_str();
+  cg->add_option("--tol", s->cg.tol, "Target relative residual")->check(CLI::PositiveNumber)->capture_default_str();
+
   std::vector<std::pair<std::string, CLI::App*>> gauge_benches;
   for (const char* kind : {"smear", "flow", "heatbath"}) {
     auto* g = cmd->add_subcommand(kind, std::string("Gauge algorithm throughput: ") + kind + " (double, default space)");
@@ -72,7 +86,20 @@ void add_bench_command(CLI::App& app, Action& action) {
     gauge_benches.emplace_back(kind, g);
   }
 
-  cmd->callback([&action, s, cmd, dslash, io, gauge_benches] {
+  cmd->callback([&action, s, cmd, dslash, io, cg, gauge_benches] {
+    if (cg->parsed()) {
+      action = [s] {
+        auto o = s->cg;
+        o.lattice = parse_lattice(s->cg_lattice);
+        o.backend = s->backend;
+        o.quick = s->quick;
+        const auto r = bench::run_cg(o);
+        if (!s->out.empty()) write_file_atomically(s->out, r.dump(2) + "\n", /*overwrite=*/true);
+        std::cout << r.dump(2) << "\n";
+        return 0;
+      };
+      return;
+    }
     for (const auto& [kind, g] : gauge_benches)
       if (g->parsed()) {
         action = [s, kind] {

@@ -11,6 +11,7 @@
 #include <kqcd/io/gauge_io.hpp>
 #include <kqcd/ops/contraction.hpp>
 #include <kqcd/ops/gaussian_smear.hpp>
+#include <kqcd/ops/local_operators.hpp>
 #include <kqcd/ops/propagator.hpp>
 #include <kqcd/ops/smearing.hpp>
 #include <kqcd/ops/sources.hpp>
@@ -18,6 +19,7 @@
 #include <nlohmann/json.hpp>
 
 #include <charconv>
+#include <cmath>
 #include <cstdio>
 #include <iomanip>
 #include <iostream>
@@ -145,10 +147,8 @@ Gauge load_gauge(const MeasureSettings& s) {
 
 int run_measure(const MeasureSettings& s) {
   // Everything that can be checked without the configuration first.
-  if (s.csw != 0.0)
-    throw invalid_argument("--csw " + std::to_string(s.csw) + ": the clover operator is not available yet");
-  if (s.mu != 0.0)
-    throw invalid_argument("--mu " + std::to_string(s.mu) + ": the twisted-mass operator is not available yet");
+  if (!std::isfinite(s.csw)) throw invalid_argument("--csw must be a finite number");
+  if (!std::isfinite(s.mu)) throw invalid_argument("--mu must be a finite number");
   SmearParams link_smear;
   link_smear.steps = 0;
   if (!s.link_smear.empty()) link_smear = parse_link_smear(s.link_smear);
@@ -168,7 +168,6 @@ int run_measure(const MeasureSettings& s) {
   const Gauge us = link_smear.steps > 0 ? smear(u, link_smear) : u;
   const SourceSpec src = parse_source(s.source, &lat);
 
-  WilsonEOOperator<double> eo(u, mass, bc);
   PropagatorField<double> S(lat);
   SolverParams params;
   params.tol = s.tol;
@@ -176,8 +175,10 @@ int run_measure(const MeasureSettings& s) {
   params.label = "measure";
   int done = 0;
   bool all_converged = true;
-  const auto results = solve_propagator(
-      eo, S,
+  // The operator: Wilson, Wilson-clover (--csw), twisted mass (--mu) or twisted clover (both).
+  auto solve = [&](const auto& op) {
+    return solve_propagator(
+      op, S,
       [&](auto& b, int spin, int colour) {
         make_source(b, src, spin, colour);
         gaussian_smear(b, us, src_smear);
@@ -189,6 +190,12 @@ int run_measure(const MeasureSettings& s) {
         std::fprintf(stderr, "kqcd: solve %2d/12 (spin %d, colour %d): %s, %d iterations, true residual %.3e, %.3f s\n", done,
                      spin, colour, r.converged() ? "converged" : to_string(r.status), r.iterations, r.true_residual, r.seconds);
       });
+  };
+  std::vector<SolverResult> results;
+  if (s.csw == 0.0 && s.mu == 0.0) results = solve(WilsonEOOperator<double>(u, mass, bc));
+  else if (s.mu == 0.0) results = solve(CloverEOOperator<double>(u, bc, mass, s.csw));
+  else if (s.csw == 0.0) results = solve(TwistedMassEOOperator<double>(u, bc, mass, s.mu));
+  else results = solve(TwistedCloverEOOperator<double>(u, bc, mass, s.csw, s.mu));
   gaussian_smear(S, us, snk_smear);
 
   std::vector<Momentum> all{Momentum{}};
@@ -211,6 +218,8 @@ int run_measure(const MeasureSettings& s) {
   j["config"] = s.config;
   j["kappa"] = s.kappa;
   j["mass"] = mass;
+  j["csw"] = s.csw;
+  j["mu"] = s.mu;
   j["bc"] = s.bc;
   j["source"] = {{"text", src.text}, {"kind", to_string(src.kind)}, {"origin", {src.origin.x[0], src.origin.x[1], src.origin.x[2], src.origin.x[3]}}};
   j["source_smear"] = {{"w", src_smear.width}, {"n", src_smear.steps}};
@@ -236,8 +245,8 @@ int run_measure(const MeasureSettings& s) {
   if (s.json) {
     std::cout << std::setprecision(17) << j.dump(2) << "\n";
   } else {
-    std::printf("%s: lattice %s, kappa %.6f (m = %.6f), source %s\n", s.config.c_str(), lat.to_string().c_str(), s.kappa, mass,
-                src.text.c_str());
+    std::printf("%s: lattice %s, kappa %.6f (m = %.6f), c_sw %.6f, mu %.6f, source %s\n", s.config.c_str(),
+                lat.to_string().c_str(), s.kappa, mass, s.csw, s.mu, src.text.c_str());
     std::printf("%3s %22s %22s %22s\n", "t", "prop_corr", "C_15 (g5, pion)", "C_8 (g4)");
     for (int t = 0; t < Lt; ++t)
       std::printf("%3d %22.15e %22.15e %22.15e\n", t, prop_corr[std::size_t(t)], corr[0][t][15].real(), corr[0][t][8].real());
@@ -252,12 +261,14 @@ int run_measure(const MeasureSettings& s) {
 
 void add_measure_command(CLI::App& app, Action& action) {
   auto s = std::make_shared<MeasureSettings>();
-  auto* cmd = app.add_subcommand("measure", "Solve a Wilson propagator from a source and print meson correlators of all 16 Gamma(n)");
+  auto* cmd = app.add_subcommand("measure", "Solve a Wilson-type (Wilson, clover, twisted mass) propagator from a source and print meson correlators of all 16 Gamma(n)");
   cmd->footer(
       "Correlators (conventions.md): C_n(t) = sum_x Re tr[g5 S^dag g5 Gamma(n) S Gamma(n)], t counted from the source\n"
       "timeslice; 'mesons' in the JSON holds C_n for n = 0..15, 'prop_corr' sum_x |S|^2 (equal to C_15), 'momenta' the\n"
       "projections sum_x exp(-i p.(x - x0)) tr[...] with p_i = 2 pi PX / L_i (real and imaginary parts), 'solver' the\n"
-      "iterations and true residual of each of the 12 solves. S is the mass-normalised propagator D^-1 eta.");
+      "iterations and true residual of each of the 12 solves. S is the mass-normalised propagator D^-1 eta, D the\n"
+      "Wilson, clover (--csw), twisted-mass (--mu) or twisted-clover operator. With --mu the contractions use the\n"
+      "formula above with S = D(mu)^-1 on both quark lines: C_15 = sum_x |S|^2 is then the charged pion.");
   cmd->add_option("--config", s->config,
                   "Gauge configuration file (any supported format), or unit:LXxLYxLZxLT for a unit gauge field of that size")
       ->required();
@@ -266,8 +277,10 @@ void add_measure_command(CLI::App& app, Action& action) {
       ->capture_default_str();
   cmd->add_flag("--accept-bad", s->accept_bad, "Accept failed checksums, header values or SU(3) checks with a warning");
   cmd->add_option("--kappa", s->kappa, "Hopping parameter kappa = 1 / (2 (4 + m))")->required();
-  cmd->add_option("--csw", s->csw, "Clover coefficient (the clover operator is not available yet: only 0)")->capture_default_str();
-  cmd->add_option("--mu", s->mu, "Twisted mass (not available yet: only 0)")->capture_default_str();
+  cmd->add_option("--csw", s->csw, "Clover coefficient c_sw (Sheikholeslami-Wohlert, conventions.md); 0: no clover term")
+      ->capture_default_str();
+  cmd->add_option("--mu", s->mu, "Twisted mass mu: D + i mu g5 (with --csw: twisted clover); 0: no twist")
+      ->capture_default_str();
   cmd->add_option("--bc", s->bc, "Boundary phases BX,BY,BZ,BT: p periodic, a antiperiodic, 0 zero, t:THETA twisted by exp(i THETA)")
       ->required();
   cmd->add_option("--source", s->source, "Source: point:X,Y,Z,T, wall:T, z2:T[,SEED] or z4:T[,SEED]")->required();

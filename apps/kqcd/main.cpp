@@ -8,6 +8,8 @@
 
 #include <cstdio>
 #include <exception>
+#include <string_view>
+#include <vector>
 
 int main(int argc, char** argv) {
   CLI::App app{"kqcd: lattice QCD on Kokkos (Dirac operators, solvers, gauge fields, correlators)", "kqcd"};
@@ -23,14 +25,19 @@ int main(int argc, char** argv) {
   kqcd::cli::add_flow_command(app, action);
   kqcd::cli::add_generate_command(app, action);
 
-  // Kokkos takes its own --kokkos-* options out of argv first; CLI11 parses the rest.
-  Kokkos::ScopeGuard kokkos(argc, argv);
+  // --kokkos-* options go to Kokkos, everything else to CLI11. Kokkos starts only after parsing,
+  // so that `--help` prints kqcd's help (Kokkos would answer it with its own).
+  std::vector<char*> kokkos_args{argv[0]}, cli_args{argv[0]};
+  for (int i = 1; i < argc; ++i)
+    (std::string_view(argv[i]).starts_with("--kokkos-") ? kokkos_args : cli_args).push_back(argv[i]);
   try {
-    app.parse(argc, argv);
+    app.parse(int(cli_args.size()), cli_args.data());
   } catch (const CLI::ParseError& e) {
     app.exit(e);
     return e.get_exit_code() == 0 ? 0 : 2;
   }
+  int kokkos_argc = int(kokkos_args.size());
+  Kokkos::ScopeGuard kokkos(kokkos_argc, kokkos_args.data());
   try {
     return action ? action() : 0;
   } catch (const kqcd::error& e) {

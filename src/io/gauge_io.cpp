@@ -227,7 +227,10 @@ GaugeFormat detect(const std::string& path, std::string_view file) {
 GaugeFormat detect_gauge_format(const std::string& path) { return detect(path, read_whole_file(path)); }
 
 HostGaugeConfig read_gauge(const std::string& path, const GaugeReadOptions& options) {
-  const std::string file = read_whole_file(path);
+  return read_gauge_bytes(read_whole_file(path), path, options);
+}
+
+HostGaugeConfig read_gauge_bytes(std::string_view file, const std::string& path, const GaugeReadOptions& options) {
   const GaugeFormat format = options.format == GaugeFormat::auto_detect ? detect(path, file) : options.format;
   HostGaugeConfig cfg;
   Verifier v(path, options.accept_bad, cfg.warnings);

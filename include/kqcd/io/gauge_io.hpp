@@ -11,6 +11,7 @@
 
 #include <complex>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace kqcd {
@@ -37,6 +38,9 @@ struct HostGaugeConfig {
 GaugeFormat detect_gauge_format(const std::string& path);
 
 HostGaugeConfig read_gauge(const std::string& path, const GaugeReadOptions& options = {});
+/// read_gauge on a file's bytes already in memory (what read_gauge does after reading the file);
+/// name stands for the file in messages.
+HostGaugeConfig read_gauge_bytes(std::string_view bytes, const std::string& name, const GaugeReadOptions& options = {});
 
 /// NERSC 4D_SU3_GAUGE_3x3, IEEE64BIG, with CHECKSUM, PLAQUETTE and LINK_TRACE in the header.
 /// Written atomically; an existing file is replaced only with force.

@@ -12,6 +12,8 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <type_traits>
+
 namespace kqcd {
 
 /// Epilogue: out = H psi.
@@ -24,6 +26,29 @@ struct XpayHopping {
     Real a, b;
   };
 };
+
+/// Epilogue: out = Local(x) + b H psi, Local a site-local policy (kernels/local_terms.hpp):
+/// D psi on one parity with a site-local term A, or the A_ee part of a Schur complement.
+template <class Local> struct LocalXpay {
+  template <class Real> struct Arg {
+    Local local;
+    Real b;
+  };
+};
+/// Epilogue: out = Local(a x + b H psi) (x unread when a == 0): A_oo^-1 H_oe psi in a Schur
+/// complement, and the odd-site reconstruction A_oo^-1 (b_o + H_oe x_e / 2).
+template <class Local> struct LocalAfter {
+  template <class Real> struct Arg {
+    Local local;
+    Real a, b;
+  };
+};
+namespace detail {
+template <class E> struct is_local_xpay : std::false_type {};
+template <class L> struct is_local_xpay<LocalXpay<L>> : std::true_type {};
+template <class E> struct is_local_after : std::false_type {};
+template <class L> struct is_local_after<LocalAfter<L>> : std::true_type {};
+} // namespace detail
 
 /// A read-only view of the same data: lets CUDA route loads through the read-only data cache.
 template <class V>
@@ -125,6 +150,29 @@ template <class Arg, int isign, int target_cb, class Epilogue> struct DslashFunc
           const cplx xv = arg.x(site, c, s);
           arg.out(site, c, s) = cplx(a * xv.real() + b * acc[c][s].real(), a * xv.imag() + b * acc[c][s].imag());
         }
+    } else if constexpr (detail::is_local_xpay<Epilogue>::value) {
+      const real b = arg.epilogue.b;
+      cplx xv[Nc][Ns], ax[Nc][Ns];
+      for (int c = 0; c < Nc; ++c)
+        for (int s = 0; s < Ns; ++s) xv[c][s] = arg.x(site, c, s);
+      arg.epilogue.local.apply(site, xv, ax);
+      for (int c = 0; c < Nc; ++c)
+        for (int s = 0; s < Ns; ++s)
+          arg.out(site, c, s) = cplx(ax[c][s].real() + b * acc[c][s].real(), ax[c][s].imag() + b * acc[c][s].imag());
+    } else if constexpr (detail::is_local_after<Epilogue>::value) {
+      const real a = arg.epilogue.a, b = arg.epilogue.b;
+      for (int c = 0; c < Nc; ++c)
+        for (int s = 0; s < Ns; ++s) acc[c][s] = cplx(b * acc[c][s].real(), b * acc[c][s].imag());
+      if (a != real(0))
+        for (int c = 0; c < Nc; ++c)
+          for (int s = 0; s < Ns; ++s) {
+            const cplx xv = arg.x(site, c, s);
+            acc[c][s] = cplx(acc[c][s].real() + a * xv.real(), acc[c][s].imag() + a * xv.imag());
+          }
+      cplx r[Nc][Ns];
+      arg.epilogue.local.apply(site, acc, r);
+      for (int c = 0; c < Nc; ++c)
+        for (int s = 0; s < Ns; ++s) arg.out(site, c, s) = r[c][s];
     } else {
       for (int c = 0; c < Nc; ++c)
         for (int s = 0; s < Ns; ++s) arg.out(site, c, s) = acc[c][s];

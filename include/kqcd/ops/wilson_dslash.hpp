@@ -43,6 +43,21 @@ public:
     launch<XpayHopping>(out, in, isign, target_cb, x, {a, b});
   }
 
+  /// out = Local(x) + b H in, Local a site-local policy of parity target_cb (kernels/local_terms.hpp).
+  template <class Local>
+  void apply_local_xpay(spinor_type& out, const spinor_type& in, int isign, int target_cb, const Local& local,
+                        const spinor_type& x, Real b) const {
+    check_parity(x, target_cb, "local xpay addend");
+    launch<LocalXpay<Local>>(out, in, isign, target_cb, x, {local, b});
+  }
+  /// out = Local(b H in) (x == nullptr), or Local(a x + b H in).
+  template <class Local>
+  void apply_local_after(spinor_type& out, const spinor_type& in, int isign, int target_cb, const Local& local, Real b,
+                         const spinor_type* x = nullptr, Real a = Real(0)) const {
+    if (x) check_parity(*x, target_cb, "local addend");
+    launch<LocalAfter<Local>>(out, in, isign, target_cb, x ? *x : spinor_type(), {local, x ? a : Real(0), b});
+  }
+
   int sites_per_team() const { return sites_per_team_; }
   void set_sites_per_team(int n) {
     if (n < 1) throw invalid_argument("sites_per_team must be positive, found " + std::to_string(n));

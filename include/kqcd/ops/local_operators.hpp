@@ -1,0 +1,283 @@
+// Wilson-type operators as the one hopping kernel plus a site-local term (conventions.md):
+//   D = A - H/2,  A = 4 + m [+ c_sw (i/4) sum sigma F] [+ i mu g5].
+// A "term" is a small host class that hands the kernel a device policy (kernels/local_terms.hpp)
+// for A and for A^-1 on one parity, for D (isign = +1) or D^dag (isign = -1; D^dag = g5 D g5 with
+// mu -> -mu):
+//   WilsonMassTerm        A = 4 + m
+//   TwistedMassTerm       A = 4 + m + i mu g5, analytic inverse (a - i mu g5) / (a^2 + mu^2)
+//   CloverTerm<stored>    packed Hermitian chiral blocks of A and of A^-1
+//   CloverTerm<dynamic>   packed blocks of A only; A^-1 by an in-kernel Cholesky (L D L^dag) solve
+//   TwistedCloverTerm     packed A, and B = (A^2 + mu^2)^-1: (A + i mu g5)^-1 = B (A - i mu g5)
+// FullOperator<Term> applies D to full spinors; EvenOddOperator<Term> the Schur complement
+//   D_hat = A_ee - (1/4) H_eo A_oo^-1 H_oe
+// with prepare_source b_e + (1/2) H_eo A_oo^-1 b_o and reconstruct x_o = A_oo^-1 (b_o + (1/2) H_oe x_e).
+// Both are the solvers' operator concept (vector_type, create_vector(), apply(out, in, isign)).
+#pragma once
+
+#include <kqcd/kernels/clover_term.hpp>
+#include <kqcd/kernels/local_terms.hpp>
+#include <kqcd/ops/wilson_dslash.hpp>
+#include <kqcd/ops/wilson_operator.hpp>
+
+#include <string>
+
+namespace kqcd {
+
+/// The clover matrix of both parities, packed ([site][2 blocks][36 reals]), and optionally an
+/// inverse (A^-1, or (A^2 + mu^2)^-1 for twisted clover) in the same format.
+template <class Real, class ExecSpace = Kokkos::DefaultExecutionSpace> class CloverField {
+public:
+  using traits = ArchTraits<ExecSpace>;
+  using view_type = Kokkos::View<Real* [2][clover_pack::reals_per_block], typename traits::spinor_layout,
+                                 typename traits::memory_space>;
+  using const_view_type = ReadOnlyView<view_type>;
+  using gauge_type = GaugeField<Kokkos::complex<Real>, ExecSpace>;
+  enum class Inverse { none, inverse, twisted };
+
+  /// A = diag + c_sw (i/4) sum sigma F; `inverse` selects what else is stored (mu for twisted only).
+  CloverField(const gauge_type& u, double diag, double csw, Inverse inverse, double mu = 0.0) : lattice_(u.lattice()) {
+    const int n = lattice_.cb_volume();
+    using GV = typename gauge_type::cb_type::view_type;
+    for (int p = 0; p < 2; ++p) {
+      a_[p] = view_type(Kokkos::view_alloc(Kokkos::WithoutInitializing, "clover"), n);
+      if (inverse != Inverse::none) inv_[p] = view_type(Kokkos::view_alloc(Kokkos::WithoutInitializing, "clover_inv"), n);
+      CloverBuildFunctor<GV, view_type> f{LinkReader<GV>{{u[0].view(), u[1].view()}, lattice_},
+                                          a_[p],
+                                          inv_[p],
+                                          p,
+                                          diag,
+                                          csw,
+                                          mu * mu,
+                                          inverse == Inverse::none ? 0 : inverse == Inverse::inverse ? 1 : 2};
+      Kokkos::parallel_for("kqcd::CloverField::build", Kokkos::RangePolicy<ExecSpace>(0, n), f);
+    }
+    Kokkos::fence("kqcd::CloverField::build");
+  }
+  const Lattice& lattice() const { return lattice_; }
+  const view_type& term(int parity) const { return a_[parity]; }
+  const view_type& inverse(int parity) const { return inv_[parity]; }
+  bool has_inverse() const { return inv_[0].size() > 0; }
+  /// Device memory held, in bytes.
+  double memory_bytes() const { return double(sizeof(Real)) * 72.0 * lattice_.volume() * (has_inverse() ? 2 : 1); }
+
+private:
+  Lattice lattice_;
+  view_type a_[2], inv_[2];
+};
+
+/// A = 4 + m.
+template <class Real, class ExecSpace = Kokkos::DefaultExecutionSpace> class WilsonMassTerm {
+public:
+  using real_type = Real;
+  using execution_space = ExecSpace;
+  using local_type = ScalarLocal<Real>;
+  using inverse_type = ScalarLocal<Real>;
+  /// Flops per site of the site-local part of "hopping + local" (QUDA's count: the xpay).
+  static constexpr double local_flops = 48.0;
+  static constexpr double local_reals = 0.0; ///< reals per site read for the local term
+  static constexpr const char* name = "wilson";
+
+  template <class Gauge> WilsonMassTerm(const Gauge&, double mass) : a_(4.0 + mass) {
+    if (!(a_ != 0.0)) throw invalid_argument("Wilson mass m = -4 makes the diagonal term vanish");
+  }
+  local_type local(int, int) const { return {Real(a_)}; }
+  inverse_type inverse(int, int) const { return {Real(1.0 / a_)}; }
+  double memory_bytes() const { return 0.0; }
+
+private:
+  double a_;
+};
+
+/// A = 4 + m + i mu g5.
+template <class Real, class ExecSpace = Kokkos::DefaultExecutionSpace> class TwistedMassTerm {
+public:
+  using real_type = Real;
+  using execution_space = ExecSpace;
+  using local_type = TwistLocal<Real>;
+  using inverse_type = TwistLocal<Real>;
+  static constexpr double local_flops = 48.0;
+  static constexpr double local_reals = 0.0;
+  static constexpr const char* name = "twisted";
+
+  template <class Gauge> TwistedMassTerm(const Gauge&, double mass, double mu) : a_(4.0 + mass), mu_(mu) {
+    if (!(a_ * a_ + mu_ * mu_ != 0.0)) throw invalid_argument("twisted mass: 4 + m = 0 and mu = 0 make A vanish");
+  }
+  double mu() const { return mu_; }
+  local_type local(int, int isign) const { return {Real(a_), Real(isign * mu_)}; }
+  inverse_type inverse(int, int isign) const {
+    const double n = a_ * a_ + mu_ * mu_;
+    return {Real(a_ / n), Real(-isign * mu_ / n)};
+  }
+  double memory_bytes() const { return 0.0; }
+
+private:
+  double a_, mu_;
+};
+
+/// How the clover inverse is applied: stored, or by a Cholesky solve in the kernel.
+enum class CloverInverse { stored, dynamic };
+
+template <class Real, class ExecSpace = Kokkos::DefaultExecutionSpace, CloverInverse inv = CloverInverse::stored>
+class CloverTerm {
+public:
+  using real_type = Real;
+  using execution_space = ExecSpace;
+  using field_type = CloverField<Real, ExecSpace>;
+  using view_type = typename field_type::const_view_type;
+  using local_type = PackedHermitianLocal<Real, view_type>;
+  using inverse_type =
+      std::conditional_t<inv == CloverInverse::stored, PackedHermitianLocal<Real, view_type>, CholeskyInverseLocal<Real, view_type>>;
+  /// QUDA's count: 504 for the two 6x6 block products + 48 for the combination.
+  static constexpr double local_flops = 552.0;
+  static constexpr double local_reals = 72.0;
+  static constexpr const char* name = inv == CloverInverse::stored ? "clover" : "clover-dynamic";
+
+  CloverTerm(const typename field_type::gauge_type& u, double mass, double csw)
+      : field_(u, 4.0 + mass, csw, inv == CloverInverse::stored ? field_type::Inverse::inverse : field_type::Inverse::none) {}
+  const field_type& field() const { return field_; }
+  local_type local(int parity, int) const { return {field_.term(parity)}; }
+  inverse_type inverse(int parity, int) const {
+    if constexpr (inv == CloverInverse::stored) return {field_.inverse(parity)};
+    else return {field_.term(parity)};
+  }
+  double memory_bytes() const { return field_.memory_bytes(); }
+
+private:
+  field_type field_;
+};
+
+template <class Real, class ExecSpace = Kokkos::DefaultExecutionSpace> class TwistedCloverTerm {
+public:
+  using real_type = Real;
+  using execution_space = ExecSpace;
+  using field_type = CloverField<Real, ExecSpace>;
+  using view_type = typename field_type::const_view_type;
+  using local_type = TwistedPackedLocal<Real, view_type>;
+  using inverse_type = TwistedPackedInverseLocal<Real, view_type>;
+  static constexpr double local_flops = 552.0; // QUDA's count for twisted clover
+  static constexpr double local_reals = 144.0; // A and (A^2 + mu^2)^-1 read by the inverse
+  static constexpr const char* name = "twisted-clover";
+
+  TwistedCloverTerm(const typename field_type::gauge_type& u, double mass, double csw, double mu)
+      : field_(u, 4.0 + mass, csw, field_type::Inverse::twisted, mu), mu_(mu) {}
+  const field_type& field() const { return field_; }
+  double mu() const { return mu_; }
+  local_type local(int parity, int isign) const { return {field_.term(parity), Real(isign * mu_)}; }
+  inverse_type inverse(int parity, int isign) const { return {field_.term(parity), field_.inverse(parity), Real(isign * mu_)}; }
+  double memory_bytes() const { return field_.memory_bytes(); }
+
+private:
+  field_type field_;
+  double mu_;
+};
+
+/// out = Local(in) on every site of one parity.
+template <class Spinor, class Local> void apply_site_local(Spinor& out, const Spinor& in, const Local& local) {
+  using ES = typename Spinor::execution_space;
+  if (out.parity() != in.parity() || !(out.lattice() == in.lattice()))
+    throw invalid_argument("apply_site_local: input and output differ in parity or lattice");
+  using V = typename Spinor::view_type;
+  Kokkos::parallel_for("kqcd::site_local", Kokkos::RangePolicy<ES>(0, in.sites()),
+                       SiteLocalFunctor<V, ReadOnlyView<V>, Local>{out.view(), in.view(), local});
+}
+
+/// D = A - H/2 on full spinors.
+template <class Term, NeighbourMode mode = ArchTraits<typename Term::execution_space>::neighbour_mode> class FullOperator {
+public:
+  using Real = typename Term::real_type;
+  using ES = typename Term::execution_space;
+  using term_type = Term;
+  using dslash_type = WilsonDslash<Real, ES, mode>;
+  using gauge_type = typename dslash_type::gauge_type;
+  using spinor_type = typename dslash_type::spinor_type;
+  using vector_type = SpinorField<Kokkos::complex<Real>, Ns, ES>;
+  using real_type = Real;
+
+  /// Term is built from (u, args...): e.g. FullOperator<CloverTerm<double>>(u, bc, mass, csw).
+  template <class... Args>
+  FullOperator(const gauge_type& u, const BoundaryPhases& bc, Args&&... args) : dslash_(u, bc), term_(u, args...) {}
+  const Lattice& lattice() const { return dslash_.lattice(); }
+  const dslash_type& dslash() const { return dslash_; }
+  const Term& term() const { return term_; }
+  vector_type create_vector(const std::string& label = "full_vector") const { return vector_type(lattice(), label); }
+
+  /// out = D in (isign = +1) or D^dag in (isign = -1). out must not alias in.
+  void apply(vector_type& out, const vector_type& in, int isign = 1) const {
+    for (int p = 0; p < 2; ++p) dslash_.apply_local_xpay(out[p], in[1 - p], isign, p, term_.local(p, isign), in[p], Real(-0.5));
+  }
+  double flops() const { return 2.0 * lattice().cb_volume() * (dslash_type::flops_per_site + Term::local_flops); }
+
+private:
+  dslash_type dslash_;
+  Term term_;
+};
+
+template <class Term, NeighbourMode mode = ArchTraits<typename Term::execution_space>::neighbour_mode> class EvenOddOperator {
+public:
+  using Real = typename Term::real_type;
+  using ES = typename Term::execution_space;
+  using term_type = Term;
+  using dslash_type = WilsonDslash<Real, ES, mode>;
+  using gauge_type = typename dslash_type::gauge_type;
+  using vector_type = typename dslash_type::spinor_type; ///< even-site spinor
+  using field_type = SpinorField<Kokkos::complex<Real>, Ns, ES>;
+  using real_type = Real;
+
+  template <class... Args>
+  EvenOddOperator(const gauge_type& u, const BoundaryPhases& bc, Args&&... args)
+      : dslash_(u, bc), term_(u, args...), tmp_odd_(u.lattice(), 1, "eo_tmp_odd"), tmp_even_(u.lattice(), 0, "eo_tmp_even") {}
+  const Lattice& lattice() const { return dslash_.lattice(); }
+  const dslash_type& dslash() const { return dslash_; }
+  const Term& term() const { return term_; }
+  vector_type create_vector(const std::string& label = "eo_vector") const { return vector_type(lattice(), 0, label); }
+
+  /// out = D_hat in (isign = +1) or D_hat^dag in (isign = -1), both on even sites; out may alias in.
+  void apply(vector_type& out, const vector_type& in, int isign = 1) const {
+    dslash_.apply_local_after(tmp_odd_, in, isign, 1, term_.inverse(1, isign), Real(1));
+    dslash_.apply_local_xpay(out, tmp_odd_, isign, 0, term_.local(0, isign), in, Real(-0.25));
+  }
+  void apply_normal(vector_type& out, const vector_type& in) const {
+    apply(tmp_even_, in, 1);
+    apply(out, tmp_even_, -1);
+  }
+  /// out = A_tt^-1 H in on parity target_cb: the hopping term with the site-local term of the
+  /// preconditioned operator (the benchmarked "Dslash" of QUDA's count).
+  void apply_hopping_inverse(vector_type& out, const vector_type& in, int isign, int target_cb) const {
+    dslash_.apply_local_after(out, in, isign, target_cb, term_.inverse(target_cb, isign), Real(1));
+  }
+  /// b_hat = b_e + (1/2) H_eo A_oo^-1 b_o.
+  void prepare_source(vector_type& b_hat, const field_type& b, int isign = 1) const {
+    apply_site_local(tmp_odd_, b[1], term_.inverse(1, isign));
+    dslash_.apply_xpay(b_hat, tmp_odd_, isign, 0, Real(1), b[0], Real(0.5));
+  }
+  /// x = (x_e, x_o), x_o = A_oo^-1 (b_o + (1/2) H_oe x_e): the solution of D x = b.
+  void reconstruct(field_type& x, const vector_type& x_even, const field_type& b, int isign = 1) const {
+    Kokkos::deep_copy(x[0].view(), x_even.view());
+    dslash_.apply_local_after(x[1], x_even, isign, 1, term_.inverse(1, isign), Real(0.5), &b[1], Real(1));
+  }
+  void set_sites_per_team(int n) { dslash_.set_sites_per_team(n); }
+  int dslash_sites_per_team() const { return dslash_.sites_per_team(); }
+  /// Flops of one apply(): two hopping terms, each with its site-local term (QUDA's count).
+  double flops() const { return 2.0 * lattice().cb_volume() * (dslash_type::flops_per_site + Term::local_flops); }
+  /// Flops and bytes (no-reuse model plus the site-local data read) of apply_hopping_inverse.
+  double hopping_flops() const { return lattice().cb_volume() * (dslash_type::flops_per_site + Term::local_flops); }
+  double hopping_bytes() const {
+    return dslash_.bytes(false) + lattice().cb_volume() * double(sizeof(Real)) * Term::local_reals;
+  }
+
+private:
+  dslash_type dslash_;
+  Term term_;
+  mutable vector_type tmp_odd_;
+  mutable vector_type tmp_even_;
+};
+
+// The operators by name.
+template <class Real, class ES = Kokkos::DefaultExecutionSpace> using CloverEOOperator = EvenOddOperator<CloverTerm<Real, ES>>;
+template <class Real, class ES = Kokkos::DefaultExecutionSpace>
+using DynamicCloverEOOperator = EvenOddOperator<CloverTerm<Real, ES, CloverInverse::dynamic>>;
+template <class Real, class ES = Kokkos::DefaultExecutionSpace> using TwistedMassEOOperator = EvenOddOperator<TwistedMassTerm<Real, ES>>;
+template <class Real, class ES = Kokkos::DefaultExecutionSpace>
+using TwistedCloverEOOperator = EvenOddOperator<TwistedCloverTerm<Real, ES>>;
+
+} // namespace kqcd

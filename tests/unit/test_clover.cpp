@@ -1,0 +1,438 @@
+// Wilson-clover, twisted mass and twisted clover operators (one hopping kernel + site-local
+// policies) against the plain host reference (tests/reference/clover_reference.hpp) and physical
+// identities: gamma5-hermiticity, the clover term Hermitian and block-diagonal, A^-1 A = 1,
+// c_sw = 0 / mu = 0 give Wilson, solver residuals checked with the host operator, the free field.
+#include "test_harness.hpp"
+
+#include <kqcd/fields/host_convert.hpp>
+#include <kqcd/fields/random_fields.hpp>
+#include <kqcd/ops/local_operators.hpp>
+#include <kqcd/solvers/bicgstab.hpp>
+#include <kqcd/solvers/cg.hpp>
+
+#include <clover_reference.hpp>
+
+#include <memory>
+#include <numbers>
+
+using namespace kqcd;
+using cd = std::complex<double>;
+
+namespace {
+const Lattice test_lattice({4, 6, 2, 8});
+BoundaryPhases mixed_bc() {
+  BoundaryPhases bc;
+  bc.b[0] = BoundaryPhases::twist(0.7);
+  bc.b[1] = -1.0;
+  bc.b[2] = 1.0;
+  bc.b[3] = BoundaryPhases::twist(-2.1);
+  return bc;
+}
+std::array<cd, 4> host_bc(const BoundaryPhases& bc) {
+  std::array<cd, 4> b;
+  for (int mu = 0; mu < 4; ++mu) b[mu] = {bc.b[mu].real(), bc.b[mu].imag()};
+  return b;
+}
+std::vector<cd> random_host_gauge(const Lattice& lat, std::uint64_t seed) {
+  GaugeField<Kokkos::complex<double>, Kokkos::DefaultHostExecutionSpace> u(lat);
+  random_gauge(u, seed);
+  return export_gauge(u);
+}
+std::vector<cd> random_host_spinor(const Lattice& lat, std::uint64_t seed) {
+  SpinorField<Kokkos::complex<double>, Ns, Kokkos::DefaultHostExecutionSpace> s(lat);
+  random_spinor(s, seed);
+  return export_spinor(s);
+}
+constexpr double mass = 0.1, csw = 1.3, mu = 0.27;
+
+/// Op from (u, bc, args...), or (u, args..., bc) for the Wilson operators.
+template <class Op, class... Args> std::unique_ptr<Op> make_op(const typename Op::gauge_type& u, const BoundaryPhases& bc, Args... args) {
+  if constexpr (std::is_constructible_v<Op, const typename Op::gauge_type&, const BoundaryPhases&, Args...>)
+    return std::make_unique<Op>(u, bc, args...);
+  else return std::make_unique<Op>(u, args..., bc);
+}
+/// D psi with the full operator Op built from (u, bc, args...).
+template <class Op, class... Args>
+std::vector<cd> run_full(const std::vector<cd>& u_host, const std::vector<cd>& psi, const BoundaryPhases& bc, int isign,
+                         Args... args) {
+  typename Op::gauge_type u(test_lattice);
+  import_gauge(u, u_host);
+  const auto op = make_op<Op>(u, bc, args...);
+  auto in = op->create_vector(), out = op->create_vector();
+  import_spinor(in, psi);
+  op->apply(out, in, isign);
+  return export_spinor(out);
+}
+/// D_hat psi_e with the even-odd operator (psi's odd sites ignored; the result's odd sites zero).
+template <class Op, class... Args>
+std::vector<cd> run_eo(const std::vector<cd>& u_host, const std::vector<cd>& psi, const BoundaryPhases& bc, int isign,
+                       Args... args) {
+  typename Op::gauge_type u(test_lattice);
+  import_gauge(u, u_host);
+  const auto op = make_op<Op>(u, bc, args...);
+  auto in = op->create_vector(), out = op->create_vector();
+  import_spinor(in, psi);
+  op->apply(out, in, isign);
+  std::vector<cd> got(psi.size(), 0.0);
+  export_spinor(out, got);
+  return got;
+}
+double rel_dot_diff(cd a, cd b, const std::vector<cd>& x, const std::vector<cd>& y) {
+  return std::abs(a - b) / std::sqrt(ref::norm2(x) * ref::norm2(y));
+}
+} // namespace
+
+TEMPLATE_LIST_TEST_CASE("clover, twisted and twisted-clover operators match the host reference", "[clover]",
+                        kqcd::test::Configs) {
+  using ES = kqcd::test::space_of<TestType>;
+  using Real = kqcd::test::real_of<TestType>;
+  const auto u = random_host_gauge(test_lattice, 61);
+  const auto psi = random_host_spinor(test_lattice, 62);
+  const auto d = test_lattice.dims();
+  for (const auto& bc : {mixed_bc(), parse_boundary_phases("0,p,a,0")})
+    for (int isign : {1, -1}) {
+      CAPTURE(isign);
+      const auto want_c = ref::clover_wilson(d, u, psi, mass, csw, 0.0, host_bc(bc), isign);
+      const auto want_t = ref::clover_wilson(d, u, psi, mass, 0.0, mu, host_bc(bc), isign);
+      const auto want_tc = ref::clover_wilson(d, u, psi, mass, csw, mu, host_bc(bc), isign);
+      const auto got_c = run_full<FullOperator<CloverTerm<Real, ES>>>(u, psi, bc, isign, mass, csw);
+      const auto got_t = run_full<FullOperator<TwistedMassTerm<Real, ES>>>(u, psi, bc, isign, mass, mu);
+      const auto got_tc = run_full<FullOperator<TwistedCloverTerm<Real, ES>>>(u, psi, bc, isign, mass, csw, mu);
+      REQUIRE(ref::rel_diff(got_c, want_c) < 5 * kqcd::test::tol<Real>());
+      REQUIRE(ref::rel_diff(got_t, want_t) < 5 * kqcd::test::tol<Real>());
+      REQUIRE(ref::rel_diff(got_tc, want_tc) < 5 * kqcd::test::tol<Real>());
+    }
+}
+
+TEMPLATE_LIST_TEST_CASE("even-odd Schur complements match the host reference", "[clover]", kqcd::test::Configs) {
+  using ES = kqcd::test::space_of<TestType>;
+  using Real = kqcd::test::real_of<TestType>;
+  const Lattice& lat = test_lattice;
+  const auto u = random_host_gauge(lat, 71);
+  auto psi = random_host_spinor(lat, 72);
+  for (int s = 0; s < lat.cb_volume(); ++s) { // even sites only
+    const auto site = lat.lex_index(lat.cb_coords(s, 1));
+    for (int k = 0; k < 12; ++k) psi[std::size_t(site * 12 + k)] = 0;
+  }
+  const auto bc = mixed_bc();
+  // The Schur identity: with x = (psi_e, chi_o), chi_o = A_oo^-1 H_oe psi_e / 2 (the device's
+  // reconstruct with b = 0), the host operator gives [D x]_o = 0 and [D x]_e = D_hat psi_e.
+  auto check = [&]<class Op>(Op*, double mu_, double csw_) {
+    for (int isign : {1, -1}) {
+      CAPTURE(isign, mu_, csw_);
+      typename Op::gauge_type ud(lat);
+      import_gauge(ud, u);
+      Op op(ud, bc, mass, csw_, mu_);
+      typename Op::field_type zero(lat), x(lat);
+      auto xe = op.create_vector(), out = op.create_vector();
+      import_spinor(xe, psi);
+      op.reconstruct(x, xe, zero, isign); // x = (psi_e, A_oo^-1 H_oe psi_e / 2)
+      const auto xh = export_spinor(x);
+      const auto dx = ref::clover_wilson(lat.dims(), u, xh, mass, csw_, mu_, host_bc(bc), isign);
+      op.apply(out, xe, isign);
+      std::vector<cd> got(psi.size(), 0.0);
+      export_spinor(out, got);
+      std::vector<cd> want_e(psi.size(), 0.0), odd(psi.size(), 0.0);
+      for (int s = 0; s < lat.cb_volume(); ++s)
+        for (int p = 0; p < 2; ++p) {
+          const auto site = lat.lex_index(lat.cb_coords(s, p));
+          for (int k = 0; k < 12; ++k) (p == 0 ? want_e : odd)[std::size_t(site * 12 + k)] = dx[std::size_t(site * 12 + k)];
+        }
+      REQUIRE(std::sqrt(ref::norm2(odd) / ref::norm2(psi)) < 10 * kqcd::test::tol<Real>());
+      REQUIRE(ref::rel_diff(got, want_e) < 10 * kqcd::test::tol<Real>());
+    }
+  };
+  // Terms take (mass, [csw], [mu]); adapt to one signature.
+  struct C : CloverTerm<Real, ES> {
+    C(const typename CloverTerm<Real, ES>::field_type::gauge_type& g, double m, double c, double) : CloverTerm<Real, ES>(g, m, c) {}
+  };
+  struct Cd : CloverTerm<Real, ES, CloverInverse::dynamic> {
+    Cd(const typename CloverTerm<Real, ES>::field_type::gauge_type& g, double m, double c, double)
+        : CloverTerm<Real, ES, CloverInverse::dynamic>(g, m, c) {}
+  };
+  struct T : TwistedMassTerm<Real, ES> {
+    T(const typename CloverTerm<Real, ES>::field_type::gauge_type& g, double m, double, double t)
+        : TwistedMassTerm<Real, ES>(g, m, t) {}
+  };
+  check(static_cast<EvenOddOperator<C>*>(nullptr), 0.0, csw);
+  check(static_cast<EvenOddOperator<Cd>*>(nullptr), 0.0, csw);
+  check(static_cast<EvenOddOperator<T>*>(nullptr), mu, 0.0);
+  check(static_cast<EvenOddOperator<TwistedCloverTerm<Real, ES>>*>(nullptr), mu, csw);
+}
+
+TEMPLATE_LIST_TEST_CASE("c_sw = 0 and mu = 0 give the Wilson operator", "[clover]", kqcd::test::Configs) {
+  using ES = kqcd::test::space_of<TestType>;
+  using Real = kqcd::test::real_of<TestType>;
+  const auto u = random_host_gauge(test_lattice, 81);
+  const auto psi = random_host_spinor(test_lattice, 82);
+  const auto bc = mixed_bc();
+  for (int isign : {1, -1}) {
+    const auto w = run_full<WilsonOperator<Real, ES>>(u, psi, bc, isign, mass);
+    const double t = 2 * kqcd::test::tol<Real>();
+    REQUIRE(ref::rel_diff(run_full<FullOperator<CloverTerm<Real, ES>>>(u, psi, bc, isign, mass, 0.0), w) < t);
+    REQUIRE(ref::rel_diff(run_full<FullOperator<TwistedMassTerm<Real, ES>>>(u, psi, bc, isign, mass, 0.0), w) < t);
+    REQUIRE(ref::rel_diff(run_full<FullOperator<TwistedCloverTerm<Real, ES>>>(u, psi, bc, isign, mass, 0.0, 0.0), w) < t);
+    REQUIRE(ref::rel_diff(run_full<FullOperator<WilsonMassTerm<Real, ES>>>(u, psi, bc, isign, mass), w) < t);
+    const auto we = run_eo<WilsonEOOperator<Real, ES>>(u, psi, bc, isign, mass);
+    REQUIRE(ref::rel_diff(run_eo<CloverEOOperator<Real, ES>>(u, psi, bc, isign, mass, 0.0), we) < t);
+    REQUIRE(ref::rel_diff(run_eo<DynamicCloverEOOperator<Real, ES>>(u, psi, bc, isign, mass, 0.0), we) < t);
+    REQUIRE(ref::rel_diff(run_eo<TwistedMassEOOperator<Real, ES>>(u, psi, bc, isign, mass, 0.0), we) < t);
+    REQUIRE(ref::rel_diff(run_eo<TwistedCloverEOOperator<Real, ES>>(u, psi, bc, isign, mass, 0.0, 0.0), we) < t);
+    REQUIRE(ref::rel_diff(run_eo<EvenOddOperator<WilsonMassTerm<Real, ES>>>(u, psi, bc, isign, mass), we) < t);
+  }
+}
+
+TEMPLATE_LIST_TEST_CASE("the clover term is Hermitian, block-diagonal and packed as the reference", "[clover]",
+                        kqcd::test::Configs) {
+  using ES = kqcd::test::space_of<TestType>;
+  using Real = kqcd::test::real_of<TestType>;
+  const Lattice& lat = test_lattice;
+  const auto u = random_host_gauge(lat, 91);
+  const auto a = ref::clover_site_matrices(lat.dims(), u, mass, csw, 0.0);
+  double herm = 0, offblock = 0, norm = 0;
+  for (std::int64_t i = 0; i < lat.volume(); ++i)
+    for (int r = 0; r < 12; ++r)
+      for (int c = 0; c < 12; ++c) {
+        const cd x = a[std::size_t(i * 144 + r * 12 + c)];
+        norm += std::norm(x);
+        herm += std::norm(x - std::conj(a[std::size_t(i * 144 + c * 12 + r)]));
+        if ((r / 6) != (c / 6)) offblock += std::norm(x);
+      }
+  REQUIRE(std::sqrt(herm / norm) < 1e-15);
+  REQUIRE(std::sqrt(offblock / norm) < 1e-15);
+  // The device's packed blocks equal the reference's 6x6 chiral blocks.
+  GaugeField<Kokkos::complex<Real>, ES> ud(lat);
+  import_gauge(ud, u);
+  CloverField<Real, ES> f(ud, 4.0 + mass, csw, CloverField<Real, ES>::Inverse::none);
+  double diff = 0, nrm = 0, nontrivial = 0;
+  for (int p = 0; p < 2; ++p) {
+    const auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), f.term(p));
+    for (int s = 0; s < lat.cb_volume(); ++s) {
+      const auto site = lat.lex_index(lat.cb_coords(s, p));
+      for (int b = 0; b < 2; ++b)
+        for (int i = 0; i < 6; ++i)
+          for (int j = 0; j <= i; ++j) {
+            const cd want = a[std::size_t(site * 144 + (6 * b + i) * 12 + 6 * b + j)];
+            const cd got = i == j ? cd(h(s, b, i), 0) : cd(h(s, b, clover_pack::offdiag(i, j)), h(s, b, clover_pack::offdiag(i, j) + 1));
+            diff += std::norm(got - want);
+            nrm += std::norm(want);
+            if (i != j) nontrivial += std::norm(want);
+          }
+    }
+  }
+  REQUIRE(nontrivial > 1.0); // the random field really gives a clover term
+  REQUIRE(std::sqrt(diff / nrm) < 5 * kqcd::test::tol<Real>());
+}
+
+TEMPLATE_LIST_TEST_CASE("the site-local inverses times the site-local terms are the identity", "[clover]", kqcd::test::Configs) {
+  using ES = kqcd::test::space_of<TestType>;
+  using Real = kqcd::test::real_of<TestType>;
+  const Lattice& lat = test_lattice;
+  GaugeField<Kokkos::complex<Real>, ES> u(lat);
+  random_gauge(u, 101);
+  SpinorField<Kokkos::complex<Real>, Ns, ES> v(lat), w(lat), z(lat);
+  random_spinor(v, 102);
+  const auto vh = export_spinor(v);
+  auto roundtrip = [&](const auto& term) {
+    for (int isign : {1, -1})
+      for (int p = 0; p < 2; ++p) {
+        apply_site_local(w[p], v[p], term.local(p, isign));
+        apply_site_local(z[p], w[p], term.inverse(p, isign));
+      }
+    const double d = ref::rel_diff(export_spinor(z), vh);
+    REQUIRE(d < 10 * kqcd::test::tol<Real>());
+    REQUIRE(ref::rel_diff(export_spinor(w), vh) > 0.01); // A is not trivially the identity
+  };
+  roundtrip(CloverTerm<Real, ES>(u, -0.2, 1.5));
+  roundtrip(CloverTerm<Real, ES, CloverInverse::dynamic>(u, -0.2, 1.5));
+  roundtrip(TwistedCloverTerm<Real, ES>(u, -0.2, 1.5, 0.4));
+  roundtrip(TwistedMassTerm<Real, ES>(u, -0.2, 0.4));
+  // The stored inverse and the in-kernel Cholesky solve agree.
+  CloverTerm<Real, ES> st(u, -0.2, 1.5);
+  CloverTerm<Real, ES, CloverInverse::dynamic> dy(u, -0.2, 1.5);
+  for (int p = 0; p < 2; ++p) {
+    apply_site_local(w[p], v[p], st.inverse(p, 1));
+    apply_site_local(z[p], v[p], dy.inverse(p, 1));
+  }
+  REQUIRE(ref::rel_diff(export_spinor(z), export_spinor(w)) < 10 * kqcd::test::tol<Real>());
+}
+
+TEMPLATE_LIST_TEST_CASE("gamma5-hermiticity of the clover and twisted operators", "[clover]", kqcd::test::Configs) {
+  using ES = kqcd::test::space_of<TestType>;
+  using Real = kqcd::test::real_of<TestType>;
+  const auto u = random_host_gauge(test_lattice, 111);
+  const auto psi = random_host_spinor(test_lattice, 112);
+  const auto phi = random_host_spinor(test_lattice, 113);
+  const auto bc = mixed_bc();
+  const double t = 10 * kqcd::test::tol<Real>();
+  auto check = [&](auto run) {
+    // <phi, D psi> = <D^dag phi, psi>, and D(mu)^dag = g5 D(-mu) g5
+    const auto d_psi = run(psi, 1, 1.0), ddag_phi = run(phi, -1, 1.0);
+    REQUIRE(rel_dot_diff(ref::dot(phi, d_psi), ref::dot(ddag_phi, psi), phi, d_psi) < t);
+    const auto g5dg5 = ref::apply_g5(run(ref::apply_g5(psi), 1, -1.0));
+    REQUIRE(ref::rel_diff(run(psi, -1, 1.0), g5dg5) < 5 * kqcd::test::tol<Real>());
+  };
+  check([&](const auto& x, int s, double) { return run_full<FullOperator<CloverTerm<Real, ES>>>(u, x, bc, s, mass, csw); });
+  check([&](const auto& x, int s, double sm) { return run_full<FullOperator<TwistedMassTerm<Real, ES>>>(u, x, bc, s, mass, sm * mu); });
+  check([&](const auto& x, int s, double sm) {
+    return run_full<FullOperator<TwistedCloverTerm<Real, ES>>>(u, x, bc, s, mass, csw, sm * mu);
+  });
+  // The Schur complements: <phi_e, D_hat psi_e> = <D_hat^dag phi_e, psi_e>.
+  auto check_eo = [&](auto run) {
+    const auto d_psi = run(psi, 1), ddag_phi = run(phi, -1);
+    auto even = [&](std::vector<cd> x) {
+      for (int s = 0; s < test_lattice.cb_volume(); ++s) {
+        const auto site = test_lattice.lex_index(test_lattice.cb_coords(s, 1));
+        for (int k = 0; k < 12; ++k) x[std::size_t(site * 12 + k)] = 0;
+      }
+      return x;
+    };
+    REQUIRE(rel_dot_diff(ref::dot(even(phi), d_psi), ref::dot(ddag_phi, even(psi)), phi, d_psi) < t);
+  };
+  check_eo([&](const auto& x, int s) { return run_eo<CloverEOOperator<Real, ES>>(u, x, bc, s, mass, csw); });
+  check_eo([&](const auto& x, int s) { return run_eo<DynamicCloverEOOperator<Real, ES>>(u, x, bc, s, mass, csw); });
+  check_eo([&](const auto& x, int s) { return run_eo<TwistedMassEOOperator<Real, ES>>(u, x, bc, s, mass, mu); });
+  check_eo([&](const auto& x, int s) { return run_eo<TwistedCloverEOOperator<Real, ES>>(u, x, bc, s, mass, csw, mu); });
+}
+
+namespace {
+/// Solve D x = b through the Schur system of Op (CG on the normal equations, or BiCGStab) and return
+/// |D x - b| / |b| with the host reference operator in double.
+template <class Op, class... Args>
+double solve_residual(bool use_bicgstab, double tol, double csw_, double mu_, SolverResult& res, Args... args) {
+  const Lattice lat({4, 4, 4, 8});
+  typename Op::gauge_type u(lat);
+  random_gauge(u, 5);
+  const auto bc = BoundaryPhases::antiperiodic_time();
+  Op op(u, bc, args...);
+  typename Op::field_type b(lat), x(lat);
+  random_spinor(b, 6);
+  auto b_hat = op.create_vector(), x_e = op.create_vector();
+  op.prepare_source(b_hat, b);
+  SolverParams params;
+  params.tol = tol;
+  res = use_bicgstab ? bicgstab(op, x_e, b_hat, params) : cg_normal(op, x_e, b_hat, params);
+  op.reconstruct(x, x_e, b);
+  const std::array<cd, 4> hb{1.0, 1.0, 1.0, -1.0};
+  const auto dx = ref::clover_wilson(lat.dims(), export_gauge(u), export_spinor(x), -0.2, csw_, mu_, hb, 1);
+  return ref::rel_diff(dx, export_spinor(b));
+}
+} // namespace
+
+TEMPLATE_LIST_TEST_CASE("solvers with the clover and twisted operators", "[clover][solvers]", kqcd::test::Configs) {
+  using ES = kqcd::test::space_of<TestType>;
+  using Real = kqcd::test::real_of<TestType>;
+  const double tol = sizeof(Real) == 4 ? 1e-5 : 1e-10;
+  SolverResult res;
+  for (bool bicg : {false, true}) {
+    CAPTURE(bicg);
+    double r = solve_residual<CloverEOOperator<Real, ES>>(bicg, tol, 1.0, 0.0, res, -0.2, 1.0);
+    REQUIRE(res.converged());
+    REQUIRE(r < 10 * tol);
+    r = solve_residual<DynamicCloverEOOperator<Real, ES>>(bicg, tol, 1.0, 0.0, res, -0.2, 1.0);
+    REQUIRE(res.converged());
+    REQUIRE(r < 10 * tol);
+    r = solve_residual<TwistedMassEOOperator<Real, ES>>(bicg, tol, 0.0, 0.1, res, -0.2, 0.1);
+    REQUIRE(res.converged());
+    REQUIRE(r < 10 * tol);
+    r = solve_residual<TwistedCloverEOOperator<Real, ES>>(bicg, tol, 1.0, 0.1, res, -0.2, 1.0, 0.1);
+    REQUIRE(res.converged());
+    REQUIRE(r < 10 * tol);
+  }
+}
+
+namespace {
+/// sum_x |S(x, t; 0)|^2 of the free twisted-mass propagator (Wilson mass m, twist mu), from the
+/// momentum-space sum: S(p) = [M - i sum g sin p - i mu g5] / (M^2 + sum sin^2 p + mu^2) per
+/// component, the 1, g_mu, g5 parts orthogonal under the spin trace.
+std::vector<double> free_tm_pion(const ref::Dims& d, double m, double tm, const std::array<double, 3>& theta) {
+  using std::numbers::pi;
+  const int T = d[3];
+  const double V3 = double(d[0]) * d[1] * d[2];
+  std::vector<double> c(std::size_t(T), 0.0);
+  for (int n0 = 0; n0 < d[0]; ++n0)
+    for (int n1 = 0; n1 < d[1]; ++n1)
+      for (int n2 = 0; n2 < d[2]; ++n2) {
+        const double p[3] = {(2 * pi * n0 + theta[0]) / d[0], (2 * pi * n1 + theta[1]) / d[1], (2 * pi * n2 + theta[2]) / d[2]};
+        for (int t = 0; t < T; ++t) {
+          cd A(0), B[4] = {}, C(0);
+          for (int n4 = 0; n4 < T; ++n4) {
+            const double pm[4] = {p[0], p[1], p[2], 2 * pi * n4 / T};
+            double M = m, den = tm * tm;
+            for (double q : pm) M += 1 - std::cos(q);
+            den += M * M;
+            for (double q : pm) den += std::sin(q) * std::sin(q);
+            const cd e = std::exp(cd(0, pm[3] * t)) / double(T);
+            A += e * M / den;
+            C += e * tm / den;
+            for (int mu_ = 0; mu_ < 4; ++mu_) B[mu_] += e * std::sin(pm[mu_]) / den;
+          }
+          double s = std::norm(A) + std::norm(C);
+          for (auto& bm : B) s += std::norm(bm);
+          c[std::size_t(t)] += 12.0 / V3 * s;
+        }
+      }
+  return c;
+}
+} // namespace
+
+TEMPLATE_LIST_TEST_CASE("free field: clover is Wilson, twisted propagators match momentum space", "[clover][free]",
+                        kqcd::test::Configs) {
+  using ES = kqcd::test::space_of<TestType>;
+  using Real = kqcd::test::real_of<TestType>;
+  const Lattice lat({4, 4, 4, 8});
+  BoundaryPhases bc;
+  bc.b[0] = BoundaryPhases::twist(0.2 * std::numbers::pi);
+  bc.b[1] = BoundaryPhases::twist(0.4 * std::numbers::pi);
+  typename WilsonEOOperator<Real, ES>::gauge_type u(lat);
+  unit_gauge(u);
+  // The clover term vanishes on the unit field: the clover operator is the Wilson operator.
+  {
+    FullOperator<CloverTerm<Real, ES>> c(u, bc, 1.0, 1.7);
+    FullOperator<TwistedCloverTerm<Real, ES>> tc(u, bc, 1.0, 1.7, 0.3);
+    FullOperator<TwistedMassTerm<Real, ES>> tm(u, bc, 1.0, 0.3);
+    WilsonOperator<Real, ES> w(u, 1.0, bc);
+    auto in = w.create_vector(), o1 = w.create_vector(), o2 = w.create_vector();
+    random_spinor(in, 7);
+    c.apply(o1, in);
+    w.apply(o2, in);
+    REQUIRE(ref::rel_diff(export_spinor(o1), export_spinor(o2)) < 2 * kqcd::test::tol<Real>());
+    tc.apply(o1, in);
+    tm.apply(o2, in);
+    REQUIRE(ref::rel_diff(export_spinor(o1), export_spinor(o2)) < 2 * kqcd::test::tol<Real>());
+  }
+  // Twisted mass and twisted clover propagators: the pion correlator of the exact momentum sum.
+  const double tm = 0.3;
+  const auto exact = free_tm_pion(lat.dims(), 1.0, tm, {0.2 * std::numbers::pi, 0.4 * std::numbers::pi, 0.0});
+  // mu = 0 reproduces the Wilson reference formula (and so shared/data/README.md).
+  const auto wilson = ref::free_pion_correlator(lat.dims(), 1.0, {0.2 * std::numbers::pi, 0.4 * std::numbers::pi, 0.0});
+  const auto tm0 = free_tm_pion(lat.dims(), 1.0, 0.0, {0.2 * std::numbers::pi, 0.4 * std::numbers::pi, 0.0});
+  for (int t = 0; t < 8; ++t) REQUIRE(std::abs(tm0[std::size_t(t)] - wilson[std::size_t(t)]) <= 1e-13 * wilson[std::size_t(t)]);
+  auto pion = [&](const auto& op) {
+    SolverParams params;
+    params.tol = sizeof(Real) == 4 ? 1e-6 : 1e-13;
+    std::vector<double> corr(8, 0.0);
+    for (int k = 0; k < 12; ++k) {
+      std::vector<cd> src(std::size_t(lat.volume()) * 12, 0.0);
+      src[std::size_t(k)] = 1.0;
+      typename std::decay_t<decltype(op)>::field_type b(lat), x(lat);
+      import_spinor(b, src);
+      auto b_hat = op.create_vector(), x_e = op.create_vector();
+      op.prepare_source(b_hat, b);
+      REQUIRE(cg_normal(op, x_e, b_hat, params).converged());
+      op.reconstruct(x, x_e, b);
+      const auto sol = export_spinor(x);
+      for (std::int64_t i = 0; i < lat.volume(); ++i)
+        for (int j = 0; j < 12; ++j) corr[std::size_t(lat.lex_coords(i).x[3])] += std::norm(sol[std::size_t(i * 12 + j)]);
+    }
+    return corr;
+  };
+  const double tol = sizeof(Real) == 4 ? 5e-5 : 1e-10;
+  const auto c_tm = pion(TwistedMassEOOperator<Real, ES>(u, bc, 1.0, tm));
+  const auto c_tc = pion(TwistedCloverEOOperator<Real, ES>(u, bc, 1.0, 1.7, tm));
+  for (int t = 0; t < 8; ++t) {
+    CAPTURE(t, c_tm[std::size_t(t)], c_tc[std::size_t(t)], exact[std::size_t(t)]);
+    REQUIRE(std::abs(c_tm[std::size_t(t)] - exact[std::size_t(t)]) <= tol * exact[std::size_t(t)]);
+    REQUIRE(std::abs(c_tc[std::size_t(t)] - exact[std::size_t(t)]) <= tol * exact[std::size_t(t)]);
+  }
+}
