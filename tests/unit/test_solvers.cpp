@@ -135,8 +135,9 @@ TEMPLATE_LIST_TEST_CASE("free Wilson propagator with twisted boundaries", "[solv
         for (int k = 0; k < 12; ++k) corr[std::size_t(lat.lex_coords(i).x[3])] += std::norm(sol[std::size_t(i * 12 + k)]);
     }
   // Double: 1e-10 relative on every timeslice (the issue's bar). Float: the solution carries
-  // rounding of order 1e-7 relative to the largest components, i.e. ~1e-5 of the smallest C(t).
-  const double tol = sizeof(Real) == 4 ? 5e-5 : 1e-10;
+  // rounding of order 1e-7 relative to the largest components, i.e. 1e-5 to 1e-4 of the smallest
+  // C(t) (which is 5000 times smaller than C(0)), depending on the threads' reduction order.
+  const double tol = sizeof(Real) == 4 ? 2e-4 : 1e-10;
   const auto exact = ref::free_pion_correlator(lat.dims(), 1.0, {0.2 * std::numbers::pi, 0.4 * std::numbers::pi, 0.0});
   for (int t = 0; t < 8; ++t) {
     const double want = readme[std::size_t(t <= 4 ? t : 8 - t)];
