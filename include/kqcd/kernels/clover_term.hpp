@@ -70,8 +70,8 @@ template <class GaugeView, class CloverView> struct CloverBuildFunctor {
         // (i/2) c_sw sigma_{mu nu} = (c_sw/2) i^2 g_mu g_nu: row s has i^(2 + code_mu(s) + code_nu(r)) in
         // column t = perm_nu(r), r = perm_mu(s); t is in the chiral block of s.
         for (int sp = 0; sp < Ns; ++sp) {
-          const int r = gamma_dr::perm[mu][sp], t = gamma_dr::perm[nu][r];
-          const cd ph = (0.5 * csw) * detail::i_pow(2 + gamma_dr::code[mu][sp] + gamma_dr::code[nu][r]);
+          const int r = gamma_dr::perm_at(mu, sp), t = gamma_dr::perm_at(nu, r);
+          const cd ph = (0.5 * csw) * detail::i_pow(2 + gamma_dr::code_at(mu, sp) + gamma_dr::code_at(nu, r));
           const int b = sp / 2, i0 = (sp & 1) * 3, j0 = (t & 1) * 3;
           for (int ca = 0; ca < Nc; ++ca)
             for (int cb = 0; cb < Nc; ++cb) m[b][i0 + ca][j0 + cb] += ph * f.m[ca][cb];
