@@ -1,4 +1,5 @@
 #include "smear_reference.hpp"
+#include "su3_reference.hpp"
 
 #include <cmath>
 #include <cstdint>
@@ -7,39 +8,7 @@ namespace kqcd::ref {
 
 namespace {
 using cd = std::complex<double>;
-using M = std::array<cd, 9>;
-using X = std::array<int, 4>;
 
-std::int64_t site_index(const X& d, const X& x) {
-  return x[0] + std::int64_t(d[0]) * (x[1] + std::int64_t(d[1]) * (x[2] + std::int64_t(d[2]) * x[3]));
-}
-M link(const std::vector<cd>& u, const X& d, const X& x, int mu) {
-  M m;
-  const auto* p = &u[std::size_t((site_index(d, x) * 4 + mu) * 9)];
-  for (int k = 0; k < 9; ++k) m[k] = p[k];
-  return m;
-}
-M operator*(const M& a, const M& b) {
-  M c{};
-  for (int i = 0; i < 3; ++i)
-    for (int j = 0; j < 3; ++j)
-      for (int k = 0; k < 3; ++k) c[i * 3 + j] += a[i * 3 + k] * b[k * 3 + j];
-  return c;
-}
-M operator+(M a, const M& b) {
-  for (int k = 0; k < 9; ++k) a[k] += b[k];
-  return a;
-}
-M dagger(const M& a) {
-  M c;
-  for (int i = 0; i < 3; ++i)
-    for (int j = 0; j < 3; ++j) c[i * 3 + j] = std::conj(a[j * 3 + i]);
-  return c;
-}
-X step(const X& d, X x, int mu, int by) {
-  x[mu] = (x[mu] + by + d[mu]) % d[mu];
-  return x;
-}
 template <class F> void for_sites(const X& d, F f) {
   X x;
   for (x[3] = 0; x[3] < d[3]; ++x[3])
