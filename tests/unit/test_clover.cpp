@@ -10,39 +10,18 @@
 #include <kqcd/solvers/bicgstab.hpp>
 #include <kqcd/solvers/cg.hpp>
 
+#include "host_fields.hpp"
+
 #include <clover_reference.hpp>
 
 #include <memory>
 #include <numbers>
 
 using namespace kqcd;
+using namespace kqcd::test;
 using cd = std::complex<double>;
 
 namespace {
-const Lattice test_lattice({4, 6, 2, 8});
-BoundaryPhases mixed_bc() {
-  BoundaryPhases bc;
-  bc.b[0] = BoundaryPhases::twist(0.7);
-  bc.b[1] = -1.0;
-  bc.b[2] = 1.0;
-  bc.b[3] = BoundaryPhases::twist(-2.1);
-  return bc;
-}
-std::array<cd, 4> host_bc(const BoundaryPhases& bc) {
-  std::array<cd, 4> b;
-  for (int mu = 0; mu < 4; ++mu) b[mu] = {bc.b[mu].real(), bc.b[mu].imag()};
-  return b;
-}
-std::vector<cd> random_host_gauge(const Lattice& lat, std::uint64_t seed) {
-  GaugeField<Kokkos::complex<double>, Kokkos::DefaultHostExecutionSpace> u(lat);
-  random_gauge(u, seed);
-  return export_gauge(u);
-}
-std::vector<cd> random_host_spinor(const Lattice& lat, std::uint64_t seed) {
-  SpinorField<Kokkos::complex<double>, Ns, Kokkos::DefaultHostExecutionSpace> s(lat);
-  random_spinor(s, seed);
-  return export_spinor(s);
-}
 constexpr double mass = 0.1, csw = 1.3, mu = 0.27;
 
 /// Op from (u, bc, args...), or (u, args..., bc) for the Wilson operators.

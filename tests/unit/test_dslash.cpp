@@ -5,26 +5,14 @@
 #include <kqcd/fields/random_fields.hpp>
 #include <kqcd/ops/wilson_operator.hpp>
 
+#include "host_fields.hpp"
+
 #include <wilson_reference.hpp>
 
 using namespace kqcd;
+using namespace kqcd::test;
 
 namespace {
-// Unequal extents, and every kind of boundary phase.
-const Lattice test_lattice({4, 6, 2, 8});
-BoundaryPhases mixed_bc() {
-  BoundaryPhases bc;
-  bc.b[0] = BoundaryPhases::twist(0.7);
-  bc.b[1] = -1.0;
-  bc.b[2] = 1.0;
-  bc.b[3] = BoundaryPhases::twist(-2.1);
-  return bc;
-}
-std::array<std::complex<double>, 4> host_bc(const BoundaryPhases& bc) {
-  std::array<std::complex<double>, 4> b;
-  for (int mu = 0; mu < 4; ++mu) b[mu] = {bc.b[mu].real(), bc.b[mu].imag()};
-  return b;
-}
 ref::Dims dims(const Lattice& l) { return l.dims(); }
 
 template <class ES, class Real, NeighbourMode mode>
@@ -41,16 +29,6 @@ std::vector<std::complex<double>> run_wilson(const Lattice& lat, const std::vect
   return export_spinor(out);
 }
 
-std::vector<std::complex<double>> random_host_gauge(const Lattice& lat, std::uint64_t seed) {
-  GaugeField<Kokkos::complex<double>, Kokkos::DefaultHostExecutionSpace> u(lat);
-  random_gauge(u, seed);
-  return export_gauge(u);
-}
-std::vector<std::complex<double>> random_host_spinor(const Lattice& lat, std::uint64_t seed) {
-  SpinorField<Kokkos::complex<double>, Ns, Kokkos::DefaultHostExecutionSpace> s(lat);
-  random_spinor(s, seed);
-  return export_spinor(s);
-}
 } // namespace
 
 TEMPLATE_LIST_TEST_CASE("Wilson operator matches the host reference", "[dslash]", kqcd::test::Configs) {
