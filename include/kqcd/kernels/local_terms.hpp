@@ -14,8 +14,11 @@
 #include <kqcd/core/complex.hpp>
 #include <kqcd/core/gamma.hpp>
 #include <kqcd/core/lattice.hpp>
+#include <kqcd/core/static_for.hpp>
 
 #include <Kokkos_Core.hpp>
+
+#include <type_traits>
 
 namespace kqcd {
 
@@ -28,6 +31,13 @@ KOKKOS_FORCEINLINE_FUNCTION constexpr int offdiag(int i, int j) { return 6 + 2 *
 
 namespace detail {
 template <class Real> using lcplx = Kokkos::complex<Real>;
+
+/// f(std::integral_constant<int, b>) for the chiral blocks b = 0, 1: a compile-time block index
+/// keeps the per-block arrays in registers on GPUs (a run-time loop put them in local memory).
+template <class F> KOKKOS_FORCEINLINE_FUNCTION void for_each_chiral_block(F&& f) {
+  f(std::integral_constant<int, 0>{});
+  f(std::integral_constant<int, 1>{});
+}
 
 /// v = the 6 components of chiral block b of a spinor in[Nc][Ns].
 template <class Real> KOKKOS_FORCEINLINE_FUNCTION void gather_block(const lcplx<Real> in[Nc][Ns], int b, lcplx<Real> v[6]) {
@@ -56,35 +66,46 @@ KOKKOS_FORCEINLINE_FUNCTION void hermitian6_mv(const View& c, int site, int b, c
 }
 
 /// Square-root-free Cholesky (L D L^dag, L unit lower) of a Hermitian 6x6 matrix given by its
-/// diagonal d[6] and lower triangle l[15] (packed order); overwritten by D^-1 and L.
+/// diagonal d[6] and lower triangle l[15] (packed order); overwritten by D^-1 and L. Every index is
+/// a compile-time constant (static_for), so d, l and D stay in registers on GPUs.
 template <class T> KOKKOS_FORCEINLINE_FUNCTION void ldl6(T d[6], Kokkos::complex<T> l[15]) {
+  constexpr auto at = [](int i, int j) { return i * (i - 1) / 2 + j; };
   T D[6];
-  for (int j = 0; j < 6; ++j) {
+  static_for<0, 6>([&](auto jc) {
+    constexpr int j = decltype(jc)::value;
     T dj = d[j];
-    for (int k = 0; k < j; ++k) {
-      const auto& ljk = l[j * (j - 1) / 2 + k];
+    static_for<0, j>([&](auto kc) {
+      constexpr int k = decltype(kc)::value;
+      const auto& ljk = l[at(j, k)];
       dj -= (ljk.real() * ljk.real() + ljk.imag() * ljk.imag()) * D[k];
-    }
+    });
     const T inv = T(1) / dj;
     D[j] = dj;
     d[j] = inv;
-    for (int i = j + 1; i < 6; ++i) {
-      Kokkos::complex<T> s = l[i * (i - 1) / 2 + j];
-      for (int k = 0; k < j; ++k) {
-        const auto t = cjmul(l[j * (j - 1) / 2 + k], l[i * (i - 1) / 2 + k]); // L_ik conj(L_jk)
+    static_for<j + 1, 6>([&](auto ic) {
+      constexpr int i = decltype(ic)::value;
+      Kokkos::complex<T> s = l[at(i, j)];
+      static_for<0, j>([&](auto kc) {
+        constexpr int k = decltype(kc)::value;
+        const auto t = cjmul(l[at(j, k)], l[at(i, k)]); // L_ik conj(L_jk)
         s -= Kokkos::complex<T>(t.real() * D[k], t.imag() * D[k]);
-      }
-      l[i * (i - 1) / 2 + j] = Kokkos::complex<T>(s.real() * inv, s.imag() * inv);
-    }
-  }
+      });
+      l[at(i, j)] = Kokkos::complex<T>(s.real() * inv, s.imag() * inv);
+    });
+  });
 }
 /// Solve (L D L^dag) x = v in place with the factors of ldl6.
 template <class T> KOKKOS_FORCEINLINE_FUNCTION void ldl6_solve(const T dinv[6], const Kokkos::complex<T> l[15], Kokkos::complex<T> v[6]) {
-  for (int i = 1; i < 6; ++i)
-    for (int k = 0; k < i; ++k) v[i] -= cmul(l[i * (i - 1) / 2 + k], v[k]);
+  constexpr auto at = [](int i, int j) { return i * (i - 1) / 2 + j; };
+  static_for<1, 6>([&](auto ic) {
+    constexpr int i = decltype(ic)::value;
+    static_for<0, i>([&](auto kc) { v[i] -= cmul(l[at(i, decltype(kc)::value)], v[decltype(kc)::value]); });
+  });
   for (int i = 0; i < 6; ++i) v[i] = Kokkos::complex<T>(v[i].real() * dinv[i], v[i].imag() * dinv[i]);
-  for (int i = 4; i >= 0; --i)
-    for (int k = i + 1; k < 6; ++k) v[i] -= cjmul(l[k * (k - 1) / 2 + i], v[k]);
+  static_for<0, 5>([&](auto rc) {
+    constexpr int i = 4 - decltype(rc)::value;
+    static_for<i + 1, 6>([&](auto kc) { v[i] -= cjmul(l[at(decltype(kc)::value, i)], v[decltype(kc)::value]); });
+  });
 }
 } // namespace detail
 
@@ -116,12 +137,13 @@ template <class Real, class View> struct PackedHermitianLocal {
   using cplx = Kokkos::complex<Real>;
   View c;
   KOKKOS_FORCEINLINE_FUNCTION void apply(int site, const cplx in[Nc][Ns], cplx out[Nc][Ns]) const {
-    for (int b = 0; b < 2; ++b) {
+    detail::for_each_chiral_block([&](auto block) {
+      constexpr int b = decltype(block)::value;
       cplx v[6], r[6];
       detail::gather_block(in, b, v);
       detail::hermitian6_mv<Real>(c, site, b, v, r);
       detail::scatter_block(r, b, out);
-    }
+    });
   }
 };
 
@@ -131,14 +153,15 @@ template <class Real, class View> struct TwistedPackedLocal {
   View c;
   Real mu;
   KOKKOS_FORCEINLINE_FUNCTION void apply(int site, const cplx in[Nc][Ns], cplx out[Nc][Ns]) const {
-    for (int b = 0; b < 2; ++b) {
+    detail::for_each_chiral_block([&](auto block) {
+      constexpr int b = decltype(block)::value;
       const Real m = b == 0 ? mu : -mu;
       cplx v[6], r[6];
       detail::gather_block(in, b, v);
       detail::hermitian6_mv<Real>(c, site, b, v, r);
       for (int i = 0; i < 6; ++i) r[i] += cplx(-m * v[i].imag(), m * v[i].real());
       detail::scatter_block(r, b, out);
-    }
+    });
   }
 };
 
@@ -148,7 +171,8 @@ template <class Real, class View> struct TwistedPackedInverseLocal {
   View c, binv;
   Real mu;
   KOKKOS_FORCEINLINE_FUNCTION void apply(int site, const cplx in[Nc][Ns], cplx out[Nc][Ns]) const {
-    for (int b = 0; b < 2; ++b) {
+    detail::for_each_chiral_block([&](auto block) {
+      constexpr int b = decltype(block)::value;
       const Real m = b == 0 ? mu : -mu;
       cplx v[6], r[6];
       detail::gather_block(in, b, v);
@@ -156,7 +180,7 @@ template <class Real, class View> struct TwistedPackedInverseLocal {
       for (int i = 0; i < 6; ++i) r[i] += cplx(m * v[i].imag(), -m * v[i].real()); // - i m v
       detail::hermitian6_mv<Real>(binv, site, b, r, v);
       detail::scatter_block(v, b, out);
-    }
+    });
   }
 };
 
@@ -165,7 +189,8 @@ template <class Real, class View> struct CholeskyInverseLocal {
   using cplx = Kokkos::complex<Real>;
   View c;
   KOKKOS_FORCEINLINE_FUNCTION void apply(int site, const cplx in[Nc][Ns], cplx out[Nc][Ns]) const {
-    for (int b = 0; b < 2; ++b) {
+    detail::for_each_chiral_block([&](auto block) {
+      constexpr int b = decltype(block)::value;
       Real d[6];
       cplx l[15];
       for (int i = 0; i < 6; ++i) d[i] = c(site, b, i);
@@ -175,7 +200,7 @@ template <class Real, class View> struct CholeskyInverseLocal {
       detail::gather_block(in, b, v);
       detail::ldl6_solve(d, l, v);
       detail::scatter_block(v, b, out);
-    }
+    });
   }
 };
 
