@@ -3,8 +3,10 @@
 //        = diag + c_sw (i/2) sum_{mu<nu} sigma_{mu nu} F_{mu nu}(x),
 //   F_{mu nu} = (1/8) [Q_{mu nu} - Q_{nu mu}], sigma_{mu nu} = (i/2)[g_mu, g_nu] = i g_mu g_nu (mu != nu),
 // with Q from clover_leaves (kernels/field_strength.hpp), packed as two Hermitian 6x6 chiral blocks
-// (kernels/local_terms.hpp). Optionally the inverse of each block, or (A^2 + mu2)^-1 for twisted
-// clover, in the same packed format. All arithmetic is in double.
+// (kernels/local_terms.hpp). Optionally the inverse of each block, or for twisted clover the two
+// Hermitian parts X = B A and W = mu B of (A + i mu)^-1 = X - i W, B = (A^2 + mu^2)^-1 (A and B
+// commute), in the same packed format: the kernel then applies the inverse in one pass over X and
+// W. All arithmetic is in double.
 #pragma once
 
 #include <kqcd/kernels/field_strength.hpp>
@@ -49,12 +51,12 @@ template <class View> KOKKOS_INLINE_FUNCTION void store_packed(const View& v, in
 }
 } // namespace detail
 
-/// inverse_kind: 0 no inverse, 1 A^-1, 2 (A^2 + mu2)^-1.
+/// inverse_kind: 0 no inverse, 1 A^-1 in inv, 2 X = B A in inv and W = mu B in twist, B = (A^2 + mu^2)^-1.
 template <class GaugeView, class CloverView> struct CloverBuildFunctor {
   LinkReader<GaugeView> u;
-  CloverView a, inv;
+  CloverView a, inv, twist;
   int parity;
-  double diag, csw, mu2;
+  double diag, csw, mu;
   int inverse_kind;
 
   KOKKOS_FUNCTION void operator()(int s) const {
@@ -86,13 +88,26 @@ template <class GaugeView, class CloverView> struct CloverBuildFunctor {
           if (inverse_kind == 1) {
             w[i][j] = m[b][i][j];
           } else {
-            cd acc(i == j ? mu2 : 0.0, 0.0);
+            cd acc(i == j ? mu * mu : 0.0, 0.0);
             for (int k = 0; k < 6; ++k) acc += m[b][i][k] * m[b][k][j];
             w[i][j] = acc;
           }
         }
       detail::hermitian6_inverse(w, winv);
-      detail::store_packed(inv, s, b, winv);
+      if (inverse_kind == 1) {
+        detail::store_packed(inv, s, b, winv);
+        continue;
+      }
+      cd x[6][6];
+      for (int i = 0; i < 6; ++i)
+        for (int j = 0; j < 6; ++j) {
+          cd acc(0.0, 0.0);
+          for (int k = 0; k < 6; ++k) acc += winv[i][k] * m[b][k][j];
+          x[i][j] = acc;
+          w[i][j] = mu * winv[i][j];
+        }
+      detail::store_packed(inv, s, b, x);
+      detail::store_packed(twist, s, b, w);
     }
   }
 };

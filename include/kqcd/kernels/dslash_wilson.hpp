@@ -144,12 +144,16 @@ template <class Arg, int isign, int target_cb, class Epilogue> struct DslashFunc
     hops<2>(site, acc);
     hops<3>(site, acc);
     if constexpr (std::is_same_v<Epilogue, XpayHopping>) {
+      // All loads of x before any store to out: out may alias x, so interleaving them would
+      // serialise the loads behind the stores (measured 1.5x slower on an H200).
       const real a = arg.epilogue.a, b = arg.epilogue.b;
+      cplx xv[Nc][Ns];
       for (int c = 0; c < Nc; ++c)
-        for (int s = 0; s < Ns; ++s) {
-          const cplx xv = arg.x(site, c, s);
-          arg.out(site, c, s) = cplx(a * xv.real() + b * acc[c][s].real(), a * xv.imag() + b * acc[c][s].imag());
-        }
+        for (int s = 0; s < Ns; ++s) xv[c][s] = arg.x(site, c, s);
+      for (int c = 0; c < Nc; ++c)
+        for (int s = 0; s < Ns; ++s)
+          arg.out(site, c, s) =
+              cplx(a * xv[c][s].real() + b * acc[c][s].real(), a * xv[c][s].imag() + b * acc[c][s].imag());
     } else if constexpr (detail::is_local_xpay<Epilogue>::value) {
       const real b = arg.epilogue.b;
       cplx xv[Nc][Ns], ax[Nc][Ns];

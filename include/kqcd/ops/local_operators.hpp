@@ -7,7 +7,8 @@
 //   TwistedMassTerm       A = 4 + m + i mu g5, analytic inverse (a - i mu g5) / (a^2 + mu^2)
 //   CloverTerm<stored>    packed Hermitian chiral blocks of A and of A^-1
 //   CloverTerm<dynamic>   packed blocks of A only; A^-1 by an in-kernel Cholesky (L D L^dag) solve
-//   TwistedCloverTerm     packed A, and B = (A^2 + mu^2)^-1: (A + i mu g5)^-1 = B (A - i mu g5)
+//   TwistedCloverTerm     packed A, and (A + i mu g5)^-1 = X - i mu g5 B with X = B A, B = (A^2 + mu^2)^-1
+//                         (two packed Hermitian matrices X and mu B, read in one pass)
 // FullOperator<Term> applies D to full spinors; EvenOddOperator<Term> the Schur complement
 //   D_hat = A_ee - (1/4) H_eo A_oo^-1 H_oe
 // with prepare_source b_e + (1/2) H_eo A_oo^-1 b_o and reconstruct x_o = A_oo^-1 (b_o + (1/2) H_oe x_e).
@@ -24,7 +25,7 @@
 namespace kqcd {
 
 /// The clover matrix of both parities, packed ([site][2 blocks][36 reals]), and optionally an
-/// inverse (A^-1, or (A^2 + mu^2)^-1 for twisted clover) in the same format.
+/// inverse in the same format: A^-1, or for twisted clover X = B A and W = mu B, B = (A^2 + mu^2)^-1.
 template <class Real, class ExecSpace = Kokkos::DefaultExecutionSpace> class CloverField {
 public:
   using traits = ArchTraits<ExecSpace>;
@@ -41,13 +42,16 @@ public:
     for (int p = 0; p < 2; ++p) {
       a_[p] = view_type(Kokkos::view_alloc(Kokkos::WithoutInitializing, "clover"), n);
       if (inverse != Inverse::none) inv_[p] = view_type(Kokkos::view_alloc(Kokkos::WithoutInitializing, "clover_inv"), n);
+      if (inverse == Inverse::twisted)
+        twist_[p] = view_type(Kokkos::view_alloc(Kokkos::WithoutInitializing, "clover_inv_twist"), n);
       CloverBuildFunctor<GV, view_type> f{LinkReader<GV>{{u[0].view(), u[1].view()}, lattice_},
                                           a_[p],
                                           inv_[p],
+                                          twist_[p],
                                           p,
                                           diag,
                                           csw,
-                                          mu * mu,
+                                          mu,
                                           inverse == Inverse::none ? 0 : inverse == Inverse::inverse ? 1 : 2};
       Kokkos::parallel_for("kqcd::CloverField::build", Kokkos::RangePolicy<ExecSpace>(0, n), f);
     }
@@ -55,14 +59,20 @@ public:
   }
   const Lattice& lattice() const { return lattice_; }
   const view_type& term(int parity) const { return a_[parity]; }
+  /// A^-1, or X = B A for twisted clover.
   const view_type& inverse(int parity) const { return inv_[parity]; }
+  /// W = mu B for twisted clover (empty otherwise).
+  const view_type& inverse_twist(int parity) const { return twist_[parity]; }
   bool has_inverse() const { return inv_[0].size() > 0; }
   /// Device memory held, in bytes.
-  double memory_bytes() const { return double(sizeof(Real)) * 72.0 * lattice_.volume() * (has_inverse() ? 2 : 1); }
+  double memory_bytes() const {
+    const int matrices = 1 + (has_inverse() ? 1 : 0) + (twist_[0].size() > 0 ? 1 : 0);
+    return double(sizeof(Real)) * 72.0 * lattice_.volume() * matrices;
+  }
 
 private:
   Lattice lattice_;
-  view_type a_[2], inv_[2];
+  view_type a_[2], inv_[2], twist_[2];
 };
 
 /// A = 4 + m.
@@ -155,7 +165,7 @@ public:
   using local_type = TwistedPackedLocal<Real, view_type>;
   using inverse_type = TwistedPackedInverseLocal<Real, view_type>;
   static constexpr double local_flops = 552.0; // QUDA's count for twisted clover
-  static constexpr double local_reals = 144.0; // A and (A^2 + mu^2)^-1 read by the inverse
+  static constexpr double local_reals = 144.0; // X and W read by the inverse
   static constexpr const char* name = "twisted-clover";
 
   TwistedCloverTerm(const typename field_type::gauge_type& u, double mass, double csw, double mu)
@@ -163,7 +173,9 @@ public:
   const field_type& field() const { return field_; }
   double mu() const { return mu_; }
   local_type local(int parity, int isign) const { return {field_.term(parity), Real(isign * mu_)}; }
-  inverse_type inverse(int parity, int isign) const { return {field_.term(parity), field_.inverse(parity), Real(isign * mu_)}; }
+  inverse_type inverse(int parity, int isign) const {
+    return {field_.inverse(parity), field_.inverse_twist(parity), Real(isign)};
+  }
   double memory_bytes() const { return field_.memory_bytes(); }
 
 private:
