@@ -39,6 +39,12 @@ std::vector<Case> suite_cases(const SuiteOptions& o) {
   check_all(o.solvers, {"cg", "bicgstab"}, "solver");
   check_all(o.solver_precisions, {"double", "single", "mixed"}, "solver precision");
   if (o.lattices.empty()) throw invalid_argument("bench: no lattice given");
+  if (has(o.families, "heatbath"))
+    for (const auto& lat : o.lattices)
+      for (int mu = 0; mu < 4; ++mu)
+        if (lat.dim(mu) % 2 != 0)
+          throw invalid_argument("bench: lattice " + lat.to_string() +
+                                 ": the heat bath's checkerboard update needs even extents (or leave heatbath out of --families)");
   std::vector<std::string> backends = o.backends;
   if (backends.empty()) backends.push_back(backend_or_default({}));
   std::vector<Case> cases;
