@@ -7,12 +7,19 @@
 
 #include <nlohmann/json.hpp>
 
+#include <functional>
 #include <string>
 #include <vector>
 
 namespace kqcd::bench {
 
 nlohmann::json to_json(const Provenance& p);
+
+/// The provenance object of work run on `backend` (empty: the default execution space).
+nlohmann::json provenance_json(const std::string& backend = {});
+
+/// The backend named, or the default execution space's name when empty.
+std::string backend_or_default(const std::string& backend);
 
 /// STREAM-style copy (a[i] = b[i], floats) on the named backend: best of several runs, GB/s
 /// counting bytes read and written.
@@ -32,32 +39,72 @@ struct DslashOptions {
 
 struct SolverOptions {
   Lattice lattice{{16, 16, 16, 16}};
+  std::string config;               ///< gauge file to solve on; empty: a random (hot) gauge field on `lattice`
+  std::string solver = "cg";        ///< cg (normal equations) | bicgstab
   std::string precision = "double"; ///< double | single | mixed (single inner, double reliable updates)
   double kappa = 0.12;
   double tol = 1e-10;
   std::string backend;
+  bool quick = false;               ///< one solve instead of the best of three after a warm-up
+};
+
+/// Time to solution of the even-odd Wilson system (CG on the normal equations or BiCGStab) and
+/// its operator / linear algebra split (best of 3 solves after a warm-up).
+nlohmann::json run_solver(const SolverOptions& opts);
+inline nlohmann::json run_cg(const SolverOptions& opts) { return run_solver(opts); }
+
+/// Time the Wilson hopping term (or the even-odd operator, or a clover / twisted operator's
+/// A^-1 H) and return its record.
+nlohmann::json run_dslash(const DslashOptions& opts, double copy_gbytes_per_s);
+
+/// Meson correlators of a (random) propagator: the 16-Gamma meson density and its timeslice
+/// sums, per call; GB/s by the propagator read + density written.
+nlohmann::json run_contract(const Lattice& lattice, const std::string& precision, const std::string& backend,
+                            double copy_gbytes_per_s, bool quick);
+
+/// Write and read a generated configuration as NERSC and as ILDG (double): one record per format.
+nlohmann::json run_io(const Lattice& lattice, bool quick);
+
+/// Gauge algorithms (double): kind "smear" (APE, stout, HYP step), "flow" (RK3 step, clover
+/// observables) or "heatbath" (one sweep); one record per case: time per call and sites per second.
+nlohmann::json run_gauge(const std::string& kind, const Lattice& lattice, const std::string& backend, bool quick);
+
+/// What the default suite runs. Every list is selectable from the command line.
+struct SuiteOptions {
+  std::vector<Lattice> lattices{Lattice({8, 8, 8, 8}), Lattice({16, 16, 16, 16})};
+  std::vector<std::string> backends;                   ///< empty: the default execution space
+  std::vector<std::string> precisions{"single", "double"};
+  std::vector<std::string> operators{"dslash", "eo", "clover", "clover-dynamic", "twisted", "twisted-clover"};
+  std::vector<std::string> families{"dslash", "solver", "contract", "smear", "flow", "heatbath", "io"};
+  std::vector<std::string> solver_precisions{"double", "mixed"};
+  std::vector<std::string> solvers{"cg", "bicgstab"};
+  std::vector<std::string> configs;                    ///< gauge files for the solver cases (besides random fields)
+  double kappa = 0.12;
+  double tol = 1e-10;
+  double min_seconds = 0.5;
   bool quick = false;
 };
 
-/// CG on the even-odd Wilson normal equations: time to solution and its Dslash / linear algebra
-/// split (best of 3 solves after a warm-up).
-nlohmann::json run_cg(const SolverOptions& opts);
+/// One case of the suite: what it is (for progress lines) and how to run it.
+struct Case {
+  std::string family;
+  std::string label;
+  std::string backend;
+  std::function<nlohmann::json(double copy_gbytes_per_s)> run; ///< returns one record or an array of records
+};
 
-/// Time the Wilson hopping term (or the even-odd operator) and return its record.
-nlohmann::json run_dslash(const DslashOptions& opts, double copy_gbytes_per_s);
+/// The suite's case list (families x backends x lattices x operators x precisions ...), in run order.
+/// Adding a benchmark dimension (layout, reconstruction, right-hand sides) means adding a loop here.
+std::vector<Case> suite_cases(const SuiteOptions& opts);
 
-/// The default suite: STREAM copy, then Dslash and the even-odd operator in both precisions on
-/// each lattice. Progress on stderr, one line per case.
-nlohmann::json run_suite(const std::vector<Lattice>& lattices, const std::string& backend, bool quick);
+/// Runs the STREAM copy on each backend, then every case, with one progress line per case on
+/// stderr; returns {provenance, copy_gbytes_per_s (per backend), results: [records]}.
+nlohmann::json run_suite(const SuiteOptions& opts);
 
-/// Write and read a generated configuration as NERSC and as ILDG (double): MB/s of each.
-nlohmann::json run_io(const Lattice& lattice, bool quick);
-
-/// Gauge algorithms (double, default space): kind "smear" (APE, stout, HYP step), "flow" (RK3 step,
-/// clover observables) or "heatbath" (one sweep); time per call and sites per second.
-nlohmann::json run_gauge(const std::string& kind, const Lattice& lattice, bool quick);
-
-/// A readable table of a suite's records.
+/// A readable table of a suite's (or a single benchmark's) records.
 std::string format_table(const nlohmann::json& suite);
+
+/// Every record carries these; the table and the plot script read them.
+void finish_record(nlohmann::json& r, const std::string& family, const std::string& backend);
 
 } // namespace kqcd::bench

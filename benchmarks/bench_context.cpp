@@ -15,6 +15,18 @@ nlohmann::json to_json(const Provenance& p) {
           {"compiler", p.compiler}, {"flags", p.flags},             {"date", p.date}};
 }
 
+nlohmann::json provenance_json(const std::string& backend) { return to_json(make_provenance(backend_or_default(backend))); }
+
+std::string backend_or_default(const std::string& backend) {
+  return backend.empty() ? std::string(Kokkos::DefaultExecutionSpace::name()) : backend;
+}
+
+void finish_record(nlohmann::json& r, const std::string& family, const std::string& backend) {
+  r["family"] = family;
+  r["backend"] = backend;
+  if (!r.contains("provenance")) r["provenance"] = provenance_json(backend);
+}
+
 namespace detail {
 // Not in an anonymous namespace: CUDA extended lambdas need an enclosing function with linkage.
 /// 16-byte elements so that each thread moves one vector (a GPU's widest load), as a

@@ -102,7 +102,7 @@ template <class ES, class Real> nlohmann::json time_dslash_mode(const DslashOpti
 } // namespace
 
 nlohmann::json run_dslash(const DslashOptions& opts, double copy_gbytes_per_s) {
-  const std::string backend = opts.backend.empty() ? std::string(Kokkos::DefaultExecutionSpace::name()) : opts.backend;
+  const std::string backend = backend_or_default(opts.backend);
   const bool wilson = opts.op == "dslash" || opts.op == "wilson" || opts.op == "eo";
   if (!wilson && opts.op != "clover" && opts.op != "clover-dynamic" && opts.op != "twisted" && opts.op != "twisted-clover")
     throw invalid_argument("operator '" + opts.op + "': expected dslash (or wilson), eo, clover, clover-dynamic, twisted or twisted-clover");
@@ -116,6 +116,7 @@ nlohmann::json run_dslash(const DslashOptions& opts, double copy_gbytes_per_s) {
   if (!found) throw invalid_argument("backend '" + backend + "' is not enabled in this build");
   const auto dims = opts.lattice.dims();
   r["benchmark"] = opts.op == "eo" ? "wilson_eo_operator" : wilson ? "wilson_dslash" : opts.op + "_dslash";
+  r["case"] = opts.op;
   r["lattice"] = {dims[0], dims[1], dims[2], dims[3]};
   r["precision"] = opts.precision;
   r["backend"] = backend;
@@ -123,7 +124,7 @@ nlohmann::json run_dslash(const DslashOptions& opts, double copy_gbytes_per_s) {
   if (wilson) r["flops_per_site"] = opts.op == "eo" ? 2688 : 1320;
   r["copy_gbytes_per_s"] = copy_gbytes_per_s;
   r["percent_of_copy"] = 100.0 * r["gbytes_per_s"].get<double>() / copy_gbytes_per_s;
-  r["provenance"] = to_json(make_provenance(backend));
+  finish_record(r, "dslash", backend);
   return r;
 }
 

@@ -39,16 +39,20 @@ nlohmann::json run_io(const Lattice& lattice, bool quick) {
       const double mb = double(fs::file_size(path)) / 1e6;
       std::fprintf(stderr, "[kqcd bench io] %s %s: %.1f MB, write %.1f MB/s, read %.1f MB/s\n", format.c_str(),
                    lattice.to_string().c_str(), mb, mb / write_s, mb / read_s);
-      results.push_back({{"format", format}, {"lattice", lattice.dims()}, {"megabytes", mb},
-                         {"write_mbytes_per_s", mb / write_s}, {"read_mbytes_per_s", mb / read_s},
-                         {"note", "double precision; read includes checksums, SU(3) and header checks"}});
+      nlohmann::json r{{"benchmark", "io_" + format}, {"case", format}, {"format", format}, {"lattice", lattice.dims()},
+                        {"precision", "double"}, {"megabytes", mb}, {"write_s", write_s}, {"read_s", read_s},
+                        {"time_per_call_s", write_s + read_s}, {"write_mbytes_per_s", mb / write_s},
+                        {"read_mbytes_per_s", mb / read_s},
+                        {"note", "double precision; read includes checksums, SU(3) and header checks"}};
+      finish_record(r, "io", Kokkos::DefaultHostExecutionSpace::name());
+      results.push_back(std::move(r));
     }
   } catch (...) {
     fs::remove_all(folder);
     throw;
   }
   fs::remove_all(folder);
-  return {{"provenance", to_json(make_provenance(Kokkos::DefaultHostExecutionSpace::name()))}, {"results", results}};
+  return results;
 }
 
 } // namespace kqcd::bench

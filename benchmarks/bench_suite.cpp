@@ -1,50 +1,189 @@
+// The default `kqcd bench` run: a case list over families, backends, lattices, operators and
+// precisions, run in order with a STREAM copy per backend, a progress line per case on stderr,
+// and a table of every record.
 #include "bench.hpp"
 
+#include <kqcd/core/error.hpp>
+
+#include <algorithm>
 #include <cstdio>
 #include <format>
 
 namespace kqcd::bench {
 
-nlohmann::json run_suite(const std::vector<Lattice>& lattices, const std::string& backend_in, bool quick) {
-  const std::string backend = backend_in.empty() ? std::string(Kokkos::DefaultExecutionSpace::name()) : backend_in;
-  std::fprintf(stderr, "[kqcd bench] STREAM copy on %s\n", backend.c_str());
-  const double copy = stream_copy_gbytes_per_s(backend, quick);
-  nlohmann::json suite{{"copy_gbytes_per_s", copy}, {"provenance", to_json(make_provenance(backend))},
+namespace {
+bool has(const std::vector<std::string>& list, const std::string& item) {
+  return std::find(list.begin(), list.end(), item) != list.end();
+}
+
+/// Fail before anything runs when a list names something unknown.
+void check_all(const std::vector<std::string>& items, const std::vector<std::string>& known, const char* what) {
+  for (const auto& item : items)
+    if (!has(known, item)) {
+      std::string expected;
+      for (const auto& k : known) expected += (expected.empty() ? "" : ", ") + k;
+      throw invalid_argument(std::string("bench: unknown ") + what + " '" + item + "' (expected " + expected + ")");
+    }
+}
+
+/// The largest lattice of the list (by volume): the I/O family runs once, on it.
+Lattice largest(const std::vector<Lattice>& lats) {
+  return *std::max_element(lats.begin(), lats.end(), [](const Lattice& a, const Lattice& b) { return a.volume() < b.volume(); });
+}
+} // namespace
+
+std::vector<Case> suite_cases(const SuiteOptions& o) {
+  check_all(o.families, {"dslash", "solver", "contract", "smear", "flow", "heatbath", "io"}, "family");
+  check_all(o.precisions, {"single", "double"}, "precision");
+  check_all(o.operators, {"dslash", "wilson", "eo", "clover", "clover-dynamic", "twisted", "twisted-clover"}, "operator");
+  check_all(o.solvers, {"cg", "bicgstab"}, "solver");
+  check_all(o.solver_precisions, {"double", "single", "mixed"}, "solver precision");
+  if (o.lattices.empty()) throw invalid_argument("bench: no lattice given");
+  if (has(o.families, "heatbath"))
+    for (const auto& lat : o.lattices)
+      for (int mu = 0; mu < 4; ++mu)
+        if (lat.dim(mu) % 2 != 0)
+          throw invalid_argument("bench: lattice " + lat.to_string() +
+                                 ": the heat bath's checkerboard update needs even extents (or leave heatbath out of --families)");
+  std::vector<std::string> backends = o.backends;
+  if (backends.empty()) backends.push_back(backend_or_default({}));
+  std::vector<Case> cases;
+  for (const auto& backend : backends) {
+    for (const auto& lat : o.lattices) {
+      const std::string where = lat.to_string() + " on " + backend;
+      if (has(o.families, "dslash"))
+        for (const auto& op : o.operators)
+          for (const auto& prec : o.precisions) {
+            DslashOptions d;
+            d.lattice = lat;
+            d.precision = prec;
+            d.backend = backend;
+            d.op = op;
+            d.min_seconds = o.min_seconds;
+            d.quick = o.quick;
+            cases.push_back({"dslash", op + " " + prec + " " + where, backend, [d](double copy) { return run_dslash(d, copy); }});
+          }
+      if (has(o.families, "solver"))
+        for (const auto& solver : o.solvers)
+          for (const auto& prec : o.solver_precisions) {
+            SolverOptions s;
+            s.lattice = lat;
+            s.solver = solver;
+            s.precision = prec;
+            s.kappa = o.kappa;
+            s.tol = o.tol;
+            s.backend = backend;
+            s.quick = o.quick;
+            cases.push_back({"solver", solver + " " + prec + " random gauge " + where, backend, [s](double) { return run_solver(s); }});
+          }
+      if (has(o.families, "contract"))
+        for (const auto& prec : o.precisions)
+          cases.push_back({"contract", "meson correlators " + prec + " " + where, backend, [lat, prec, backend, q = o.quick](double copy) {
+                             return run_contract(lat, prec, backend, copy, q);
+                           }});
+      for (const char* kind : {"smear", "flow", "heatbath"})
+        if (has(o.families, kind))
+          cases.push_back({kind, std::string(kind) + " double " + where, backend, [k = std::string(kind), lat, backend, q = o.quick](double) {
+                             return run_gauge(k, lat, backend, q);
+                           }});
+    }
+    // Solves on the given gauge files (their own lattices), once per backend.
+    if (has(o.families, "solver"))
+      for (const auto& config : o.configs)
+        for (const auto& solver : o.solvers)
+          for (const auto& prec : o.solver_precisions) {
+            SolverOptions s;
+            s.config = config;
+            s.solver = solver;
+            s.precision = prec;
+            s.kappa = o.kappa;
+            s.tol = o.tol;
+            s.backend = backend;
+            s.quick = o.quick;
+            cases.push_back({"solver", solver + " " + prec + " " + config + " on " + backend, backend, [s](double) { return run_solver(s); }});
+          }
+  }
+  // Gauge file I/O runs on the host, whatever the backends: once.
+  if (has(o.families, "io")) {
+    const Lattice lat = largest(o.lattices);
+    cases.push_back({"io", "NERSC and ILDG write/read " + lat.to_string(), backend_or_default({}),
+                     [lat, q = o.quick](double) { return run_io(lat, q); }});
+  }
+  return cases;
+}
+
+nlohmann::json run_suite(const SuiteOptions& o) {
+  const auto cases = suite_cases(o); // validates the options before anything runs
+  std::vector<std::string> backends = o.backends;
+  if (backends.empty()) backends.push_back(backend_or_default({}));
+  nlohmann::json copy = nlohmann::json::object();
+  for (const auto& b : backends) {
+    std::fprintf(stderr, "[kqcd bench] STREAM copy on %s\n", b.c_str());
+    copy[b] = stream_copy_gbytes_per_s(b, o.quick);
+    std::fprintf(stderr, "[kqcd bench] STREAM copy on %s: %.1f GB/s\n", b.c_str(), copy[b].get<double>());
+  }
+  nlohmann::json suite{{"provenance", provenance_json(backends.front())},
+                       {"copy_gbytes_per_s", copy},
                        {"results", nlohmann::json::array()}};
-  const char* ops[] = {"dslash", "eo", "clover", "clover-dynamic", "twisted", "twisted-clover"};
-  const int total = int(lattices.size()) * 2 * int(std::size(ops));
   int n = 0;
-  for (const auto& lat : lattices)
-    for (const char* op : ops)
-      for (const char* prec : {"single", "double"}) {
-        std::fprintf(stderr, "[kqcd bench] case %d/%d: %s %s %s\n", ++n, total, op, prec, lat.to_string().c_str());
-        DslashOptions o;
-        o.lattice = lat;
-        o.precision = prec;
-        o.backend = backend;
-        o.op = op;
-        o.quick = quick;
-        suite["results"].push_back(run_dslash(o, copy));
-      }
+  for (const auto& c : cases) {
+    std::fprintf(stderr, "[kqcd bench] case %d/%zu: %s %s\n", ++n, cases.size(), c.family.c_str(), c.label.c_str());
+    Kokkos::Timer t;
+    const double c_copy = copy.contains(c.backend) ? copy[c.backend].get<double>() : 0.0;
+    const nlohmann::json r = c.run(c_copy);
+    if (r.is_array())
+      for (const auto& item : r) suite["results"].push_back(item);
+    else
+      suite["results"].push_back(r);
+    std::fprintf(stderr, "[kqcd bench] case %d/%zu done in %.1f s\n", n, cases.size(), t.seconds());
+  }
   return suite;
 }
 
 std::string format_table(const nlohmann::json& suite) {
-  std::string out = std::format("STREAM copy: {:.1f} GB/s ({} on {})\n", suite["copy_gbytes_per_s"].get<double>(),
-                                suite["provenance"]["backend"].get<std::string>(),
-                                suite["provenance"]["device"].get<std::string>());
-  out += std::format("{:<20} {:<13} {:<7} {:>12} {:>10} {:>10} {:>8}\n", "benchmark", "lattice", "prec", "time/call",
-                     "GFLOP/s", "GB/s", "%copy");
+  std::string out;
+  const auto& p = suite["provenance"];
+  out += std::format("kqcd {} (git {}), Kokkos {}, {} threads, {}\n", p["kqcd_version"].get<std::string>(),
+                     p["git"].get<std::string>(), p["kokkos_version"].get<std::string>(), p["threads"].get<int>(),
+                     p["device"].get<std::string>());
+  for (const auto& [backend, gbps] : suite["copy_gbytes_per_s"].items())
+    out += std::format("STREAM copy on {}: {:.1f} GB/s\n", backend, gbps.get<double>());
+  out += std::format("{:<26} {:<16} {:<13} {:<7} {:<7} {:>11} {:>9} {:>9} {:>6}  {}\n", "benchmark", "case", "lattice",
+                     "prec", "backend", "time", "GFLOP/s", "GB/s", "%copy", "other");
+  auto num = [](const nlohmann::json& r, const char* key, const char* fmt) -> std::string {
+    if (!r.contains(key)) return "-";
+    const double v = r[key].get<double>();
+    return std::vformat(fmt, std::make_format_args(v));
+  };
+  auto seconds = [](double s) {
+    return s < 1e-3 ? std::format("{:.1f}us", s * 1e6) : s < 1 ? std::format("{:.2f}ms", s * 1e3) : std::format("{:.2f}s", s);
+  };
   for (const auto& r : suite["results"]) {
     const auto& l = r["lattice"];
-    out += std::format("{:<20} {:<13} {:<7} {:>10.1f}us {:>10.2f} {:>10.2f} {:>7.0f}%\n", r["benchmark"].get<std::string>(),
-                       std::format("{}x{}x{}x{}", l[0].get<int>(), l[1].get<int>(), l[2].get<int>(), l[3].get<int>()),
-                       r["precision"].get<std::string>(), r["time_per_call_s"].get<double>() * 1e6,
-                       r["gflops"].get<double>(), r["gbytes_per_s"].get<double>(), r["percent_of_copy"].get<double>());
+    const std::string lattice = std::format("{}x{}x{}x{}", l[0].get<int>(), l[1].get<int>(), l[2].get<int>(), l[3].get<int>());
+    const std::string family = r.value("family", "");
+    std::string other, time;
+    if (family == "solver") {
+      time = seconds(r["time_to_solution_s"].get<double>());
+      other = std::format("{} it, res {:.1e}, {}, op {:.0f}%, {}", r["iterations"].get<int>(), r["true_residual"].get<double>(),
+                          r["status"].get<std::string>(), 100 * r["operator_fraction"].get<double>(), r["gauge"].get<std::string>());
+    } else {
+      time = seconds(r["time_per_call_s"].get<double>());
+      if (r.contains("msites_per_s")) other = std::format("{:.3g} Msites/s", r["msites_per_s"].get<double>());
+      if (family == "io")
+        other = std::format("write {:.0f} MB/s, read {:.0f} MB/s ({:.1f} MB)", r["write_mbytes_per_s"].get<double>(),
+                            r["read_mbytes_per_s"].get<double>(), r["megabytes"].get<double>());
+    }
+    const std::string name = r.value("benchmark", family);
+    const std::string c = r.contains("case") ? r["case"].get<std::string>() : r.value("family", "");
+    out += std::format("{:<26} {:<16} {:<13} {:<7} {:<7} {:>11} {:>9} {:>9} {:>6}  {}\n", name, c.substr(0, 16), lattice,
+                       r.value("precision", "-"), r.value("backend", "-"), time, num(r, "gflops", "{:.2f}"),
+                       num(r, "gbytes_per_s", "{:.2f}"), num(r, "percent_of_copy", "{:.0f}"), other);
   }
-  out += "GB/s use the no-reuse byte model (conventions.md; the clover-type rows add the site-local matrices read);\n"
-         "GFLOP/s count 1320 flops per site per hopping term, QUDA's 1872 (clover, twisted clover) and 1368 (twisted\n"
-         "mass) for A^-1 H on one parity.\n";
+  out += "GB/s and %copy: Dslash rows by the no-reuse byte model of conventions.md (8 links + 8 neighbour spinors +\n"
+         "1 output spinor per site; clover-type rows add the site-local matrices read); contraction rows by the\n"
+         "byte model in their record. GFLOP/s: 1320 flops per site per hopping term, 2688 for the even-odd operator,\n"
+         "QUDA's 1872 (clover, twisted clover) and 1368 (twisted mass) for A^-1 H; solvers: operator flops only.\n";
   return out;
 }
 

@@ -54,17 +54,22 @@ if(KQCD_ENABLE_TESTS)
   find_package(Catch2 3 CONFIG REQUIRED)
 endif()
 
-# Warnings and sanitizers for our own targets only.
+# Warnings, sanitizers and target options for our own targets only. The options that change the
+# generated code are collected in KQCD_TARGET_OPTIONS too, so that benchmark provenance records
+# exactly the flags the kernels were compiled with (cmake/build_info.hpp.in).
 add_library(kqcd_warnings INTERFACE)
-target_compile_options(kqcd_warnings INTERFACE
-  $<$<COMPILE_LANG_AND_ID:CXX,GNU,Clang>:-Wall -Wextra -Wno-unknown-pragmas>
+target_compile_options(kqcd_warnings INTERFACE $<$<COMPILE_LANG_AND_ID:CXX,GNU,Clang>:-Wall -Wextra -Wno-unknown-pragmas>)
+set(KQCD_TARGET_OPTIONS)
+if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
   # Kokkos forces CMAKE_CXX_EXTENSIONS off, and GCC's strict -std=c++20 then stops contracting
   # a*b+c into fused multiply-adds, which the kernels are written for.
-  $<$<COMPILE_LANG_AND_ID:CXX,GNU>:-ffp-contract=fast>)
+  list(APPEND KQCD_TARGET_OPTIONS -ffp-contract=fast)
+endif()
 if(KQCD_SANITIZE)
-  target_compile_options(kqcd_warnings INTERFACE -fsanitize=address,undefined -fno-omit-frame-pointer)
+  list(APPEND KQCD_TARGET_OPTIONS -fsanitize=address,undefined -fno-omit-frame-pointer)
   target_link_options(kqcd_warnings INTERFACE -fsanitize=address,undefined)
 endif()
-if(KQCD_NATIVE)
-  target_compile_options(kqcd_warnings INTERFACE $<$<COMPILE_LANG_AND_ID:CXX,GNU,Clang>:-march=native>)
+if(KQCD_NATIVE AND CMAKE_CXX_COMPILER_ID MATCHES "GNU|Clang")
+  list(APPEND KQCD_TARGET_OPTIONS -march=native)
 endif()
+target_compile_options(kqcd_warnings INTERFACE ${KQCD_TARGET_OPTIONS})

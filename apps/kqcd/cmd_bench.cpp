@@ -1,11 +1,16 @@
-// kqcd bench: the benchmark suite (default) and single benchmarks (kqcd bench dslash ...).
+// kqcd bench: the benchmark suite (default) and single benchmarks (kqcd bench dslash ...). Every
+// command prints a table (or JSON with --json) and can write its JSON to --out; every JSON record
+// carries a provenance object.
 #include "commands.hpp"
 
 #include <bench.hpp>
 #include <kqcd/core/error.hpp>
+#include <kqcd/core/execution_spaces.hpp>
 #include <kqcd/io/atomic_file.hpp>
 
 #include <cstdio>
+#include <cstdlib>
+#include <filesystem>
 #include <iostream>
 #include <sstream>
 
@@ -15,30 +20,105 @@ namespace {
 struct BenchSettings {
   std::string lattices = "8x8x8x8,16x16x16x16";
   std::string backend;
+  std::string precisions = "single,double";
+  std::string operators = "dslash,eo,clover,clover-dynamic,twisted,twisted-clover";
+  std::string families = "dslash,solver,contract,smear,flow,heatbath,io";
+  std::string solvers = "cg,bicgstab";
+  std::string solver_precisions = "double,mixed";
+  std::string configs = "auto";
   std::string out;
   bool json = false;
   bool quick = false;
+  double min_seconds = 0.5;
   bench::DslashOptions dslash;
   bench::SolverOptions cg;
   std::string cg_lattice = "16x16x16x16";
   std::string dslash_lattice = "16x16x16x16";
   std::string io_lattice = "32x32x32x32";
   std::string gauge_lattice = "8x8x8x8";
+  std::string contract_lattice = "8x8x8x8";
+  std::string contract_precision = "double";
 };
 
-void emit(const nlohmann::json& j, const BenchSettings& s, const std::string& table) {
-  if (!s.out.empty()) write_file_atomically(s.out, j.dump(2) + "\n", /*overwrite=*/true);
-  if (s.json) std::cout << j.dump(2) << "\n";
-  else std::cout << table;
+std::vector<std::string> split_list(const std::string& text, const char* option) {
+  std::vector<std::string> items;
+  std::stringstream in(text);
+  for (std::string item; std::getline(in, item, ',');)
+    if (!item.empty()) items.push_back(item);
+  if (items.empty()) throw invalid_argument(std::string(option) + ": empty list");
+  return items;
+}
+
+/// One backend for a single benchmark: a list is for the suite only.
+std::string single_backend(const std::string& backend) {
+  if (backend.find(',') != std::string::npos || backend == "all")
+    throw invalid_argument("--backend '" + backend + "': a single benchmark runs on one backend (lists and 'all' are for the suite)");
+  return bench::backend_or_default(backend);
+}
+
+/// --configs auto: the 8^4 beta 6.0 MILC configuration of the shared data, found through
+/// $KQCD_DATA or the source tree's ../shared/data; none there means no file-based solves.
+std::vector<std::string> resolve_configs(const std::string& configs) {
+  if (configs == "none") return {};
+  if (configs != "auto") {
+    auto files = split_list(configs, "--configs");
+    for (const auto& f : files)
+      if (!std::filesystem::exists(f)) throw invalid_argument("--configs: gauge file '" + f + "' does not exist");
+    return files;
+  }
+  std::vector<std::string> dirs;
+  if (const char* env = std::getenv("KQCD_DATA")) dirs.emplace_back(env);
+#ifdef KQCD_DEFAULT_DATA_DIR
+  dirs.emplace_back(KQCD_DEFAULT_DATA_DIR);
+#endif
+  for (const auto& d : dirs) {
+    const auto f = std::filesystem::path(d) / "milc-l8888-b6.0.milc";
+    if (std::filesystem::exists(f)) return {f.lexically_normal().string()};
+  }
+  std::fprintf(stderr, "[kqcd bench] no reference configuration found (set KQCD_DATA or --configs): solver cases use random gauge fields only\n");
+  return {};
+}
+
+/// Table (or JSON) on stdout, JSON to --out. `doc` is what --json prints; `records` the table rows.
+void emit(const nlohmann::json& doc, const nlohmann::json& records, const BenchSettings& s, const nlohmann::json& copy) {
+  if (!s.out.empty()) write_file_atomically(s.out, doc.dump(2) + "\n", /*overwrite=*/true);
+  if (s.json) {
+    std::cout << doc.dump(2) << "\n";
+  } else {
+    nlohmann::json table{{"provenance", records.front()["provenance"]}, {"copy_gbytes_per_s", copy}, {"results", records}};
+    std::cout << bench::format_table(table);
+  }
   if (!s.out.empty()) std::fprintf(stderr, "[kqcd bench] JSON written to %s\n", s.out.c_str());
+}
+
+void emit_record(const nlohmann::json& r, const BenchSettings& s, const nlohmann::json& copy = nlohmann::json::object()) {
+  emit(r, nlohmann::json::array({r}), s, copy);
+}
+
+void emit_records(const nlohmann::json& records, const BenchSettings& s) {
+  emit({{"provenance", records.front()["provenance"]}, {"results", records}}, records, s, nlohmann::json::object());
 }
 } // namespace
 
 void add_bench_command(CLI::App& app, Action& action) {
   auto s = std::make_shared<BenchSettings>();
   auto* cmd = app.add_subcommand("bench", "Run the benchmark suite, or one benchmark (see its subcommands)");
-  cmd->add_option("--lattices", s->lattices, "Comma-separated lattices for the suite")->capture_default_str();
-  cmd->add_option("--backend", s->backend, "Kokkos execution space (default: the default one)");
+  cmd->add_option("--lattices", s->lattices, "Suite: comma-separated lattices")->capture_default_str();
+  cmd->add_option("--backend,--backends", s->backend,
+                  "Kokkos execution space (default: the default one); the suite takes a comma-separated list or 'all'");
+  cmd->add_option("--precisions", s->precisions, "Suite: Dslash and contraction precisions (single,double)")->capture_default_str();
+  cmd->add_option("--operators", s->operators, "Suite: Dslash operators")->capture_default_str();
+  cmd->add_option("--families", s->families, "Suite: benchmark families to run")->capture_default_str();
+  cmd->add_option("--solvers", s->solvers, "Suite: solvers (cg = CG on the normal equations, bicgstab)")->capture_default_str();
+  cmd->add_option("--solver-precisions", s->solver_precisions, "Suite: solver precisions (double, single, mixed)")
+      ->capture_default_str();
+  cmd->add_option("--configs", s->configs,
+                  "Suite: gauge files for the solver cases (comma-separated), 'auto' (the shared 8^4 beta 6.0 MILC file "
+                  "if found, or $KQCD_DATA/milc-l8888-b6.0.milc) or 'none'")
+      ->capture_default_str();
+  cmd->add_option("--min-seconds", s->min_seconds, "Time each Dslash case for at least this long")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
   cmd->add_option("--out", s->out, "Also write the JSON results to this file");
   cmd->add_flag("--json", s->json, "Print JSON instead of a table");
   cmd->add_flag("--quick", s->quick, "A smoke run with minimal timing (for tests)");
@@ -61,41 +141,56 @@ void add_bench_command(CLI::App& app, Action& action) {
   dslash->add_option("--sites-per-team", s->dslash.sites_per_team, "Sites per team (GPU: threads per block); 0: default")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
-  dslash->add_option("--min-seconds", s->dslash.min_seconds, "Time each case for at least this long")
-      ->check(CLI::PositiveNumber)
-      ->capture_default_str();
 
   auto* io = cmd->add_subcommand("io", "Gauge file write and read throughput (NERSC and ILDG, double)");
   io->fallthrough();
   io->add_option("--lattice", s->io_lattice, "Lattice LXxLYxLZxLT of the generated configuration")->capture_default_str();
 
-  auto* cg = cmd->add_subcommand("cg", "Time to solution of even-odd Wilson CG and its Dslash/linear-algebra split");
+  auto* cg = cmd->add_subcommand("cg", "Time to solution of the even-odd Wilson system (CG on the normal equations or "
+                                       "BiCGStab) and its Dslash/linear-algebra split");
   cg->fallthrough();
-  cg->add_option("--lattice", s->cg_lattice, "Lattice LXxLYxLZxLT")->capture_default_str();
+  cg->add_option("--lattice", s->cg_lattice, "Lattice LXxLYxLZxLT (random gauge field)")->capture_default_str();
+  cg->add_option("--config", s->cg.config, "Solve on this gauge file instead (its own lattice)");
+  cg->add_option("--solver", s->cg.solver, "cg or bicgstab")->check(CLI::IsMember({"cg", "bicgstab"}))->capture_default_str();
   cg->add_option("--precision", s->cg.precision, "double, single or mixed")
       ->check(CLI::IsMember({"double", "single", "mixed"}))
       ->capture_default_str();
   cg->add_option("--kappa", s->cg.kappa, "Hopping parameter")->check(CLI::PositiveNumber)->capture_default_str();
   cg->add_option("--tol", s->cg.tol, "Target relative residual")->check(CLI::PositiveNumber)->capture_default_str();
 
+  auto* contract = cmd->add_subcommand("contract", "Meson correlators (16 Gamma, timeslice sums) of a random propagator");
+  contract->fallthrough();
+  contract->add_option("--lattice", s->contract_lattice, "Lattice LXxLYxLZxLT")->capture_default_str();
+  contract->add_option("--precision", s->contract_precision, "single or double")
+      ->check(CLI::IsMember({"single", "double"}))
+      ->capture_default_str();
+
   std::vector<std::pair<std::string, CLI::App*>> gauge_benches;
   for (const char* kind : {"smear", "flow", "heatbath"}) {
-    auto* g = cmd->add_subcommand(kind, std::string("Gauge algorithm throughput: ") + kind + " (double, default space)");
+    auto* g = cmd->add_subcommand(kind, std::string("Gauge algorithm throughput: ") + kind + " (double)");
     g->fallthrough();
     g->add_option("--lattice", s->gauge_lattice, "Lattice LXxLYxLZxLT")->capture_default_str();
     gauge_benches.emplace_back(kind, g);
   }
 
-  cmd->callback([&action, s, cmd, dslash, io, cg, gauge_benches] {
+  cmd->callback([&action, s, dslash, io, cg, contract, gauge_benches] {
     if (cg->parsed()) {
       action = [s] {
         auto o = s->cg;
         o.lattice = parse_lattice(s->cg_lattice);
-        o.backend = s->backend;
+        o.backend = single_backend(s->backend);
         o.quick = s->quick;
-        const auto r = bench::run_cg(o);
-        if (!s->out.empty()) write_file_atomically(s->out, r.dump(2) + "\n", /*overwrite=*/true);
-        std::cout << r.dump(2) << "\n";
+        emit_record(bench::run_solver(o), *s);
+        return 0;
+      };
+      return;
+    }
+    if (contract->parsed()) {
+      action = [s] {
+        const std::string backend = single_backend(s->backend);
+        const double copy = bench::stream_copy_gbytes_per_s(backend, s->quick);
+        emit_record(bench::run_contract(parse_lattice(s->contract_lattice), s->contract_precision, backend, copy, s->quick), *s,
+                    {{backend, copy}});
         return 0;
       };
       return;
@@ -103,18 +198,14 @@ void add_bench_command(CLI::App& app, Action& action) {
     for (const auto& [kind, g] : gauge_benches)
       if (g->parsed()) {
         action = [s, kind] {
-          const auto r = bench::run_gauge(kind, parse_lattice(s->gauge_lattice), s->quick);
-          if (!s->out.empty()) write_file_atomically(s->out, r.dump(2) + "\n", /*overwrite=*/true);
-          std::cout << r.dump(2) << "\n";
+          emit_records(bench::run_gauge(kind, parse_lattice(s->gauge_lattice), single_backend(s->backend), s->quick), *s);
           return 0;
         };
         return;
       }
     if (io->parsed()) {
       action = [s] {
-        const auto r = bench::run_io(parse_lattice(s->io_lattice), s->quick);
-        if (!s->out.empty()) write_file_atomically(s->out, r.dump(2) + "\n", /*overwrite=*/true);
-        std::cout << r.dump(2) << "\n";
+        emit_records(bench::run_io(parse_lattice(s->io_lattice), s->quick), *s);
         return 0;
       };
       return;
@@ -123,24 +214,35 @@ void add_bench_command(CLI::App& app, Action& action) {
       action = [s] {
         auto o = s->dslash;
         o.lattice = parse_lattice(s->dslash_lattice);
-        o.backend = s->backend.empty() ? std::string(Kokkos::DefaultExecutionSpace::name()) : s->backend;
+        o.backend = single_backend(s->backend);
         o.quick = s->quick;
+        o.min_seconds = s->min_seconds;
         const double copy = bench::stream_copy_gbytes_per_s(o.backend, s->quick);
-        const auto r = bench::run_dslash(o, copy);
-        nlohmann::json suite{{"copy_gbytes_per_s", copy}, {"provenance", r["provenance"]}, {"results", {r}}};
-        emit(r, *s, bench::format_table(suite));
+        emit_record(bench::run_dslash(o, copy), *s, {{o.backend, copy}});
         return 0;
       };
       return;
     }
-    (void)cmd;
     action = [s] {
-      std::vector<Lattice> lats;
-      std::stringstream in(s->lattices);
-      for (std::string item; std::getline(in, item, ',');) lats.push_back(parse_lattice(item));
-      if (lats.empty()) throw invalid_argument("--lattices: no lattice given");
-      const auto suite = bench::run_suite(lats, s->backend, s->quick);
-      emit(suite, *s, bench::format_table(suite));
+      bench::SuiteOptions o;
+      o.lattices.clear();
+      for (const auto& item : split_list(s->lattices, "--lattices")) o.lattices.push_back(parse_lattice(item));
+      if (s->backend == "all") o.backends = enabled_backend_names();
+      else if (!s->backend.empty()) o.backends = split_list(s->backend, "--backend");
+      for (const auto& b : o.backends)
+        if (!with_execution_space(b, []<class ES>() {}))
+          throw invalid_argument("--backend: '" + b + "' is not enabled in this build (enabled: run kqcd info)");
+      o.precisions = split_list(s->precisions, "--precisions");
+      o.operators = split_list(s->operators, "--operators");
+      o.families = split_list(s->families, "--families");
+      o.solvers = split_list(s->solvers, "--solvers");
+      o.solver_precisions = split_list(s->solver_precisions, "--solver-precisions");
+      o.configs = resolve_configs(s->configs);
+      o.min_seconds = s->min_seconds;
+      o.quick = s->quick;
+      const auto suite = bench::run_suite(o);
+      if (suite["results"].empty()) throw invalid_argument("bench: the selection ran no case");
+      emit(suite, suite["results"], *s, suite["copy_gbytes_per_s"]);
       return 0;
     };
   });

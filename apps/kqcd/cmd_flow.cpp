@@ -2,6 +2,7 @@
 // from the plaquette and the clover, and the clover topological charge after every step.
 #include "commands.hpp"
 
+#include <bench.hpp>
 #include <kqcd/fields/host_convert.hpp>
 #include <kqcd/io/gauge_io.hpp>
 #include <kqcd/ops/gradient_flow.hpp>
@@ -46,7 +47,8 @@ int run_flow(const FlowSettings& s) {
   std::fprintf(stderr, "[kqcd flow] %zu steps of %g in %.2f s\n", ms.size() - 1, step, timer.seconds());
   if (s.json) {
     nlohmann::json j{{"lattice", cfg.lattice.dims()}, {"eps", step}, {"tmax", s.tmax},
-                     {"integrator", "Luescher RK3"}, {"measurements", rows}};
+                     {"integrator", "Luescher RK3"}, {"measurements", rows},
+                     {"provenance", bench::provenance_json()}};
     std::cout << j.dump(2) << "\n";
   }
   return 0;

@@ -1,6 +1,7 @@
 // kqcd info: what this build runs on and how it was configured.
 #include "commands.hpp"
 
+#include <bench.hpp>
 #include <kqcd/build_info.hpp>
 #include <kqcd/core/execution_spaces.hpp>
 #include <kqcd/core/provenance.hpp>
@@ -43,9 +44,11 @@ nlohmann::json info_json() {
   j["build"] = {{"compiler", build_info::compiler},
                 {"build_type", build_info::build_type},
                 {"flags", build_info::cxx_flags},
+                {"target_options", build_info::target_options},
                 {"native", build_info::native},
                 {"kokkos_kernels", build_info::kokkos_kernels},
                 {"mpi", build_info::mpi}};
+  j["provenance"] = bench::provenance_json();
   return j;
 }
 } // namespace

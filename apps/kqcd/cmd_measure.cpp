@@ -4,6 +4,7 @@
 // the meson two-point functions of all 16 Gamma(n) (conventions.md) on the device.
 #include "commands.hpp"
 
+#include <bench.hpp>
 #include <kqcd/core/boundary.hpp>
 #include <kqcd/fields/host_convert.hpp>
 #include <kqcd/fields/random_fields.hpp>
@@ -240,6 +241,7 @@ int run_measure(const MeasureSettings& s) {
                       {"converged", results[k].converged()},
                       {"seconds", results[k].seconds}});
   j["solver"] = solves;
+  j["provenance"] = bench::provenance_json();
 
   if (!s.out.empty()) write_file_atomically(s.out, j.dump(2) + "\n", s.force);
   if (s.json) {

@@ -1,5 +1,6 @@
 #include "gauge_summary.hpp"
 
+#include <bench.hpp>
 #include <kqcd/ops/gauge_observables.hpp>
 
 #include <cstdio>
@@ -11,7 +12,8 @@ nlohmann::json gauge_summary_json(const DeviceGauge& u) {
   const double trace = link_trace(u);
   const auto poly = polyakov_loop(u, Nd - 1);
   return {{"lattice", u.lattice().dims()}, {"plaquette", plaq.total}, {"spatial", plaq.spatial},
-          {"temporal", plaq.temporal},     {"link_trace", trace},     {"polyakov", {poly.real(), poly.imag()}}};
+          {"temporal", plaq.temporal},     {"link_trace", trace},     {"polyakov", {poly.real(), poly.imag()}},
+          {"provenance", bench::provenance_json()}};
 }
 
 std::string gauge_summary_text(const DeviceGauge& u) {
