@@ -50,7 +50,8 @@ template <class Term, class... Args> nlohmann::json time_local(const DslashOptio
           {"flops_per_site", WilsonDslash<double>::flops_per_site + Term::local_flops},
           {"site_local_memory_bytes", op.term().memory_bytes()},
           {"neighbours", mode == NeighbourMode::table ? "table" : "on-the-fly"},
-          {"sites_per_team", op.dslash_sites_per_team()}};
+          {"sites_per_team", op.dslash_sites_per_team()},
+          {"launch", op.dslash().last_launch_config().to_string()}};
 }
 
 template <class ES, class Real> nlohmann::json time_local_op(const DslashOptions& opts) {
@@ -89,7 +90,8 @@ nlohmann::json time_dslash(const DslashOptions& opts) {
           {"gflops", flops / per_call * 1e-9},
           {"gbytes_per_s", bytes / per_call * 1e-9},
           {"neighbours", mode == NeighbourMode::table ? "table" : "on-the-fly"},
-          {"sites_per_team", op.dslash_sites_per_team()}};
+          {"sites_per_team", op.dslash_sites_per_team()},
+          {"launch", op.dslash().last_launch_config().to_string()}};
 }
 
 template <class ES, class Real> nlohmann::json time_dslash_mode(const DslashOptions& opts) {

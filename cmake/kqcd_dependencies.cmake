@@ -46,9 +46,10 @@ if(NOT KQCD_ENABLE_MPI STREQUAL "OFF")
   endif()
 endif()
 
+# nlohmann-json: header-only, used privately by src/ (the tune cache) and by the tool.
+find_package(nlohmann_json 3 CONFIG REQUIRED)
 if(KQCD_ENABLE_APPS OR KQCD_ENABLE_BENCHMARKS)
   find_package(CLI11 CONFIG REQUIRED)
-  find_package(nlohmann_json 3 CONFIG REQUIRED)
 endif()
 if(KQCD_ENABLE_TESTS)
   find_package(Catch2 3 CONFIG REQUIRED)

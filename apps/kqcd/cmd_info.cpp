@@ -5,6 +5,7 @@
 #include <kqcd/build_info.hpp>
 #include <kqcd/core/execution_spaces.hpp>
 #include <kqcd/core/provenance.hpp>
+#include <kqcd/core/tune_cache.hpp>
 
 #include <nlohmann/json.hpp>
 
@@ -49,6 +50,7 @@ nlohmann::json info_json() {
                 {"kokkos_kernels", build_info::kokkos_kernels},
                 {"mpi", build_info::mpi}};
   j["provenance"] = bench::provenance_json();
+  j["tune_cache"] = {{"path", tune_cache_path()}, {"tuning", tuning_enabled()}};
   return j;
 }
 } // namespace
@@ -76,7 +78,9 @@ void add_info_command(CLI::App& app, Action& action) {
                 << j["build"]["build_type"].get<std::string>() << ", native "
                 << (j["build"]["native"].get<bool>() ? "on" : "off") << ", Kokkos Kernels "
                 << (j["build"]["kokkos_kernels"].get<bool>() ? "on" : "off") << ", MPI "
-                << (j["build"]["mpi"].get<bool>() ? "on" : "off") << "\n";
+                << (j["build"]["mpi"].get<bool>() ? "on" : "off") << "\n"
+                << "tune cache " << j["tune_cache"]["path"].get<std::string>() << ", tuning "
+                << (j["tune_cache"]["tuning"].get<bool>() ? "on" : "off") << " (kqcd tune lists the entries)\n";
       return 0;
     };
   });

@@ -18,5 +18,6 @@ void add_measure_command(CLI::App& app, Action& action);
 void add_smear_command(CLI::App& app, Action& action);
 void add_flow_command(CLI::App& app, Action& action);
 void add_generate_command(CLI::App& app, Action& action);
+void add_tune_command(CLI::App& app, Action& action);
 
 } // namespace kqcd::cli

@@ -3,6 +3,7 @@
 #include "commands.hpp"
 
 #include <kqcd/core/error.hpp>
+#include <kqcd/core/profile.hpp>
 
 #include <Kokkos_Core.hpp>
 
@@ -15,6 +16,11 @@ int main(int argc, char** argv) {
   CLI::App app{"kqcd: lattice QCD on Kokkos (Dirac operators, solvers, gauge fields, correlators)", "kqcd"};
   app.require_subcommand(1, 1);
   app.set_help_all_flag("--help-all", "Show the help of every subcommand");
+  bool profile = false;
+  app.add_flag("--profile", profile,
+               "Print the time of each top-level call (init, h2d, compute, d2h, free, total) to stderr at exit "
+               "(also KQCD_PROFILE=1)");
+  app.fallthrough(); // --profile after the subcommand too
   kqcd::cli::Action action;
   kqcd::cli::add_info_command(app, action);
   kqcd::cli::add_bench_command(app, action);
@@ -24,6 +30,7 @@ int main(int argc, char** argv) {
   kqcd::cli::add_smear_command(app, action);
   kqcd::cli::add_flow_command(app, action);
   kqcd::cli::add_generate_command(app, action);
+  kqcd::cli::add_tune_command(app, action);
 
   // --kokkos-* options go to Kokkos, everything else to CLI11. Kokkos starts only after parsing,
   // so that `--help` prints kqcd's help (Kokkos would answer it with its own).
@@ -38,6 +45,7 @@ int main(int argc, char** argv) {
   }
   int kokkos_argc = int(kokkos_args.size());
   Kokkos::ScopeGuard kokkos(kokkos_argc, kokkos_args.data());
+  if (profile) kqcd::set_profiling(true); // the table prints when Kokkos finalises
   try {
     return action ? action() : 0;
   } catch (const kqcd::error& e) {

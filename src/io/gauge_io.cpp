@@ -2,6 +2,7 @@
 // SU(3) check and the observables headers carry.
 #include "io_common.hpp"
 
+#include <kqcd/core/profile.hpp>
 #include <kqcd/fields/host_convert.hpp>
 #include <kqcd/ops/gauge_observables.hpp>
 
@@ -227,7 +228,14 @@ GaugeFormat detect(const std::string& path, std::string_view file) {
 GaugeFormat detect_gauge_format(const std::string& path) { return detect(path, read_whole_file(path)); }
 
 HostGaugeConfig read_gauge(const std::string& path, const GaugeReadOptions& options) {
-  return read_gauge_bytes(read_whole_file(path), path, options);
+  ProfileScope prof("kqcd::read_gauge");
+  std::string bytes;
+  {
+    auto init = prof.phase(ProfilePhase::init); // reading the file
+    bytes = read_whole_file(path);
+  }
+  auto compute = prof.phase(ProfilePhase::compute); // decoding and verifying
+  return read_gauge_bytes(bytes, path, options);
 }
 
 HostGaugeConfig read_gauge_bytes(std::string_view file, const std::string& path, const GaugeReadOptions& options) {

@@ -8,10 +8,12 @@
 #pragma once
 
 #include <kqcd/core/error.hpp>
+#include <kqcd/core/profile.hpp>
 #include <kqcd/fields/cb_spinor.hpp>
 #include <kqcd/fields/gauge_field.hpp>
 
 #include <complex>
+#include <optional>
 #include <cstddef>
 #include <vector>
 
@@ -36,7 +38,9 @@ void import_gauge(GaugeField<GT, ES>& u, const std::vector<std::complex<double>>
                   HostGaugeOrder order = HostGaugeOrder::milc) {
   const Lattice& lat = u.lattice();
   detail::check_host_size(host.size(), std::size_t(lat.volume()) * Nd * Nc * Nc, "import_gauge");
+  ProfileScope prof("kqcd::import_gauge");
   for (int p = 0; p < 2; ++p) {
+    auto init = std::optional<ProfileScope::Phase>(std::in_place, prof, ProfilePhase::init); // reordering on the host
     auto h = Kokkos::create_mirror_view(u[p].view());
     for (int s = 0; s < lat.cb_volume(); ++s) {
       const auto site = lat.lex_index(lat.cb_coords(s, p));
@@ -46,6 +50,8 @@ void import_gauge(GaugeField<GT, ES>& u, const std::vector<std::complex<double>>
           for (int b = 0; b < Nc; ++b) h(s, mu, a, b) = GT(m[a * Nc + b].real(), m[a * Nc + b].imag());
       }
     }
+    init.reset();
+    auto h2d = prof.phase(ProfilePhase::h2d);
     Kokkos::deep_copy(u[p].view(), h);
   }
 }
@@ -54,8 +60,11 @@ template <class GT, class ES>
 std::vector<std::complex<double>> export_gauge(const GaugeField<GT, ES>& u, HostGaugeOrder order = HostGaugeOrder::milc) {
   const Lattice& lat = u.lattice();
   std::vector<std::complex<double>> host(std::size_t(lat.volume()) * Nd * Nc * Nc);
+  ProfileScope prof("kqcd::export_gauge");
   for (int p = 0; p < 2; ++p) {
+    auto d2h = std::optional<ProfileScope::Phase>(std::in_place, prof, ProfilePhase::d2h);
     auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), u[p].view());
+    d2h.reset();
     for (int s = 0; s < lat.cb_volume(); ++s) {
       const auto site = lat.lex_index(lat.cb_coords(s, p));
       for (int mu = 0; mu < Nd; ++mu) {

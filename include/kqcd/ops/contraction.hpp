@@ -7,6 +7,8 @@
 // t counted from the source timeslice; at p = 0 the real part is the C_n(t) of conventions.md.
 #pragma once
 
+#include <kqcd/core/profile.hpp>
+#include <kqcd/core/tune.hpp>
 #include <kqcd/fields/propagator.hpp>
 #include <kqcd/kernels/contraction.hpp>
 
@@ -14,6 +16,7 @@
 #include <array>
 #include <complex>
 #include <numbers>
+#include <optional>
 #include <vector>
 
 namespace kqcd {
@@ -46,14 +49,15 @@ DensityView<ES> colour_contract(const SpinorField<ST, Ns, ES>& a, const SpinorFi
   const Lattice lat = a.lattice();
   DensityView<ES> out("kqcd::contraction", lat.volume(), 16);
   using SV = typename SpinorField<ST, Ns, ES>::cb_type::view_type;
+  using Real = typename ST::value_type;
+  // Each site's 16 outputs depend on a and b only, so tuning trials need no backup.
   for (int p = 0; p < 2; ++p) {
-    auto policy = Kokkos::RangePolicy<ES>(0, lat.cb_volume());
     if (type == ContractType::open)
-      Kokkos::parallel_for("kqcd::colour_contract_open", policy,
-                           ColourContractFunctor<ContractType::open, SV, DensityView<ES>>{a[p].view(), b[p].view(), out, lat, p, gamma_basis});
+      tuned_site_launch<ES, Real>("kqcd::colour_contract_open", "", lat.to_string(), lat.cb_volume(),
+                                  ColourContractFunctor<ContractType::open, SV, DensityView<ES>>{a[p].view(), b[p].view(), out, lat, p, gamma_basis});
     else
-      Kokkos::parallel_for("kqcd::colour_contract_dr", policy,
-                           ColourContractFunctor<ContractType::degrand_rossi, SV, DensityView<ES>>{a[p].view(), b[p].view(), out, lat, p, gamma_basis});
+      tuned_site_launch<ES, Real>("kqcd::colour_contract_dr", "", lat.to_string(), lat.cb_volume(),
+                                  ColourContractFunctor<ContractType::degrand_rossi, SV, DensityView<ES>>{a[p].view(), b[p].view(), out, lat, p, gamma_basis});
   }
   return out;
 }
@@ -88,6 +92,8 @@ TimesliceSums timeslice_sum(const DensityView<ES>& density, const Lattice& lat, 
   if (ncomp < 1 || ncomp > 16 || std::int64_t(density.extent(0)) != lat.volume())
     throw invalid_argument("timeslice_sum: density has " + std::to_string(density.extent(0)) + " sites and " +
                            std::to_string(ncomp) + " components, expected the lattice volume and 1..16");
+  ProfileScope prof("kqcd::timeslice_sum");
+  auto compute = std::optional<ProfileScope::Phase>(std::in_place, prof, ProfilePhase::compute);
   const int Lt = lat.dim(3);
   using traits = ArchTraits<ES>;
   using Out = Kokkos::View<double** [2], Kokkos::LayoutRight, typename ES::memory_space>;
@@ -100,6 +106,8 @@ TimesliceSums timeslice_sum(const DensityView<ES>& density, const Lattice& lat, 
   F f{density, out, lat, ncomp, origin.x[3], {origin.x[0], origin.x[1], origin.x[2]}, {}, blocks, block};
   for (int i = 0; i < 3; ++i) f.p[i] = 2.0 * std::numbers::pi * mom.n[std::size_t(i)] / lat.dim(i);
   Kokkos::parallel_for("kqcd::timeslice_sum", Policy(Lt * blocks, std::min(traits::max_team_size, block)), f);
+  compute.reset();
+  auto d2h = prof.phase(ProfilePhase::d2h);
   auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), out);
   TimesliceSums r(std::size_t(Lt), std::vector<std::complex<double>>(std::size_t(ncomp), 0.0));
   for (int t = 0; t < Lt; ++t)
@@ -112,6 +120,8 @@ TimesliceSums timeslice_sum(const DensityView<ES>& density, const Lattice& lat, 
 template <class Real, class ES>
 std::vector<TimesliceSums> meson_correlators(const PropagatorField<Real, ES>& S, const Coords& source,
                                              const std::vector<Momentum>& momenta = {Momentum{}}) {
+  ProfileScope prof("kqcd::meson_correlators");
+  auto compute = prof.phase(ProfilePhase::compute);
   const auto density = meson_density(S);
   std::vector<TimesliceSums> r;
   for (const auto& m : momenta) r.push_back(timeslice_sum<ES>(density, S.lattice(), source, m));

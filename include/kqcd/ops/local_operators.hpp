@@ -15,6 +15,7 @@
 // Both are the solvers' operator concept (vector_type, create_vector(), apply(out, in, isign)).
 #pragma once
 
+#include <kqcd/core/profile.hpp>
 #include <kqcd/kernels/clover_term.hpp>
 #include <kqcd/kernels/local_terms.hpp>
 #include <kqcd/ops/wilson_dslash.hpp>
@@ -53,9 +54,13 @@ public:
                                           csw,
                                           mu,
                                           inverse == Inverse::none ? 0 : inverse == Inverse::inverse ? 1 : 2};
-      Kokkos::parallel_for("kqcd::CloverField::build", Kokkos::RangePolicy<ExecSpace>(0, n), f);
+      // Idempotent (reads only links), so tuning trials need no backup.
+      tuned_site_launch<ExecSpace, Real>("kqcd::CloverField::build", inverse_name(inverse), lattice_.to_string(), n, f);
     }
     Kokkos::fence("kqcd::CloverField::build");
+  }
+  static const char* inverse_name(Inverse i) {
+    return i == Inverse::none ? "no inverse" : i == Inverse::inverse ? "inverse" : "twisted inverse";
   }
   const Lattice& lattice() const { return lattice_; }
   const view_type& term(int parity) const { return a_[parity]; }
@@ -215,6 +220,8 @@ public:
 
   /// out = D in (isign = +1) or D^dag in (isign = -1). out must not alias in.
   void apply(vector_type& out, const vector_type& in, int isign = 1) const {
+    ProfileScope prof("kqcd::FullOperator::apply");
+    auto compute = prof.phase(ProfilePhase::compute);
     for (int p = 0; p < 2; ++p) dslash_.apply_local_xpay(out[p], in[1 - p], isign, p, term_.local(p, isign), in[p], Real(-0.5));
   }
   double flops() const { return 2.0 * lattice().cb_volume() * (dslash_type::flops_per_site + Term::local_flops); }
@@ -245,6 +252,8 @@ public:
 
   /// out = D_hat in (isign = +1) or D_hat^dag in (isign = -1), both on even sites; out may alias in.
   void apply(vector_type& out, const vector_type& in, int isign = 1) const {
+    ProfileScope prof("kqcd::EvenOddOperator::apply");
+    auto compute = prof.phase(ProfilePhase::compute);
     dslash_.apply_local_after(tmp_odd_, in, isign, 1, term_.inverse(1, isign), Real(1));
     dslash_.apply_local_xpay(out, tmp_odd_, isign, 0, term_.local(0, isign), in, Real(-0.25));
   }

@@ -5,9 +5,12 @@
 #pragma once
 
 #include <kqcd/core/error.hpp>
+#include <kqcd/core/profile.hpp>
+#include <kqcd/core/tune.hpp>
 #include <kqcd/fields/gauge_field.hpp>
 #include <kqcd/kernels/smear.hpp>
 
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -39,9 +42,11 @@ void link_update_step(const GaugeField<GT, ES>& in, GaugeField<GT, ES>& out, uns
                       const Rule& rule, const char* label) {
   using View = typename CBGaugeField<GT, ES>::view_type;
   const LinkReader<View> reader{{in[0].view(), in[1].view()}, in.lattice()};
+  // out and in are distinct, so tuning trials need no backup.
   for (int p = 0; p < 2; ++p)
-    Kokkos::parallel_for(label, Kokkos::RangePolicy<ES>(0, in.lattice().cb_volume()),
-                         LinkUpdateFunctor<View, Rule>{reader, out[p].view(), p, update_mask, staple_mask, rule});
+    tuned_site_launch<ES, typename GT::value_type>(label, "", in.lattice().to_string(), in.lattice().cb_volume(),
+                                                   LinkUpdateFunctor<View, Rule>{reader, out[p].view(), p, update_mask,
+                                                                                 staple_mask, rule});
 }
 
 template <class GT, class ES> void hyp_step(const GaugeField<GT, ES>& in, GaugeField<GT, ES>& out, const SmearParams& sp) {
@@ -96,8 +101,12 @@ inline void check_smear_params(const SmearParams& sp) {
 template <class GT, class ES, class Callback = std::nullptr_t>
 GaugeField<GT, ES> smear(const GaugeField<GT, ES>& u, const SmearParams& sp, Callback each_step = nullptr) {
   check_smear_params(sp);
+  ProfileScope prof("kqcd::smear");
+  auto init = std::optional<ProfileScope::Phase>(std::in_place, prof, ProfilePhase::init);
   GaugeField<GT, ES> a(u.lattice(), "smeared_a"), b(u.lattice(), "smeared_b");
   for (int p = 0; p < 2; ++p) Kokkos::deep_copy(a[p].view(), u[p].view());
+  init.reset();
+  auto compute = prof.phase(ProfilePhase::compute);
   for (int step = 1; step <= sp.steps; ++step) {
     smear_step(a, b, sp);
     std::swap(a, b);

@@ -6,6 +6,7 @@
 #include <kqcd/core/boundary.hpp>
 #include <kqcd/core/error.hpp>
 #include <kqcd/core/site_table.hpp>
+#include <kqcd/core/tune.hpp>
 #include <kqcd/fields/cb_spinor.hpp>
 #include <kqcd/fields/gauge_field.hpp>
 #include <kqcd/kernels/dslash_wilson.hpp>
@@ -58,11 +59,14 @@ public:
     launch<LocalAfter<Local>>(out, in, isign, target_cb, x ? *x : spinor_type(), {local, x ? a : Real(0), b});
   }
 
-  int sites_per_team() const { return sites_per_team_; }
+  /// Sites per team of the untuned launch (a value set here also switches tuning off).
+  int sites_per_team() const { return sites_per_team_ > 0 ? sites_per_team_ : traits::sites_per_team; }
   void set_sites_per_team(int n) {
     if (n < 1) throw invalid_argument("sites_per_team must be positive, found " + std::to_string(n));
     sites_per_team_ = n;
   }
+  /// The launch shape of the latest call (tuned, cached, or fixed by set_sites_per_team()).
+  LaunchConfig last_launch_config() const { return last_config_; }
 
   /// Work per call on one parity: 1320 flops per site (+48 with xpay).
   double flops(bool xpay = false) const {
@@ -93,21 +97,34 @@ private:
     using Arg = WilsonDslashArg<typename gauge_type::cb_type::view_type, typename spinor_type::view_type, site_table_type,
                                 Epilogue>;
     Arg arg{{u_[0].view(), u_[1].view()}, in.view(), out.view(), x.view(), sites_, ep, lattice().cb_volume(),
-            sites_per_team_};
+            sites_per_team()};
     if (isign > 0) target_cb == 0 ? run<Arg, 1, 0, Epilogue>(arg) : run<Arg, 1, 1, Epilogue>(arg);
     else target_cb == 0 ? run<Arg, -1, 0, Epilogue>(arg) : run<Arg, -1, 1, Epilogue>(arg);
   }
 
+  // Launch shape from the autotuner (core/tune.hpp); trial runs restore out, which may alias x.
   template <class Arg, int isign, int target_cb, class Epilogue> void run(const Arg& arg) const {
-    using policy_type = Kokkos::TeamPolicy<ExecSpace, typename traits::template launch_bounds_for<Real>>;
-    const int league = (arg.n_sites + arg.sites_per_team - 1) / arg.sites_per_team;
-    const policy_type policy(league, std::min(traits::max_team_size, arg.sites_per_team));
-    Kokkos::parallel_for("kqcd::WilsonDslash", policy, DslashFunctor<Arg, isign, target_cb, Epilogue>{arg});
+    using F = SiteKernelOf<DslashFunctor<Arg, isign, target_cb, Epilogue>>;
+    const LaunchConfig fixed{PolicyKind::team, std::min(traits::max_team_size, arg.sites_per_team), arg.sites_per_team};
+    SiteKernelLaunch<ExecSpace, typename traits::template launch_bounds_for<Real>, F> l(
+        "kqcd::WilsonDslash",
+        make_tune_key("kqcd::WilsonDslash", type_name<Epilogue>() + (mode == NeighbourMode::table ? ", table" : ", on the fly"),
+                      lattice().to_string(), precision_name<Real>(),
+                      ExecSpace::name()),
+        arg.n_sites, F{{arg}}, fixed);
+    l.overwrites(arg.out);
+    if (sites_per_team_ > 0) {
+      l.launch(fixed);
+      last_config_ = fixed;
+    } else {
+      last_config_ = tuned_launch(l);
+    }
   }
 
   gauge_type u_;
   site_table_type sites_;
-  int sites_per_team_ = traits::sites_per_team;
+  int sites_per_team_ = 0; ///< 0: tuned
+  mutable LaunchConfig last_config_{};
 };
 
 } // namespace kqcd

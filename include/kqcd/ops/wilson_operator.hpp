@@ -5,6 +5,7 @@
 //                      turn its solution into the solution of D x = b.
 #pragma once
 
+#include <kqcd/core/profile.hpp>
 #include <kqcd/ops/wilson_dslash.hpp>
 
 namespace kqcd {
@@ -34,6 +35,8 @@ public:
 
   /// out = D in (isign = +1) or D^dag in (isign = -1). out must not alias in.
   void apply(vector_type& out, const vector_type& in, int isign = 1) const {
+    ProfileScope prof("kqcd::WilsonOperator::apply");
+    auto compute = prof.phase(ProfilePhase::compute);
     for (int p = 0; p < 2; ++p) dslash_.apply_xpay(out[p], in[1 - p], isign, p, Real(4.0 + mass_), in[p], Real(-0.5));
   }
   double flops() const { return 2.0 * dslash_.flops(true); }
@@ -65,6 +68,8 @@ public:
 
   /// out = D_hat in (isign = +1) or D_hat^dag in (isign = -1), both on even sites; out may alias in.
   void apply(vector_type& out, const vector_type& in, int isign = 1) const {
+    ProfileScope prof("kqcd::WilsonEOOperator::apply");
+    auto compute = prof.phase(ProfilePhase::compute);
     const double a = diagonal();
     dslash_.apply(tmp_odd_, in, isign, 1);
     dslash_.apply_xpay(out, tmp_odd_, isign, 0, Real(a), in, Real(-0.25 / a));

@@ -4,6 +4,7 @@
 // reliable_delta and before convergence is declared.
 #pragma once
 
+#include <kqcd/core/profile.hpp>
 #include <kqcd/ops/blas.hpp>
 #include <kqcd/solvers/solver.hpp>
 
@@ -18,6 +19,8 @@ namespace kqcd {
 template <class Op, class SloppyOp>
 SolverResult bicgstab(const Op& op, const SloppyOp& sop, typename Op::vector_type& x, const typename Op::vector_type& b,
                       const SolverParams& params) {
+  ProfileScope prof("kqcd::bicgstab");
+  auto compute = prof.phase(ProfilePhase::compute); // work vectors are allocated inside
   using cplx = Kokkos::complex<double>;
   Kokkos::Timer timer;
   SolverResult res;

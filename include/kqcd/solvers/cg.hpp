@@ -8,6 +8,7 @@
 // adjoint.
 #pragma once
 
+#include <kqcd/core/profile.hpp>
 #include <kqcd/ops/blas.hpp>
 #include <kqcd/solvers/solver.hpp>
 
@@ -22,6 +23,8 @@ namespace kqcd {
 template <class Op, class SloppyOp>
 SolverResult cg_normal(const Op& op, const SloppyOp& sop, typename Op::vector_type& x,
                        const typename Op::vector_type& b, const SolverParams& params) {
+  ProfileScope prof("kqcd::cg_normal");
+  auto compute = prof.phase(ProfilePhase::compute); // work vectors are allocated inside
   Kokkos::Timer timer;
   SolverResult res;
   constexpr bool same_precision = std::is_same_v<typename Op::vector_type, typename SloppyOp::vector_type>;

@@ -20,6 +20,8 @@ template <> struct ArchTraits<Kokkos::Cuda> {
   using launch_bounds_for = std::conditional_t<sizeof(Real) == 4, Kokkos::LaunchBounds<256, 2>, Kokkos::LaunchBounds<256, 1>>;
   /// One site per thread: a team holds sites_per_team threads.
   static constexpr int max_team_size = 1024;
+  /// Threads that run in lockstep: team sizes are fitted to multiples of it.
+  static constexpr int warp_size = 32;
   static constexpr NeighbourMode neighbour_mode = NeighbourMode::on_the_fly;
 };
 

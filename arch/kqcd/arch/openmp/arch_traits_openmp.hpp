@@ -15,6 +15,8 @@ template <> struct ArchTraits<Kokkos::OpenMP> {
   template <class Real> using launch_bounds_for = Kokkos::LaunchBounds<>;
   /// One thread per team walks the team's sites in order.
   static constexpr int max_team_size = 1;
+  /// Threads that run in lockstep: team sizes are fitted to multiples of it.
+  static constexpr int warp_size = 1;
   static constexpr NeighbourMode neighbour_mode = NeighbourMode::table;
 };
 

@@ -1,0 +1,241 @@
+// The autotuner. A launcher that is Tunable names its kernel (a TuneKey), lists candidate launch
+// configurations and can launch any of them; tuned_launch() looks the key up in the tune cache
+// (core/tune_cache.hpp) and, on a miss, times every candidate (a warm-up and a few fenced repeats
+// each), restores whatever the trial runs overwrote, stores the fastest and launches it.
+// KQCD_TUNE=0 launches the default configuration and touches no cache.
+//
+// Launch helpers: site_candidates() fits team sizes to the iteration space and the warp size and
+// caps them by Kokkos' team_size_max for the functor; launch_sites() runs a per-site functor
+// (operator()(int site)) with a Range or Team policy.
+#pragma once
+
+#include <kqcd/arch/arch_traits.hpp>
+#include <kqcd/core/tune_cache.hpp>
+
+#include <Kokkos_Core.hpp>
+
+#include <algorithm>
+#include <concepts>
+#include <cstdlib>
+#include <functional>
+#include <limits>
+#include <string>
+#include <typeinfo>
+#include <vector>
+#if __has_include(<cxxabi.h>)
+#include <cxxabi.h>
+#endif
+
+namespace kqcd {
+
+template <class Real> const char* precision_name() { return sizeof(Real) == 4 ? "single" : "double"; }
+
+/// A readable name of T for tune keys (demangled where the C++ ABI offers it), computed once.
+template <class T> const std::string& type_name() {
+  static const std::string name = [] {
+    const char* mangled = typeid(T).name();
+#if __has_include(<cxxabi.h>)
+    int status = 0;
+    if (char* d = abi::__cxa_demangle(mangled, nullptr, nullptr, &status)) {
+      std::string s(d);
+      std::free(d);
+      return s;
+    }
+#endif
+    return std::string(mangled);
+  }();
+  return name;
+}
+
+/// A kernel launcher the autotuner can drive.
+template <class T>
+concept Tunable = requires(T& t, const T& ct, const LaunchConfig& c) {
+  typename T::execution_space;
+  { ct.tune_key() } -> std::convertible_to<TuneKey>;
+  { ct.candidates() } -> std::convertible_to<std::vector<LaunchConfig>>;
+  { ct.default_config() } -> std::convertible_to<LaunchConfig>;
+  ct.launch(c);
+  t.save_outputs();    ///< before the trial runs: keep what they will overwrite
+  t.restore_outputs(); ///< after each trial run
+};
+
+/// Device copies of views, restored on request: the outputs trial launches overwrite (and the
+/// inputs, where an output aliases one, e.g. xpay with out == x).
+class OutputBackup {
+public:
+  template <class View> void add(const View& v) {
+    using Copy = Kokkos::View<typename View::non_const_data_type, typename View::array_layout, typename View::device_type>;
+    if (v.size() == 0) return;
+    Copy copy(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kqcd::tune_backup"), v.layout());
+    Kokkos::deep_copy(copy, v);
+    restore_.push_back([v, copy] { Kokkos::deep_copy(v, copy); });
+  }
+  void restore() const {
+    for (const auto& r : restore_) r();
+  }
+  void clear() { restore_.clear(); }
+
+private:
+  std::vector<std::function<void()>> restore_;
+};
+
+/// Times each candidate; returns the fastest (the default when none could be launched).
+template <Tunable T> TuneEntry tune(T& t, int repeats = 3) {
+  using ES = typename T::execution_space;
+  TuneEntry best{t.tune_key(), t.default_config(), std::numeric_limits<double>::infinity()};
+  t.save_outputs();
+  for (const LaunchConfig& c : t.candidates()) {
+    try {
+      t.launch(c); // warm-up; also rejects shapes the backend cannot run
+      ES().fence("kqcd::tune warm-up");
+      Kokkos::Timer timer;
+      for (int r = 0; r < repeats; ++r) t.launch(c);
+      ES().fence("kqcd::tune trial");
+      const double s = timer.seconds() / repeats;
+      if (s < best.seconds) best = {best.key, c, s};
+    } catch (const std::exception&) {
+      ES().fence("kqcd::tune rejected");
+    }
+    t.restore_outputs();
+  }
+  if (!(best.seconds < std::numeric_limits<double>::infinity())) best.seconds = 0;
+  return best;
+}
+
+/// Launches t with its cached configuration, tuning it first on a cache miss.
+template <Tunable T> LaunchConfig tuned_launch(T& t) {
+  if (!tuning_enabled()) {
+    const LaunchConfig c = t.default_config();
+    t.launch(c);
+    return c;
+  }
+  auto cache = tune_cache();
+  LaunchConfig c;
+  if (auto hit = cache->find(t.tune_key())) { // the key names device and version: a hit fits
+    c = hit->config;
+  } else {
+    const TuneEntry e = tune(t);
+    cache->insert(e);
+    c = e.config;
+  }
+  t.launch(c);
+  return c;
+}
+
+/// Team of threads walking sites_per_team consecutive sites of a per-site functor.
+template <class F> struct TeamOverSites {
+  F f;
+  int n_sites;
+  int sites_per_team;
+  template <class Member> KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
+    const int base = team.league_rank() * sites_per_team;
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, sites_per_team), [&](int i) {
+      if (base + i < n_sites) f(base + i);
+    });
+  }
+};
+
+/// Runs f(site) for site in [0, n_sites) with the given launch shape.
+template <class ES, class LaunchBounds = Kokkos::LaunchBounds<>, class F>
+void launch_sites(const std::string& label, int n_sites, const LaunchConfig& c, const F& f) {
+  if (c.kind == PolicyKind::range) {
+    Kokkos::RangePolicy<ES, LaunchBounds> policy(0, n_sites);
+    if (c.sites_per_team > 0) policy.set_chunk_size(c.sites_per_team);
+    Kokkos::parallel_for(label, policy, f);
+  } else {
+    const int spt = std::max(1, c.sites_per_team);
+    Kokkos::TeamPolicy<ES, LaunchBounds> policy((n_sites + spt - 1) / spt, std::max(1, c.team_size));
+    Kokkos::parallel_for(label, policy, TeamOverSites<F>{f, n_sites, spt});
+  }
+}
+
+/// Largest team the backend runs for this functor (capped by ArchTraits' max_team_size).
+template <class ES, class LaunchBounds, class F> int team_size_max_for(const F& f, int n_sites) {
+  const int spt = 32;
+  Kokkos::TeamPolicy<ES, LaunchBounds> policy((n_sites + spt - 1) / spt, 1);
+  const int kokkos_max = policy.team_size_max(TeamOverSites<F>{f, n_sites, spt}, Kokkos::ParallelForTag());
+  return std::max(1, std::min(ArchTraits<ES>::max_team_size, kokkos_max));
+}
+
+/// A team size trimmed to the iteration space and fitted to the warp: a multiple of the warp
+/// size, no larger than the rounded-up site count or team_max.
+template <class ES> int fit_team_size(int requested, int n_sites, int team_max) {
+  constexpr int warp = ArchTraits<ES>::warp_size;
+  const int cover = (std::max(1, n_sites) + warp - 1) / warp * warp;
+  int t = std::min({requested, cover, team_max});
+  if (t >= warp) t = t / warp * warp;
+  return std::max(1, t);
+}
+
+/// Candidate shapes for a per-site kernel: Range with Kokkos' chunking, and Team shapes. With
+/// multi-thread teams (GPUs) one site per thread and team sizes from one warp to team_max; with
+/// one-thread teams (CPUs) 8 to 512 sites per team, trimmed so every thread gets work.
+template <class ES, class LaunchBounds = Kokkos::LaunchBounds<>, class F>
+std::vector<LaunchConfig> site_candidates(const F& f, int n_sites) {
+  std::vector<LaunchConfig> out{{PolicyKind::range, 0, 0}};
+  auto add = [&](LaunchConfig c) {
+    if (std::ranges::find(out, c) == out.end()) out.push_back(c);
+  };
+  const int team_max = team_size_max_for<ES, LaunchBounds>(f, n_sites);
+  if (team_max > 1) {
+    for (int t = ArchTraits<ES>::warp_size; t <= team_max; t *= 2) {
+      const int ts = fit_team_size<ES>(t, n_sites, team_max);
+      add({PolicyKind::team, ts, ts});
+    }
+  } else {
+    const int per_thread = std::max(1, n_sites / std::max(1, ES().concurrency()));
+    for (int spt = 8; spt <= 512; spt *= 2)
+      if (spt <= per_thread || spt == 8) add({PolicyKind::team, 1, spt});
+  }
+  return out;
+}
+
+/// Calls a functor's site_kernel(site): runs kernels written per site under launch_sites().
+template <class F> struct SiteKernelOf {
+  F f;
+  KOKKOS_INLINE_FUNCTION void operator()(int site) const { f.site_kernel(site); }
+};
+
+/// A per-site kernel as a Tunable: label, key, site count, functor, default shape and the views
+/// trial launches overwrite.
+template <class ES, class LaunchBounds, class F> class SiteKernelLaunch {
+public:
+  using execution_space = ES;
+  SiteKernelLaunch(std::string label, TuneKey key, int n_sites, F f, LaunchConfig default_config)
+      : label_(std::move(label)), key_(std::move(key)), n_sites_(n_sites), f_(std::move(f)), default_(default_config) {}
+  /// Views to save before tuning and restore after each trial (outputs, and inputs an output aliases).
+  template <class... Views> SiteKernelLaunch& overwrites(const Views&... v) {
+    savers_.push_back([v...](OutputBackup& b) { (b.add(v), ...); });
+    return *this;
+  }
+  TuneKey tune_key() const { return key_; }
+  std::vector<LaunchConfig> candidates() const { return site_candidates<ES, LaunchBounds>(f_, n_sites_); }
+  LaunchConfig default_config() const { return default_; }
+  void launch(const LaunchConfig& c) const { launch_sites<ES, LaunchBounds>(label_, n_sites_, c, f_); }
+  void save_outputs() {
+    backup_.clear();
+    for (const auto& s : savers_) s(backup_);
+  }
+  void restore_outputs() { backup_.restore(); }
+
+private:
+  std::string label_;
+  TuneKey key_;
+  int n_sites_;
+  F f_;
+  LaunchConfig default_;
+  std::vector<std::function<void(OutputBackup&)>> savers_;
+  OutputBackup backup_;
+};
+
+/// Tunes (first time) and runs a per-site kernel of precision Real on a lattice; kernel is the
+/// label, aux distinguishes variants that share it.
+template <class ES, class Real, class LaunchBounds = Kokkos::LaunchBounds<>, class F>
+LaunchConfig tuned_site_launch(const std::string& kernel, const std::string& aux, const std::string& lattice, int n_sites,
+                               const F& f, LaunchConfig default_config = {}) {
+  SiteKernelLaunch<ES, LaunchBounds, F> l(kernel, make_tune_key(kernel, aux, lattice, precision_name<Real>(), ES::name()),
+                                          n_sites, f, default_config);
+  return tuned_launch(l);
+}
+
+} // namespace kqcd
