@@ -1,6 +1,9 @@
 // WilsonDslash: launches the Wilson hopping kernel. It maps the run-time sign and target parity to
 // the functor's template arguments, owns the launch shape (sites per team) and reports the work
 // done per call (flops(), bytes()) by the conventions' counting.
+// Precision P is float, double or kqcd::half (16-bit spinors and links, float arithmetic); Recon
+// (Recon18/12/8, fields/packed_gauge.hpp) selects how the links are stored. The links are packed
+// once, on the device, from the GaugeField given to the constructor.
 #pragma once
 
 #include <kqcd/core/boundary.hpp>
@@ -8,29 +11,37 @@
 #include <kqcd/core/site_table.hpp>
 #include <kqcd/fields/cb_spinor.hpp>
 #include <kqcd/fields/gauge_field.hpp>
+#include <kqcd/fields/packed_gauge.hpp>
+#include <kqcd/fields/spinor_access.hpp>
 #include <kqcd/kernels/dslash_wilson.hpp>
 
 namespace kqcd {
 
-template <class Real, class ExecSpace = Kokkos::DefaultExecutionSpace,
-          NeighbourMode mode = ArchTraits<ExecSpace>::neighbour_mode>
+template <class P, class ExecSpace = Kokkos::DefaultExecutionSpace,
+          NeighbourMode mode = ArchTraits<ExecSpace>::neighbour_mode, class Recon = Recon18>
 class WilsonDslash {
 public:
+  using precision = P;
+  using recon_type = Recon;
+  using Real = compute_t<P>; ///< arithmetic precision
   using real_type = Real;
   using complex_type = Kokkos::complex<Real>;
   using execution_space = ExecSpace;
   using traits = ArchTraits<ExecSpace>;
   using gauge_type = GaugeField<complex_type, ExecSpace>;
-  using spinor_type = CBSpinor<complex_type, Ns, ExecSpace>;
+  using packed_gauge_type = PackedGauge<P, Recon, ExecSpace>;
+  using spinor_type = cb_spinor_t<P, ExecSpace>;
   using site_table_type = SiteTable<mode, ExecSpace>;
+  using access = SpinorAccess<spinor_type>;
 
   static constexpr double flops_per_site = 1320.0;
   static constexpr double xpay_flops_per_site = 48.0;
 
-  WilsonDslash(const gauge_type& u, const BoundaryPhases& bc) : u_(u), sites_(u.lattice(), bc) {}
+  WilsonDslash(const gauge_type& u, const BoundaryPhases& bc) : u_(u), packed_(u), sites_(u.lattice(), bc) {}
 
   const Lattice& lattice() const { return u_.lattice(); }
   const gauge_type& gauge() const { return u_; }
+  const packed_gauge_type& packed_gauge() const { return packed_; }
 
   /// out = H in, out on parity target_cb, in on the other parity; isign = +1 (D) or -1 (D^dag).
   void apply(spinor_type& out, const spinor_type& in, int isign, int target_cb) const {
@@ -68,11 +79,13 @@ public:
   double flops(bool xpay = false) const {
     return lattice().cb_volume() * (flops_per_site + (xpay ? xpay_flops_per_site : 0.0));
   }
-  /// Bytes per call on one parity in the no-reuse model (conventions.md): 8 links x 18 reals +
-  /// 8 neighbour spinors x 24 reals + 24 reals written (+24 read with xpay).
+  /// Bytes per call on one parity in the no-reuse model of stored sizes (conventions.md): 8 links
+  /// as stored (Recon::reals reals each) + 8 neighbour spinors + 1 written (+1 read with xpay),
+  /// each spinor 24 reals, plus its float norm in half precision.
   double bytes(bool xpay = false) const {
-    return lattice().cb_volume() * double(sizeof(Real)) * (8 * 18 + 8 * 24 + 24 + (xpay ? 24 : 0));
+    return lattice().cb_volume() * (8 * packed_gauge_type::bytes_per_link() + (9 + (xpay ? 1 : 0)) * access::site_bytes);
   }
+  static constexpr const char* byte_model = "no-reuse (stored sizes)";
 
 private:
   void check_parity(const spinor_type& s, int parity, const char* what) const {
@@ -90,9 +103,16 @@ private:
       throw invalid_argument("WilsonDslash: target parity must be 0 or 1, found " + std::to_string(target_cb));
     check_parity(out, target_cb, "output");
     check_parity(in, 1 - target_cb, "input");
-    using Arg = WilsonDslashArg<typename gauge_type::cb_type::view_type, typename spinor_type::view_type, site_table_type,
-                                Epilogue>;
-    Arg arg{{u_[0].view(), u_[1].view()}, in.view(), out.view(), x.view(), sites_, ep, lattice().cb_volume(),
+    using Arg = WilsonDslashArg<Real, typename packed_gauge_type::template accessor_type<Real>,
+                                typename access::template read_type<Real>, typename access::template write_type<Real>,
+                                site_table_type, Epilogue>;
+    Arg arg{{packed_.template accessor<Real>(0), packed_.template accessor<Real>(1)},
+            access::template read<Real>(in),
+            access::template write<Real>(out),
+            access::template read<Real>(x),
+            sites_,
+            ep,
+            lattice().cb_volume(),
             sites_per_team_};
     if (isign > 0) target_cb == 0 ? run<Arg, 1, 0, Epilogue>(arg) : run<Arg, 1, 1, Epilogue>(arg);
     else target_cb == 0 ? run<Arg, -1, 0, Epilogue>(arg) : run<Arg, -1, 1, Epilogue>(arg);
@@ -106,6 +126,7 @@ private:
   }
 
   gauge_type u_;
+  packed_gauge_type packed_;
   site_table_type sites_;
   int sites_per_team_ = traits::sites_per_team;
 };

@@ -15,10 +15,10 @@ inline double wilson_mass_from_kappa(double kappa) {
 }
 
 template <class Real, class ExecSpace = Kokkos::DefaultExecutionSpace,
-          NeighbourMode mode = ArchTraits<ExecSpace>::neighbour_mode>
+          NeighbourMode mode = ArchTraits<ExecSpace>::neighbour_mode, class Recon = Recon18>
 class WilsonOperator {
 public:
-  using dslash_type = WilsonDslash<Real, ExecSpace, mode>;
+  using dslash_type = WilsonDslash<Real, ExecSpace, mode, Recon>;
   using gauge_type = typename dslash_type::gauge_type;
   using spinor_type = typename dslash_type::spinor_type;
   using vector_type = SpinorField<Kokkos::complex<Real>, Ns, ExecSpace>;
@@ -43,11 +43,14 @@ private:
   double mass_;
 };
 
-template <class Real, class ExecSpace = Kokkos::DefaultExecutionSpace,
-          NeighbourMode mode = ArchTraits<ExecSpace>::neighbour_mode>
+/// P = float, double or kqcd::half (then vector_type is a HalfCBSpinor: the sloppy operator of a
+/// mixed-precision solver; prepare_source and reconstruct are for float and double only).
+template <class P, class ExecSpace = Kokkos::DefaultExecutionSpace,
+          NeighbourMode mode = ArchTraits<ExecSpace>::neighbour_mode, class Recon = Recon18>
 class WilsonEOOperator {
 public:
-  using dslash_type = WilsonDslash<Real, ExecSpace, mode>;
+  using dslash_type = WilsonDslash<P, ExecSpace, mode, Recon>;
+  using Real = typename dslash_type::real_type;
   using gauge_type = typename dslash_type::gauge_type;
   using vector_type = typename dslash_type::spinor_type; ///< even-site spinor
   using field_type = SpinorField<Kokkos::complex<Real>, Ns, ExecSpace>;
