@@ -1,11 +1,13 @@
 // How kernels read and write a site of a spinor, whatever its storage: SpinorAccessor for complex
 // float/double views, HalfSpinorAccessor for 16-bit fixed point with a per-site norm. A kernel
 // loads all Nc x Ns components of a site into registers in its arithmetic precision Real and
-// stores them back; SpinorAccess<Spinor> names the accessor types of a container.
+// stores them back; SpinorAccess<Spinor> names the accessor types of a container. The index is
+// the storage index: the site, or site * n_rhs + r in a MultiCBSpinor block.
 #pragma once
 
 #include <kqcd/fields/cb_spinor.hpp>
 #include <kqcd/fields/half_spinor.hpp>
+#include <kqcd/fields/multi_spinor.hpp>
 
 namespace kqcd {
 
@@ -66,6 +68,16 @@ template <class ST, class ES> struct SpinorAccess<CBSpinor<ST, Ns, ES>> {
   template <class Real> static write_type<Real> write(const spinor_type& s) { return {s.view()}; }
   /// Bytes stored per site.
   static constexpr double site_bytes = double(sizeof(ST)) * Nc * Ns;
+};
+
+template <class ST, class ES> struct SpinorAccess<MultiCBSpinor<ST, ES>> : SpinorAccess<CBSpinor<ST, Ns, ES>> {
+  using spinor_type = MultiCBSpinor<ST, ES>;
+  template <class Real> static auto read(const spinor_type& s) {
+    return typename SpinorAccess<CBSpinor<ST, Ns, ES>>::template read_type<Real>{s.view()};
+  }
+  template <class Real> static auto write(const spinor_type& s) {
+    return typename SpinorAccess<CBSpinor<ST, Ns, ES>>::template write_type<Real>{s.view()};
+  }
 };
 
 template <class ES> struct SpinorAccess<HalfCBSpinor<ES>> {

@@ -65,6 +65,7 @@ template <class Real, class GaugeAcc, class InAcc, class OutAcc, class SiteTable
   typename Epilogue::template Arg<real_type> epilogue;
   int n_sites;       ///< checkerboard sites of the target parity
   int sites_per_team;
+  int n_rhs;         ///< right-hand sides: spinor storage index site * n_rhs + r
 };
 
 // hop<mu, dir>() is the unit of work per direction, so that an interior/exterior split for MPI
@@ -79,7 +80,7 @@ template <class Arg, int isign, int target_cb, class Epilogue> struct DslashFunc
 
   // One hop in direction mu (dir = +1 forward, -1 backward): acc += (1 + sigma g_mu) U psi(x +- mu)
   // with sigma = -isign forward and +isign backward, U = U_mu(x) or U_mu^dag(x - mu).
-  template <int mu, int dir> KOKKOS_FORCEINLINE_FUNCTION void hop(int site, cplx acc[Nc][Ns]) const {
+  template <int mu, int dir> KOKKOS_FORCEINLINE_FUNCTION void hop(int site, int rhs, cplx acc[Nc][Ns]) const {
     constexpr int sigma = dir > 0 ? -isign : isign;
     constexpr int shift = sigma > 0 ? 0 : 2; // a factor -1 is i^2
     constexpr int p0 = gamma_dr::perm[mu][0], p1 = gamma_dr::perm[mu][1];
@@ -90,7 +91,7 @@ template <class Arg, int isign, int target_cb, class Epilogue> struct DslashFunc
 
     // Project: h_s = psi_s + sigma g[s][perm(s)] psi_perm(s), s = 0, 1.
     cplx psi[Nc][Ns];
-    arg.in.load(nb.index, psi);
+    arg.in.load(nb.index * arg.n_rhs + rhs, psi);
     cplx h[Nc][2];
     for (int c = 0; c < Nc; ++c) {
       h[c][0] = psi[c][0] + mul_i_pow<k0>(psi[c][p0]);
@@ -133,52 +134,54 @@ template <class Arg, int isign, int target_cb, class Epilogue> struct DslashFunc
     }
   }
 
-  template <int mu> KOKKOS_FORCEINLINE_FUNCTION void hops(int site, cplx acc[Nc][Ns]) const {
-    hop<mu, +1>(site, acc);
-    hop<mu, -1>(site, acc);
+  template <int mu> KOKKOS_FORCEINLINE_FUNCTION void hops(int site, int rhs, cplx acc[Nc][Ns]) const {
+    hop<mu, +1>(site, rhs, acc);
+    hop<mu, -1>(site, rhs, acc);
   }
 
-  KOKKOS_FORCEINLINE_FUNCTION void site_kernel(int site) const {
+  /// Right-hand side rhs of one site; the link loads repeat for each rhs but hit the cache.
+  KOKKOS_FORCEINLINE_FUNCTION void site_kernel(int site, int rhs) const {
     cplx acc[Nc][Ns];
     for (int c = 0; c < Nc; ++c)
       for (int s = 0; s < Ns; ++s) acc[c][s] = czero();
-    hops<0>(site, acc);
-    hops<1>(site, acc);
-    hops<2>(site, acc);
-    hops<3>(site, acc);
+    hops<0>(site, rhs, acc);
+    hops<1>(site, rhs, acc);
+    hops<2>(site, rhs, acc);
+    hops<3>(site, rhs, acc);
+    const int idx = site * arg.n_rhs + rhs;
     if constexpr (std::is_same_v<Epilogue, XpayHopping>) {
       const real a = arg.epilogue.a, b = arg.epilogue.b;
       cplx xv[Nc][Ns];
-      arg.x.load(site, xv);
+      arg.x.load(idx, xv);
       for (int c = 0; c < Nc; ++c)
         for (int s = 0; s < Ns; ++s)
           acc[c][s] = cplx(a * xv[c][s].real() + b * acc[c][s].real(), a * xv[c][s].imag() + b * acc[c][s].imag());
-      arg.out.store(site, acc);
+      arg.out.store(idx, acc);
     } else if constexpr (detail::is_local_xpay<Epilogue>::value) {
       const real b = arg.epilogue.b;
       cplx xv[Nc][Ns], ax[Nc][Ns];
-      arg.x.load(site, xv);
+      arg.x.load(idx, xv);
       arg.epilogue.local.apply(site, xv, ax);
       for (int c = 0; c < Nc; ++c)
         for (int s = 0; s < Ns; ++s)
           acc[c][s] = cplx(ax[c][s].real() + b * acc[c][s].real(), ax[c][s].imag() + b * acc[c][s].imag());
-      arg.out.store(site, acc);
+      arg.out.store(idx, acc);
     } else if constexpr (detail::is_local_after<Epilogue>::value) {
       const real a = arg.epilogue.a, b = arg.epilogue.b;
       for (int c = 0; c < Nc; ++c)
         for (int s = 0; s < Ns; ++s) acc[c][s] = cplx(b * acc[c][s].real(), b * acc[c][s].imag());
       if (a != real(0)) {
         cplx xv[Nc][Ns];
-        arg.x.load(site, xv);
+        arg.x.load(idx, xv);
         for (int c = 0; c < Nc; ++c)
           for (int s = 0; s < Ns; ++s)
             acc[c][s] = cplx(acc[c][s].real() + a * xv[c][s].real(), acc[c][s].imag() + a * xv[c][s].imag());
       }
       cplx r[Nc][Ns];
       arg.epilogue.local.apply(site, acc, r);
-      arg.out.store(site, r);
+      arg.out.store(idx, r);
     } else {
-      arg.out.store(site, acc);
+      arg.out.store(idx, acc);
     }
   }
 
@@ -186,7 +189,10 @@ template <class Arg, int isign, int target_cb, class Epilogue> struct DslashFunc
     const int base = team.league_rank() * arg.sites_per_team;
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, arg.sites_per_team), [&](int i) {
       const int site = base + i;
-      if (site < arg.n_sites) site_kernel(site);
+      if (site >= arg.n_sites) return;
+      // Multi-RHS: one vector lane per right-hand side (consecutive addresses on the GPU).
+      if (arg.n_rhs == 1) site_kernel(site, 0);
+      else Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, arg.n_rhs), [&](int rhs) { site_kernel(site, rhs); });
     });
   }
 };

@@ -33,6 +33,8 @@ public:
   using spinor_type = cb_spinor_t<P, ExecSpace>;
   using site_table_type = SiteTable<mode, ExecSpace>;
   using access = SpinorAccess<spinor_type>;
+  /// A block of right-hand sides (float and double).
+  using multi_spinor_type = MultiCBSpinor<complex_type, ExecSpace>;
 
   static constexpr double flops_per_site = 1320.0;
   static constexpr double xpay_flops_per_site = 48.0;
@@ -69,51 +71,75 @@ public:
     launch<LocalAfter<Local>>(out, in, isign, target_cb, x ? *x : spinor_type(), {local, x ? a : Real(0), b});
   }
 
+  /// Multi-RHS: out_r = H in_r for every right-hand side r of the block, one pass over the links.
+  void apply(multi_spinor_type& out, const multi_spinor_type& in, int isign, int target_cb) const {
+    launch<StoreHopping>(out, in, isign, target_cb, multi_spinor_type(), {});
+  }
+  /// Multi-RHS: out_r = a x_r + b H in_r.
+  void apply_xpay(multi_spinor_type& out, const multi_spinor_type& in, int isign, int target_cb, Real a,
+                  const multi_spinor_type& x, Real b) const {
+    check_parity(x, target_cb, "xpay addend");
+    if (x.n_rhs() != in.n_rhs()) throw invalid_argument("WilsonDslash: xpay block has " + std::to_string(x.n_rhs()) +
+                                                        " right-hand sides, expected " + std::to_string(in.n_rhs()));
+    launch<XpayHopping>(out, in, isign, target_cb, x, {a, b});
+  }
+
   int sites_per_team() const { return sites_per_team_; }
   void set_sites_per_team(int n) {
     if (n < 1) throw invalid_argument("sites_per_team must be positive, found " + std::to_string(n));
     sites_per_team_ = n;
   }
 
-  /// Work per call on one parity: 1320 flops per site (+48 with xpay).
-  double flops(bool xpay = false) const {
-    return lattice().cb_volume() * (flops_per_site + (xpay ? xpay_flops_per_site : 0.0));
+  /// Work per call on one parity: 1320 flops per site and right-hand side (+48 with xpay).
+  double flops(bool xpay = false, int n_rhs = 1) const {
+    return n_rhs * lattice().cb_volume() * (flops_per_site + (xpay ? xpay_flops_per_site : 0.0));
   }
   /// Bytes per call on one parity in the no-reuse model of stored sizes (conventions.md): 8 links
   /// as stored (Recon::reals reals each) + 8 neighbour spinors + 1 written (+1 read with xpay),
   /// each spinor 24 reals, plus its float norm in half precision.
-  double bytes(bool xpay = false) const {
-    return lattice().cb_volume() * (8 * packed_gauge_type::bytes_per_link() + (9 + (xpay ? 1 : 0)) * access::site_bytes);
+  /// With n_rhs right-hand sides the links are counted once per site, the spinors n_rhs times.
+  double bytes(bool xpay = false, int n_rhs = 1) const {
+    return lattice().cb_volume() *
+           (8 * packed_gauge_type::bytes_per_link() + n_rhs * (9 + (xpay ? 1 : 0)) * access::site_bytes);
   }
   static constexpr const char* byte_model = "no-reuse (stored sizes)";
 
 private:
-  void check_parity(const spinor_type& s, int parity, const char* what) const {
+  template <class S> void check_parity(const S& s, int parity, const char* what) const {
     if (s.parity() != parity || !(s.lattice() == lattice()))
       throw invalid_argument(std::string("WilsonDslash: ") + what + " is on parity " + std::to_string(s.parity()) +
                              " of a " + s.lattice().to_string() + " lattice, expected parity " + std::to_string(parity) +
                              " of " + lattice().to_string());
   }
 
-  template <class Epilogue>
-  void launch(spinor_type& out, const spinor_type& in, int isign, int target_cb, const spinor_type& x,
-              typename Epilogue::template Arg<Real> ep) const {
+  static int n_rhs_of(const spinor_type&) { return 1; }
+  static int n_rhs_of(const multi_spinor_type& s) { return s.n_rhs(); }
+
+  template <class Epilogue, class S>
+  void launch(S& out, const S& in, int isign, int target_cb, const S& x, typename Epilogue::template Arg<Real> ep) const {
     if (isign != 1 && isign != -1) throw invalid_argument("WilsonDslash: isign must be +1 or -1, found " + std::to_string(isign));
     if (target_cb != 0 && target_cb != 1)
       throw invalid_argument("WilsonDslash: target parity must be 0 or 1, found " + std::to_string(target_cb));
     check_parity(out, target_cb, "output");
     check_parity(in, 1 - target_cb, "input");
+    const int n_rhs = n_rhs_of(in);
+    if (n_rhs_of(out) != n_rhs)
+      throw invalid_argument("WilsonDslash: output block has " + std::to_string(n_rhs_of(out)) + " right-hand sides, input " +
+                             std::to_string(n_rhs));
+    using SA = SpinorAccess<S>;
     using Arg = WilsonDslashArg<Real, typename packed_gauge_type::template accessor_type<Real>,
-                                typename access::template read_type<Real>, typename access::template write_type<Real>,
+                                typename SA::template read_type<Real>, typename SA::template write_type<Real>,
                                 site_table_type, Epilogue>;
     Arg arg{{packed_.template accessor<Real>(0), packed_.template accessor<Real>(1)},
-            access::template read<Real>(in),
-            access::template write<Real>(out),
-            access::template read<Real>(x),
+            SA::template read<Real>(in),
+            SA::template write<Real>(out),
+            SA::template read<Real>(x),
             sites_,
             ep,
             lattice().cb_volume(),
-            sites_per_team_};
+            // GPU: keep the threads per block (sites x lanes) as tuned for one right-hand side.
+            traits::max_team_size > 1 ? std::max(1, sites_per_team_ / vector_length(n_rhs)) : sites_per_team_,
+            n_rhs};
     if (isign > 0) target_cb == 0 ? run<Arg, 1, 0, Epilogue>(arg) : run<Arg, 1, 1, Epilogue>(arg);
     else target_cb == 0 ? run<Arg, -1, 0, Epilogue>(arg) : run<Arg, -1, 1, Epilogue>(arg);
   }
@@ -121,8 +147,15 @@ private:
   template <class Arg, int isign, int target_cb, class Epilogue> void run(const Arg& arg) const {
     using policy_type = Kokkos::TeamPolicy<ExecSpace, typename traits::template launch_bounds_for<Real>>;
     const int league = (arg.n_sites + arg.sites_per_team - 1) / arg.sites_per_team;
-    const policy_type policy(league, std::min(traits::max_team_size, arg.sites_per_team));
+    const policy_type policy(league, std::min(traits::max_team_size, arg.sites_per_team), vector_length(arg.n_rhs));
     Kokkos::parallel_for("kqcd::WilsonDslash", policy, DslashFunctor<Arg, isign, target_cb, Epilogue>{arg});
+  }
+
+  /// Vector lanes per site: the next power of two >= n_rhs (one lane per right-hand side).
+  static int vector_length(int n_rhs) {
+    int v = 1;
+    while (v < n_rhs) v *= 2;
+    return v;
   }
 
   gauge_type u_;
