@@ -56,8 +56,10 @@ template <class ST, class ES> std::vector<double> rdot_each(const MultiCBSpinor<
   detail::check_same_block(x, y, "rdot_each");
   std::vector<double> out(std::size_t(x.n_rhs()), 0.0);
   using F = detail::BlockDot<typename MultiCBSpinor<ST, ES>::view_type>;
+  // An array reduction returns into a host view (Kokkos 5 refuses a raw pointer).
+  const Kokkos::View<double*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> result(out.data(), out.size());
   Kokkos::parallel_reduce("kqcd::blas::rdot_each", Kokkos::RangePolicy<ES>(0, x.sites()), F{x.n_rhs(), x.view(), y.view()},
-                          out.data());
+                          result);
   return out;
 }
 template <class ST, class ES> std::vector<double> norm2_each(const MultiCBSpinor<ST, ES>& x) { return rdot_each(x, x); }
