@@ -1,11 +1,14 @@
 // Wilson hopping term and even-odd operator throughput, and the hopping term with the site-local
 // term of the preconditioned clover / twisted-mass / twisted-clover operators (A^-1 H on one parity,
 // QUDA's "Dslash" count: clover 1872, twisted mass 1368, twisted clover 1872 flops per site).
+// The Wilson cases also run in half precision, with gauge reconstruct-12/8, and with a block of
+// right-hand sides (multi-RHS hopping term); bytes count the stored sizes (no-reuse model).
 #include "bench.hpp"
 
 #include <kqcd/core/error.hpp>
 #include <kqcd/core/execution_spaces.hpp>
 #include <kqcd/fields/random_fields.hpp>
+#include <kqcd/ops/blas.hpp>
 #include <kqcd/ops/local_operators.hpp>
 #include <kqcd/ops/wilson_operator.hpp>
 
@@ -64,17 +67,28 @@ template <class ES, class Real> nlohmann::json time_local_op(const DslashOptions
   return time_local<TwistedCloverTerm<Real, ES>>(opts, mass, csw, mu);
 }
 
-template <class ES, class Real, NeighbourMode mode>
+/// Random spinor of any storage: drawn in float or double, converted to half where needed.
+template <class Spinor> void fill_random(Spinor& s, std::uint64_t seed) {
+  if constexpr (std::is_same_v<Spinor, HalfCBSpinor<typename Spinor::execution_space>>) {
+    CBSpinor<Kokkos::complex<float>, Ns, typename Spinor::execution_space> f(s.lattice(), s.parity());
+    random_spinor(f, seed);
+    blas::copy(s, f);
+  } else {
+    random_spinor(s, seed);
+  }
+}
+
+template <class ES, class Real, NeighbourMode mode, class Recon = Recon18>
 nlohmann::json time_dslash(const DslashOptions& opts) {
-  using Op = WilsonEOOperator<Real, ES, mode>;
+  using Op = WilsonEOOperator<Real, ES, mode, Recon>;
   typename Op::gauge_type u(opts.lattice);
   random_gauge(u, 1234);
   Op op(u, 0.1, BoundaryPhases::antiperiodic_time());
   if (opts.sites_per_team > 0) op.set_sites_per_team(opts.sites_per_team);
   typename Op::vector_type in(opts.lattice, 1, "bench_in"), out(opts.lattice, 0, "bench_out");
   typename Op::vector_type in_e(opts.lattice, 0, "bench_in_e"), out_e(opts.lattice, 0, "bench_out_e");
-  random_spinor(in, 42);
-  random_spinor(in_e, 43);
+  fill_random(in, 42);
+  fill_random(in_e, 43);
   const bool eo = opts.op == "eo";
   auto call = [&] {
     if (eo) op.apply(out_e, in_e, 1);
@@ -94,11 +108,53 @@ nlohmann::json time_dslash(const DslashOptions& opts) {
           {"launch", op.dslash().last_launch_config().to_string()}};
 }
 
+/// The hopping term on a block of opts.rhs right-hand sides: one pass over the links per call.
+template <class ES, class Real, class Recon> nlohmann::json time_multi(const DslashOptions& opts) {
+  using D = WilsonDslash<Real, ES, ArchTraits<ES>::neighbour_mode, Recon>;
+  typename D::gauge_type u(opts.lattice);
+  random_gauge(u, 1234);
+  D d(u, BoundaryPhases::antiperiodic_time());
+  if (opts.sites_per_team > 0) d.set_sites_per_team(opts.sites_per_team);
+  typename D::multi_spinor_type in(opts.lattice, 1, opts.rhs, "bench_in"), out(opts.lattice, 0, opts.rhs, "bench_out");
+  typename D::spinor_type one(opts.lattice, 1);
+  for (int r = 0; r < opts.rhs; ++r) {
+    random_spinor(one, 42 + std::uint64_t(r));
+    in.insert(r, one);
+  }
+  const auto [per_call, iters] = time_calls<ES>(opts, [&] { d.apply(out, in, 1, 0); });
+  return {{"time_per_call_s", per_call},
+          {"time_per_rhs_s", per_call / opts.rhs},
+          {"iterations", iters},
+          {"gflops", d.flops(false, opts.rhs) / per_call * 1e-9},
+          {"gbytes_per_s", d.bytes(false, opts.rhs) / per_call * 1e-9},
+          {"neighbours", ArchTraits<ES>::neighbour_mode == NeighbourMode::table ? "table" : "on-the-fly"},
+          {"sites_per_team", d.sites_per_team()}};
+}
+
 template <class ES, class Real> nlohmann::json time_dslash_mode(const DslashOptions& opts) {
   const std::string& n = opts.neighbours;
-  if (n == "table") return time_dslash<ES, Real, NeighbourMode::table>(opts);
-  if (n == "on-the-fly") return time_dslash<ES, Real, NeighbourMode::on_the_fly>(opts);
-  if (n == "auto") return time_dslash<ES, Real, ArchTraits<ES>::neighbour_mode>(opts);
+  constexpr NeighbourMode native = ArchTraits<ES>::neighbour_mode;
+  // Compression, half precision and multi-RHS run in the backend's neighbour mode only (compile time).
+  if (opts.recon != 18 || std::is_same_v<Real, half> || opts.rhs > 1) {
+    if (n != "auto") throw invalid_argument("--recon 12/8, --precision half and --rhs > 1 run with --neighbours auto only");
+    if (opts.rhs > 1) {
+      if constexpr (std::is_same_v<Real, half>) throw invalid_argument("--rhs > 1 runs in single or double precision");
+      else {
+        if (opts.op != "dslash" && opts.op != "wilson") throw invalid_argument("--rhs > 1 runs with --operator dslash only");
+        if (opts.recon == 12) return time_multi<ES, Real, Recon12>(opts);
+        if (opts.recon == 8) return time_multi<ES, Real, Recon8>(opts);
+        return time_multi<ES, Real, Recon18>(opts);
+      }
+    }
+    if (opts.recon == 12) return time_dslash<ES, Real, native, Recon12>(opts);
+    if (opts.recon == 8) return time_dslash<ES, Real, native, Recon8>(opts);
+    return time_dslash<ES, Real, native, Recon18>(opts);
+  }
+  if constexpr (!std::is_same_v<Real, half>) {
+    if (n == "table") return time_dslash<ES, Real, NeighbourMode::table>(opts);
+    if (n == "on-the-fly") return time_dslash<ES, Real, NeighbourMode::on_the_fly>(opts);
+    if (n == "auto") return time_dslash<ES, Real, ArchTraits<ES>::neighbour_mode>(opts);
+  }
   throw invalid_argument("neighbours '" + n + "': expected auto, table or on-the-fly");
 }
 } // namespace
@@ -108,11 +164,20 @@ nlohmann::json run_dslash(const DslashOptions& opts, double copy_gbytes_per_s) {
   const bool wilson = opts.op == "dslash" || opts.op == "wilson" || opts.op == "eo";
   if (!wilson && opts.op != "clover" && opts.op != "clover-dynamic" && opts.op != "twisted" && opts.op != "twisted-clover")
     throw invalid_argument("operator '" + opts.op + "': expected dslash (or wilson), eo, clover, clover-dynamic, twisted or twisted-clover");
-  if (opts.precision != "single" && opts.precision != "double")
-    throw invalid_argument("precision '" + opts.precision + "': expected single or double");
+  if (opts.precision != "single" && opts.precision != "double" && opts.precision != "half")
+    throw invalid_argument("precision '" + opts.precision + "': expected single, double or half");
+  if (opts.recon != 18 && opts.recon != 12 && opts.recon != 8)
+    throw invalid_argument("recon " + std::to_string(opts.recon) + ": expected 18, 12 or 8");
+  if (opts.rhs < 1 || opts.rhs > MultiCBSpinor<Kokkos::complex<float>>::max_rhs)
+    throw invalid_argument("rhs " + std::to_string(opts.rhs) + ": expected 1 to 16");
+  if (!wilson && (opts.recon != 18 || opts.precision == "half" || opts.rhs > 1))
+    throw invalid_argument("operator '" + opts.op + "' runs with --recon 18, --rhs 1, single or double precision only");
   nlohmann::json r;
   const bool found = with_execution_space(backend, [&]<class ES>() {
-    if (wilson) r = opts.precision == "single" ? time_dslash_mode<ES, float>(opts) : time_dslash_mode<ES, double>(opts);
+    if (wilson)
+      r = opts.precision == "single" ? time_dslash_mode<ES, float>(opts)
+          : opts.precision == "half" ? time_dslash_mode<ES, half>(opts)
+                                     : time_dslash_mode<ES, double>(opts);
     else r = opts.precision == "single" ? time_local_op<ES, float>(opts) : time_local_op<ES, double>(opts);
   });
   if (!found) throw invalid_argument("backend '" + backend + "' is not enabled in this build");
@@ -122,7 +187,9 @@ nlohmann::json run_dslash(const DslashOptions& opts, double copy_gbytes_per_s) {
   r["lattice"] = {dims[0], dims[1], dims[2], dims[3]};
   r["precision"] = opts.precision;
   r["backend"] = backend;
-  r["byte_model"] = "no-reuse";
+  r["byte_model"] = wilson ? "no-reuse (stored sizes: links as reconstructed reals, spinors 24 reals + half norm)" : "no-reuse";
+  r["recon"] = opts.recon;
+  r["rhs"] = opts.rhs;
   if (wilson) r["flops_per_site"] = opts.op == "eo" ? 2688 : 1320;
   r["copy_gbytes_per_s"] = copy_gbytes_per_s;
   r["percent_of_copy"] = 100.0 * r["gbytes_per_s"].get<double>() / copy_gbytes_per_s;

@@ -126,8 +126,14 @@ void add_bench_command(CLI::App& app, Action& action) {
   auto* dslash = cmd->add_subcommand("dslash", "Wilson hopping term (one parity) or even-odd operator throughput");
   dslash->fallthrough();
   dslash->add_option("--lattice", s->dslash_lattice, "Lattice LXxLYxLZxLT")->capture_default_str();
-  dslash->add_option("--precision", s->dslash.precision, "single or double")
-      ->check(CLI::IsMember({"single", "double"}))
+  dslash->add_option("--precision", s->dslash.precision, "single, double or half (16-bit spinors and links, Wilson only)")
+      ->check(CLI::IsMember({"single", "double", "half"}))
+      ->capture_default_str();
+  dslash->add_option("--recon", s->dslash.recon, "Gauge reconstruction 18, 12 or 8 (Wilson dslash and eo)")
+      ->check(CLI::IsMember({18, 12, 8}))
+      ->capture_default_str();
+  dslash->add_option("--rhs", s->dslash.rhs, "Right-hand sides per call (multi-RHS hopping term, single or double)")
+      ->check(CLI::Range(1, 16))
       ->capture_default_str();
   dslash->add_option("--operator", s->dslash.op,
                      "dslash or wilson (hopping term), eo (even-odd preconditioned Wilson operator), or the hopping term "

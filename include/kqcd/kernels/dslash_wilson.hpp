@@ -3,12 +3,16 @@
 // isign = +1 is the hopping term of D, isign = -1 that of D^dag = g5 D g5. Each hop projects to a
 // half spinor (two spin components), multiplies it by the link and reconstructs the other two
 // components from the gamma matrix's structure, all resolved at compile time.
+// Links come through a gauge accessor (fields/packed_gauge.hpp: reconstruct-18/12/8, 16-bit) and
+// spinors through spinor accessors (fields/spinor_access.hpp: complex or 16-bit with a norm); the
+// kernel computes in Real whatever the storage.
 // Functors only: launching, tuning and counting belong to ops/wilson_dslash.hpp.
 #pragma once
 
 #include <kqcd/core/complex.hpp>
 #include <kqcd/core/gamma.hpp>
 #include <kqcd/core/lattice.hpp>
+#include <kqcd/fields/spinor_access.hpp>
 
 #include <Kokkos_Core.hpp>
 
@@ -50,21 +54,18 @@ template <class E> struct is_local_after : std::false_type {};
 template <class L> struct is_local_after<LocalAfter<L>> : std::true_type {};
 } // namespace detail
 
-/// A read-only view of the same data: lets CUDA route loads through the read-only data cache.
-template <class V>
-using ReadOnlyView = Kokkos::View<typename V::const_data_type, typename V::array_layout, typename V::device_type,
-                                  Kokkos::MemoryTraits<Kokkos::RandomAccess>>;
-
-template <class GaugeView, class SpinorView, class SiteTableT, class Epilogue> struct WilsonDslashArg {
-  using real_type = typename SpinorView::value_type::value_type;
-  ReadOnlyView<GaugeView> gauge[2];  ///< links of the even and odd sites
-  ReadOnlyView<SpinorView> in;       ///< source, parity 1 - target_cb
-  SpinorView out;      ///< result, parity target_cb
-  ReadOnlyView<SpinorView> x;        ///< xpay addend (parity target_cb), unused by StoreHopping
+/// GaugeAcc: load(site, mu, U[3][3]) of one parity; InAcc / OutAcc: load(site, psi) / store(site, psi).
+template <class Real, class GaugeAcc, class InAcc, class OutAcc, class SiteTableT, class Epilogue> struct WilsonDslashArg {
+  using real_type = Real;
+  GaugeAcc gauge[2]; ///< links of the even and odd sites
+  InAcc in;          ///< source, parity 1 - target_cb
+  OutAcc out;        ///< result, parity target_cb
+  InAcc x;           ///< xpay addend (parity target_cb), unused by StoreHopping
   SiteTableT sites;
   typename Epilogue::template Arg<real_type> epilogue;
-  int n_sites;         ///< checkerboard sites of the target parity
+  int n_sites;       ///< checkerboard sites of the target parity
   int sites_per_team;
+  int n_rhs;         ///< right-hand sides: spinor storage index site * n_rhs + r
 };
 
 // hop<mu, dir>() is the unit of work per direction, so that an interior/exterior split for MPI
@@ -79,7 +80,7 @@ template <class Arg, int isign, int target_cb, class Epilogue> struct DslashFunc
 
   // One hop in direction mu (dir = +1 forward, -1 backward): acc += (1 + sigma g_mu) U psi(x +- mu)
   // with sigma = -isign forward and +isign backward, U = U_mu(x) or U_mu^dag(x - mu).
-  template <int mu, int dir> KOKKOS_FORCEINLINE_FUNCTION void hop(int site, cplx acc[Nc][Ns]) const {
+  template <int mu, int dir> KOKKOS_FORCEINLINE_FUNCTION void hop(int site, int rhs, cplx acc[Nc][Ns]) const {
     constexpr int sigma = dir > 0 ? -isign : isign;
     constexpr int shift = sigma > 0 ? 0 : 2; // a factor -1 is i^2
     constexpr int p0 = gamma_dr::perm[mu][0], p1 = gamma_dr::perm[mu][1];
@@ -89,12 +90,12 @@ template <class Arg, int isign, int target_cb, class Epilogue> struct DslashFunc
     const Neighbour nb = arg.sites.template neighbour<mu, dir>(site, target_cb);
 
     // Project: h_s = psi_s + sigma g[s][perm(s)] psi_perm(s), s = 0, 1.
+    cplx psi[Nc][Ns];
+    arg.in.load(nb.index * arg.n_rhs + rhs, psi);
     cplx h[Nc][2];
     for (int c = 0; c < Nc; ++c) {
-      const cplx u0 = arg.in(nb.index, c, 0), u1 = arg.in(nb.index, c, 1);
-      const cplx l0 = arg.in(nb.index, c, p0), l1 = arg.in(nb.index, c, p1);
-      h[c][0] = u0 + mul_i_pow<k0>(l0);
-      h[c][1] = u1 + mul_i_pow<k1>(l1);
+      h[c][0] = psi[c][0] + mul_i_pow<k0>(psi[c][p0]);
+      h[c][1] = psi[c][1] + mul_i_pow<k1>(psi[c][p1]);
     }
     if (nb.crossed) {
       const Kokkos::complex<double> b = arg.sites.phase[mu];
@@ -104,20 +105,23 @@ template <class Arg, int isign, int target_cb, class Epilogue> struct DslashFunc
     }
 
     // Multiply by the link.
+    cplx U[Nc][Nc];
     cplx chi[Nc][2];
     if constexpr (dir > 0) {
+      arg.gauge[target_cb].load(site, mu, U);
       for (int a = 0; a < Nc; ++a)
         for (int s = 0; s < 2; ++s) {
-          cplx t = cmul(cplx(arg.gauge[target_cb](site, mu, a, 0)), h[0][s]);
-          t = cmadd(cplx(arg.gauge[target_cb](site, mu, a, 1)), h[1][s], t);
-          chi[a][s] = cmadd(cplx(arg.gauge[target_cb](site, mu, a, 2)), h[2][s], t);
+          cplx t = cmul(U[a][0], h[0][s]);
+          t = cmadd(U[a][1], h[1][s], t);
+          chi[a][s] = cmadd(U[a][2], h[2][s], t);
         }
     } else {
+      arg.gauge[source_cb].load(nb.index, mu, U);
       for (int a = 0; a < Nc; ++a)
         for (int s = 0; s < 2; ++s) {
-          cplx t = cjmul(cplx(arg.gauge[source_cb](nb.index, mu, 0, a)), h[0][s]);
-          t = cjmadd(cplx(arg.gauge[source_cb](nb.index, mu, 1, a)), h[1][s], t);
-          chi[a][s] = cjmadd(cplx(arg.gauge[source_cb](nb.index, mu, 2, a)), h[2][s], t);
+          cplx t = cjmul(U[0][a], h[0][s]);
+          t = cjmadd(U[1][a], h[1][s], t);
+          chi[a][s] = cjmadd(U[2][a], h[2][s], t);
         }
     }
 
@@ -130,56 +134,58 @@ template <class Arg, int isign, int target_cb, class Epilogue> struct DslashFunc
     }
   }
 
-  template <int mu> KOKKOS_FORCEINLINE_FUNCTION void hops(int site, cplx acc[Nc][Ns]) const {
-    hop<mu, +1>(site, acc);
-    hop<mu, -1>(site, acc);
+  template <int mu> KOKKOS_FORCEINLINE_FUNCTION void hops(int site, int rhs, cplx acc[Nc][Ns]) const {
+    hop<mu, +1>(site, rhs, acc);
+    hop<mu, -1>(site, rhs, acc);
   }
 
-  KOKKOS_FORCEINLINE_FUNCTION void site_kernel(int site) const {
+  /// Right-hand side rhs of one site; the link loads repeat for each rhs but hit the cache.
+  /// One right-hand side (the autotuner's per-site launches).
+  KOKKOS_FORCEINLINE_FUNCTION void site_kernel(int site) const { site_kernel(site, 0); }
+  KOKKOS_FORCEINLINE_FUNCTION void site_kernel(int site, int rhs) const {
     cplx acc[Nc][Ns];
     for (int c = 0; c < Nc; ++c)
       for (int s = 0; s < Ns; ++s) acc[c][s] = czero();
-    hops<0>(site, acc);
-    hops<1>(site, acc);
-    hops<2>(site, acc);
-    hops<3>(site, acc);
+    hops<0>(site, rhs, acc);
+    hops<1>(site, rhs, acc);
+    hops<2>(site, rhs, acc);
+    hops<3>(site, rhs, acc);
+    const int idx = site * arg.n_rhs + rhs;
     if constexpr (std::is_same_v<Epilogue, XpayHopping>) {
       // All loads of x before any store to out: out may alias x, so interleaving them would
       // serialise the loads behind the stores (measured 1.5x slower on an H200).
       const real a = arg.epilogue.a, b = arg.epilogue.b;
       cplx xv[Nc][Ns];
-      for (int c = 0; c < Nc; ++c)
-        for (int s = 0; s < Ns; ++s) xv[c][s] = arg.x(site, c, s);
+      arg.x.load(idx, xv);
       for (int c = 0; c < Nc; ++c)
         for (int s = 0; s < Ns; ++s)
-          arg.out(site, c, s) =
-              cplx(a * xv[c][s].real() + b * acc[c][s].real(), a * xv[c][s].imag() + b * acc[c][s].imag());
+          acc[c][s] = cplx(a * xv[c][s].real() + b * acc[c][s].real(), a * xv[c][s].imag() + b * acc[c][s].imag());
+      arg.out.store(idx, acc);
     } else if constexpr (detail::is_local_xpay<Epilogue>::value) {
       const real b = arg.epilogue.b;
       cplx xv[Nc][Ns], ax[Nc][Ns];
-      for (int c = 0; c < Nc; ++c)
-        for (int s = 0; s < Ns; ++s) xv[c][s] = arg.x(site, c, s);
+      arg.x.load(idx, xv);
       arg.epilogue.local.apply(site, xv, ax);
       for (int c = 0; c < Nc; ++c)
         for (int s = 0; s < Ns; ++s)
-          arg.out(site, c, s) = cplx(ax[c][s].real() + b * acc[c][s].real(), ax[c][s].imag() + b * acc[c][s].imag());
+          acc[c][s] = cplx(ax[c][s].real() + b * acc[c][s].real(), ax[c][s].imag() + b * acc[c][s].imag());
+      arg.out.store(idx, acc);
     } else if constexpr (detail::is_local_after<Epilogue>::value) {
       const real a = arg.epilogue.a, b = arg.epilogue.b;
       for (int c = 0; c < Nc; ++c)
         for (int s = 0; s < Ns; ++s) acc[c][s] = cplx(b * acc[c][s].real(), b * acc[c][s].imag());
-      if (a != real(0))
+      if (a != real(0)) {
+        cplx xv[Nc][Ns];
+        arg.x.load(idx, xv);
         for (int c = 0; c < Nc; ++c)
-          for (int s = 0; s < Ns; ++s) {
-            const cplx xv = arg.x(site, c, s);
-            acc[c][s] = cplx(acc[c][s].real() + a * xv.real(), acc[c][s].imag() + a * xv.imag());
-          }
+          for (int s = 0; s < Ns; ++s)
+            acc[c][s] = cplx(acc[c][s].real() + a * xv[c][s].real(), acc[c][s].imag() + a * xv[c][s].imag());
+      }
       cplx r[Nc][Ns];
       arg.epilogue.local.apply(site, acc, r);
-      for (int c = 0; c < Nc; ++c)
-        for (int s = 0; s < Ns; ++s) arg.out(site, c, s) = r[c][s];
+      arg.out.store(idx, r);
     } else {
-      for (int c = 0; c < Nc; ++c)
-        for (int s = 0; s < Ns; ++s) arg.out(site, c, s) = acc[c][s];
+      arg.out.store(idx, acc);
     }
   }
 
@@ -187,7 +193,10 @@ template <class Arg, int isign, int target_cb, class Epilogue> struct DslashFunc
     const int base = team.league_rank() * arg.sites_per_team;
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, arg.sites_per_team), [&](int i) {
       const int site = base + i;
-      if (site < arg.n_sites) site_kernel(site);
+      if (site >= arg.n_sites) return;
+      // Multi-RHS: one vector lane per right-hand side (consecutive addresses on the GPU).
+      if (arg.n_rhs == 1) site_kernel(site, 0);
+      else Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, arg.n_rhs), [&](int rhs) { site_kernel(site, rhs); });
     });
   }
 };

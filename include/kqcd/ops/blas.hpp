@@ -1,9 +1,11 @@
 // Linear algebra on checkerboarded spinors, as the solvers need it. Reductions accumulate in
-// double whatever the field precision.
+// double whatever the field precision. Half-precision spinors (HalfCBSpinor) have their own
+// overloads at the end: each site is loaded in float, combined and stored back with a new norm.
 #pragma once
 
 #include <kqcd/core/error.hpp>
 #include <kqcd/fields/cb_spinor.hpp>
+#include <kqcd/fields/spinor_access.hpp>
 
 #include <string>
 
@@ -123,5 +125,91 @@ template <class Spinor> Kokkos::complex<double> cdot(const Spinor& x, const Spin
 
 /// Re <x, y>
 template <class Spinor> double rdot(const Spinor& x, const Spinor& y) { return cdot(x, y).real(); }
+
+// ---- half precision: through the site accessors (fields/spinor_access.hpp) ----
+namespace detail {
+/// dst = src site by site through the accessors, converting whatever the two formats.
+template <class Dst, class Src> void copy_sites(Dst& dst, const Src& src) {
+  check_same_shape(dst, src, "copy");
+  const auto r = SpinorAccess<Src>::template read<double>(src);
+  const auto w = SpinorAccess<Dst>::template write<double>(dst);
+  Kokkos::parallel_for("kqcd::blas::copy_sites", range(dst), KOKKOS_LAMBDA(int i) {
+    Kokkos::complex<double> v[Nc][Ns];
+    r.load(i, v);
+    w.store(i, v);
+  });
+}
+} // namespace detail
+
+template <class ES> void zero(HalfCBSpinor<ES>& x) {
+  Kokkos::deep_copy(x.view(), short2_t{0, 0});
+  Kokkos::deep_copy(x.norm(), 0.0f);
+}
+template <class ES, class Src> void copy(HalfCBSpinor<ES>& dst, const Src& src) { detail::copy_sites(dst, src); }
+template <class Dst, class ES> void copy(Dst& dst, const HalfCBSpinor<ES>& src) { detail::copy_sites(dst, src); }
+template <class ES> void copy(HalfCBSpinor<ES>& dst, const HalfCBSpinor<ES>& src) {
+  detail::check_same_shape(dst, src, "copy");
+  Kokkos::deep_copy(dst.view(), src.view());
+  Kokkos::deep_copy(dst.norm(), src.norm());
+}
+
+/// y = a x + b y, computed in float per site.
+template <class ES> void axpby(double a, const HalfCBSpinor<ES>& x, double b, HalfCBSpinor<ES>& y) {
+  detail::check_same_shape(x, y, "axpby");
+  using A = SpinorAccess<HalfCBSpinor<ES>>;
+  const auto xr = A::template read<float>(x);
+  const auto yr = A::template read<float>(y);
+  const auto yw = A::template write<float>(y);
+  const float af(a), bf(b);
+  Kokkos::parallel_for("kqcd::blas::axpby_half", detail::range(y), KOKKOS_LAMBDA(int i) {
+    Kokkos::complex<float> xv[Nc][Ns], yv[Nc][Ns];
+    xr.load(i, xv);
+    yr.load(i, yv);
+    for (int c = 0; c < Nc; ++c)
+      for (int sp = 0; sp < Ns; ++sp) yv[c][sp] = af * xv[c][sp] + bf * yv[c][sp];
+    yw.store(i, yv);
+  });
+}
+
+template <class ES> void axpy(double a, const HalfCBSpinor<ES>& x, HalfCBSpinor<ES>& y) { axpby(a, x, 1.0, y); }
+template <class ES> void scale(double a, HalfCBSpinor<ES>& y) { axpby(0.0, y, a, y); }
+
+template <class ES> double norm2(const HalfCBSpinor<ES>& x) {
+  const auto xr = SpinorAccess<HalfCBSpinor<ES>>::template read<float>(x);
+  double sum = 0.0;
+  Kokkos::parallel_reduce(
+      "kqcd::blas::norm2_half", detail::range(x),
+      KOKKOS_LAMBDA(int i, double& acc) {
+        Kokkos::complex<float> v[Nc][Ns];
+        xr.load(i, v);
+        for (int c = 0; c < Nc; ++c)
+          for (int sp = 0; sp < Ns; ++sp) acc += double(v[c][sp].real()) * v[c][sp].real() + double(v[c][sp].imag()) * v[c][sp].imag();
+      },
+      sum);
+  return sum;
+}
+
+template <class ES> Kokkos::complex<double> cdot(const HalfCBSpinor<ES>& x, const HalfCBSpinor<ES>& y) {
+  detail::check_same_shape(x, y, "cdot");
+  using A = SpinorAccess<HalfCBSpinor<ES>>;
+  const auto xr = A::template read<float>(x);
+  const auto yr = A::template read<float>(y);
+  Kokkos::complex<double> sum(0.0);
+  Kokkos::parallel_reduce(
+      "kqcd::blas::cdot_half", detail::range(x),
+      KOKKOS_LAMBDA(int i, Kokkos::complex<double>& acc) {
+        Kokkos::complex<float> xv[Nc][Ns], yv[Nc][Ns];
+        xr.load(i, xv);
+        yr.load(i, yv);
+        for (int c = 0; c < Nc; ++c)
+          for (int sp = 0; sp < Ns; ++sp) {
+            const double xre = xv[c][sp].real(), xim = xv[c][sp].imag(), yre = yv[c][sp].real(), yim = yv[c][sp].imag();
+            acc += Kokkos::complex<double>(xre * yre + xim * yim, xre * yim - xim * yre);
+          }
+      },
+      sum);
+  return sum;
+}
+template <class ES> double rdot(const HalfCBSpinor<ES>& x, const HalfCBSpinor<ES>& y) { return cdot(x, y).real(); }
 
 } // namespace kqcd::blas

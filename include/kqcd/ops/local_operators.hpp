@@ -199,12 +199,13 @@ template <class Spinor, class Local> void apply_site_local(Spinor& out, const Sp
 }
 
 /// D = A - H/2 on full spinors.
-template <class Term, NeighbourMode mode = ArchTraits<typename Term::execution_space>::neighbour_mode> class FullOperator {
+template <class Term, NeighbourMode mode = ArchTraits<typename Term::execution_space>::neighbour_mode, class Recon = Recon18>
+class FullOperator {
 public:
   using Real = typename Term::real_type;
   using ES = typename Term::execution_space;
   using term_type = Term;
-  using dslash_type = WilsonDslash<Real, ES, mode>;
+  using dslash_type = WilsonDslash<Real, ES, mode, Recon>;
   using gauge_type = typename dslash_type::gauge_type;
   using spinor_type = typename dslash_type::spinor_type;
   using vector_type = SpinorField<Kokkos::complex<Real>, Ns, ES>;
@@ -231,12 +232,13 @@ private:
   Term term_;
 };
 
-template <class Term, NeighbourMode mode = ArchTraits<typename Term::execution_space>::neighbour_mode> class EvenOddOperator {
+template <class Term, NeighbourMode mode = ArchTraits<typename Term::execution_space>::neighbour_mode, class Recon = Recon18>
+class EvenOddOperator {
 public:
   using Real = typename Term::real_type;
   using ES = typename Term::execution_space;
   using term_type = Term;
-  using dslash_type = WilsonDslash<Real, ES, mode>;
+  using dslash_type = WilsonDslash<Real, ES, mode, Recon>;
   using gauge_type = typename dslash_type::gauge_type;
   using vector_type = typename dslash_type::spinor_type; ///< even-site spinor
   using field_type = SpinorField<Kokkos::complex<Real>, Ns, ES>;

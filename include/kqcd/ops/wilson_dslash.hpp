@@ -1,6 +1,9 @@
 // WilsonDslash: launches the Wilson hopping kernel. It maps the run-time sign and target parity to
 // the functor's template arguments, owns the launch shape (sites per team) and reports the work
 // done per call (flops(), bytes()) by the conventions' counting.
+// Precision P is float, double or kqcd::half (16-bit spinors and links, float arithmetic); Recon
+// (Recon18/12/8, fields/packed_gauge.hpp) selects how the links are stored. The links are packed
+// once, on the device, from the GaugeField given to the constructor.
 #pragma once
 
 #include <kqcd/core/boundary.hpp>
@@ -9,29 +12,39 @@
 #include <kqcd/core/tune.hpp>
 #include <kqcd/fields/cb_spinor.hpp>
 #include <kqcd/fields/gauge_field.hpp>
+#include <kqcd/fields/packed_gauge.hpp>
+#include <kqcd/fields/spinor_access.hpp>
 #include <kqcd/kernels/dslash_wilson.hpp>
 
 namespace kqcd {
 
-template <class Real, class ExecSpace = Kokkos::DefaultExecutionSpace,
-          NeighbourMode mode = ArchTraits<ExecSpace>::neighbour_mode>
+template <class P, class ExecSpace = Kokkos::DefaultExecutionSpace,
+          NeighbourMode mode = ArchTraits<ExecSpace>::neighbour_mode, class Recon = Recon18>
 class WilsonDslash {
 public:
+  using precision = P;
+  using recon_type = Recon;
+  using Real = compute_t<P>; ///< arithmetic precision
   using real_type = Real;
   using complex_type = Kokkos::complex<Real>;
   using execution_space = ExecSpace;
   using traits = ArchTraits<ExecSpace>;
   using gauge_type = GaugeField<complex_type, ExecSpace>;
-  using spinor_type = CBSpinor<complex_type, Ns, ExecSpace>;
+  using packed_gauge_type = PackedGauge<P, Recon, ExecSpace>;
+  using spinor_type = cb_spinor_t<P, ExecSpace>;
   using site_table_type = SiteTable<mode, ExecSpace>;
+  using access = SpinorAccess<spinor_type>;
+  /// A block of right-hand sides (float and double).
+  using multi_spinor_type = MultiCBSpinor<complex_type, ExecSpace>;
 
   static constexpr double flops_per_site = 1320.0;
   static constexpr double xpay_flops_per_site = 48.0;
 
-  WilsonDslash(const gauge_type& u, const BoundaryPhases& bc) : u_(u), sites_(u.lattice(), bc) {}
+  WilsonDslash(const gauge_type& u, const BoundaryPhases& bc) : u_(u), packed_(u), sites_(u.lattice(), bc) {}
 
   const Lattice& lattice() const { return u_.lattice(); }
   const gauge_type& gauge() const { return u_; }
+  const packed_gauge_type& packed_gauge() const { return packed_; }
 
   /// out = H in, out on parity target_cb, in on the other parity; isign = +1 (D) or -1 (D^dag).
   void apply(spinor_type& out, const spinor_type& in, int isign, int target_cb) const {
@@ -59,6 +72,19 @@ public:
     launch<LocalAfter<Local>>(out, in, isign, target_cb, x ? *x : spinor_type(), {local, x ? a : Real(0), b});
   }
 
+  /// Multi-RHS: out_r = H in_r for every right-hand side r of the block, one pass over the links.
+  void apply(multi_spinor_type& out, const multi_spinor_type& in, int isign, int target_cb) const {
+    launch<StoreHopping>(out, in, isign, target_cb, multi_spinor_type(), {});
+  }
+  /// Multi-RHS: out_r = a x_r + b H in_r.
+  void apply_xpay(multi_spinor_type& out, const multi_spinor_type& in, int isign, int target_cb, Real a,
+                  const multi_spinor_type& x, Real b) const {
+    check_parity(x, target_cb, "xpay addend");
+    if (x.n_rhs() != in.n_rhs()) throw invalid_argument("WilsonDslash: xpay block has " + std::to_string(x.n_rhs()) +
+                                                        " right-hand sides, expected " + std::to_string(in.n_rhs()));
+    launch<XpayHopping>(out, in, isign, target_cb, x, {a, b});
+  }
+
   /// Sites per team of the untuned launch (a value set here also switches tuning off).
   int sites_per_team() const { return sites_per_team_ > 0 ? sites_per_team_ : traits::sites_per_team; }
   void set_sites_per_team(int n) {
@@ -68,51 +94,82 @@ public:
   /// The launch shape of the latest call (tuned, cached, or fixed by set_sites_per_team()).
   LaunchConfig last_launch_config() const { return last_config_; }
 
-  /// Work per call on one parity: 1320 flops per site (+48 with xpay).
-  double flops(bool xpay = false) const {
-    return lattice().cb_volume() * (flops_per_site + (xpay ? xpay_flops_per_site : 0.0));
+  /// Work per call on one parity: 1320 flops per site and right-hand side (+48 with xpay).
+  double flops(bool xpay = false, int n_rhs = 1) const {
+    return n_rhs * lattice().cb_volume() * (flops_per_site + (xpay ? xpay_flops_per_site : 0.0));
   }
-  /// Bytes per call on one parity in the no-reuse model (conventions.md): 8 links x 18 reals +
-  /// 8 neighbour spinors x 24 reals + 24 reals written (+24 read with xpay).
-  double bytes(bool xpay = false) const {
-    return lattice().cb_volume() * double(sizeof(Real)) * (8 * 18 + 8 * 24 + 24 + (xpay ? 24 : 0));
+  /// Bytes per call on one parity in the no-reuse model of stored sizes (conventions.md): 8 links
+  /// as stored (Recon::reals reals each) + 8 neighbour spinors + 1 written (+1 read with xpay),
+  /// each spinor 24 reals, plus its float norm in half precision.
+  /// With n_rhs right-hand sides the links are counted once per site, the spinors n_rhs times.
+  double bytes(bool xpay = false, int n_rhs = 1) const {
+    return lattice().cb_volume() *
+           (8 * packed_gauge_type::bytes_per_link() + n_rhs * (9 + (xpay ? 1 : 0)) * access::site_bytes);
   }
+  static constexpr const char* byte_model = "no-reuse (stored sizes)";
 
 private:
-  void check_parity(const spinor_type& s, int parity, const char* what) const {
+  template <class S> void check_parity(const S& s, int parity, const char* what) const {
     if (s.parity() != parity || !(s.lattice() == lattice()))
       throw invalid_argument(std::string("WilsonDslash: ") + what + " is on parity " + std::to_string(s.parity()) +
                              " of a " + s.lattice().to_string() + " lattice, expected parity " + std::to_string(parity) +
                              " of " + lattice().to_string());
   }
 
-  template <class Epilogue>
-  void launch(spinor_type& out, const spinor_type& in, int isign, int target_cb, const spinor_type& x,
-              typename Epilogue::template Arg<Real> ep) const {
+  static int n_rhs_of(const spinor_type&) { return 1; }
+  static int n_rhs_of(const multi_spinor_type& s) { return s.n_rhs(); }
+
+  template <class Epilogue, class S>
+  void launch(S& out, const S& in, int isign, int target_cb, const S& x, typename Epilogue::template Arg<Real> ep) const {
     if (isign != 1 && isign != -1) throw invalid_argument("WilsonDslash: isign must be +1 or -1, found " + std::to_string(isign));
     if (target_cb != 0 && target_cb != 1)
       throw invalid_argument("WilsonDslash: target parity must be 0 or 1, found " + std::to_string(target_cb));
     check_parity(out, target_cb, "output");
     check_parity(in, 1 - target_cb, "input");
-    using Arg = WilsonDslashArg<typename gauge_type::cb_type::view_type, typename spinor_type::view_type, site_table_type,
-                                Epilogue>;
-    Arg arg{{u_[0].view(), u_[1].view()}, in.view(), out.view(), x.view(), sites_, ep, lattice().cb_volume(),
-            sites_per_team()};
-    if (isign > 0) target_cb == 0 ? run<Arg, 1, 0, Epilogue>(arg) : run<Arg, 1, 1, Epilogue>(arg);
-    else target_cb == 0 ? run<Arg, -1, 0, Epilogue>(arg) : run<Arg, -1, 1, Epilogue>(arg);
+    const int n_rhs = n_rhs_of(in);
+    if (n_rhs_of(out) != n_rhs)
+      throw invalid_argument("WilsonDslash: output block has " + std::to_string(n_rhs_of(out)) + " right-hand sides, input " +
+                             std::to_string(n_rhs));
+    using SA = SpinorAccess<S>;
+    using Arg = WilsonDslashArg<Real, typename packed_gauge_type::template accessor_type<Real>,
+                                typename SA::template read_type<Real>, typename SA::template write_type<Real>,
+                                site_table_type, Epilogue>;
+    Arg arg{{packed_.template accessor<Real>(0), packed_.template accessor<Real>(1)},
+            SA::template read<Real>(in),
+            SA::template write<Real>(out),
+            SA::template read<Real>(x),
+            sites_,
+            ep,
+            lattice().cb_volume(),
+            // GPU: keep the threads per block (sites x lanes) as tuned for one right-hand side.
+            traits::max_team_size > 1 ? std::max(1, sites_per_team() / vector_length(n_rhs)) : sites_per_team(),
+            n_rhs};
+    if (isign > 0) target_cb == 0 ? run<Arg, 1, 0, Epilogue>(arg, out) : run<Arg, 1, 1, Epilogue>(arg, out);
+    else target_cb == 0 ? run<Arg, -1, 0, Epilogue>(arg, out) : run<Arg, -1, 1, Epilogue>(arg, out);
   }
 
-  // Launch shape from the autotuner (core/tune.hpp); trial runs restore out, which may alias x.
-  template <class Arg, int isign, int target_cb, class Epilogue> void run(const Arg& arg) const {
-    using F = SiteKernelOf<DslashFunctor<Arg, isign, target_cb, Epilogue>>;
+  // One right-hand side: launch shape from the autotuner (core/tune.hpp); trial runs restore out,
+  // which may alias x. A block of right-hand sides: one vector lane each, shape fixed.
+  template <class Arg, int isign, int target_cb, class Epilogue, class S> void run(const Arg& arg, const S& out) const {
+    using Functor = DslashFunctor<Arg, isign, target_cb, Epilogue>;
+    if (arg.n_rhs > 1) {
+      using policy_type = Kokkos::TeamPolicy<ExecSpace, typename traits::template launch_bounds_for<Real>>;
+      const int league = (arg.n_sites + arg.sites_per_team - 1) / arg.sites_per_team;
+      const policy_type policy(league, std::min(traits::max_team_size, arg.sites_per_team), vector_length(arg.n_rhs));
+      Kokkos::parallel_for("kqcd::WilsonDslash::multi_rhs", policy, Functor{arg});
+      return;
+    }
+    using F = SiteKernelOf<Functor>;
     const LaunchConfig fixed{PolicyKind::team, std::min(traits::max_team_size, arg.sites_per_team), arg.sites_per_team};
     SiteKernelLaunch<ExecSpace, typename traits::template launch_bounds_for<Real>, F> l(
         "kqcd::WilsonDslash",
-        make_tune_key("kqcd::WilsonDslash", type_name<Epilogue>() + (mode == NeighbourMode::table ? ", table" : ", on the fly"),
-                      lattice().to_string(), precision_name<Real>(),
+        make_tune_key("kqcd::WilsonDslash", type_name<Epilogue>() + (mode == NeighbourMode::table ? ", table" : ", on the fly") +
+                                                   ", recon " + Recon::name,
+                      lattice().to_string(), std::is_same_v<P, half> ? "half" : precision_name<Real>(),
                       ExecSpace::name()),
         arg.n_sites, F{{arg}}, fixed);
-    l.overwrites(arg.out);
+    if constexpr (requires { out.norm(); }) l.overwrites(out.view(), out.norm());
+    else l.overwrites(out.view());
     if (sites_per_team_ > 0) {
       l.launch(fixed);
       last_config_ = fixed;
@@ -121,7 +178,15 @@ private:
     }
   }
 
+  /// Vector lanes per site: the next power of two >= n_rhs (one lane per right-hand side).
+  static int vector_length(int n_rhs) {
+    int v = 1;
+    while (v < n_rhs) v *= 2;
+    return v;
+  }
+
   gauge_type u_;
+  packed_gauge_type packed_;
   site_table_type sites_;
   int sites_per_team_ = 0; ///< 0: tuned
   mutable LaunchConfig last_config_{};

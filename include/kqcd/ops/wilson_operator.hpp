@@ -16,10 +16,10 @@ inline double wilson_mass_from_kappa(double kappa) {
 }
 
 template <class Real, class ExecSpace = Kokkos::DefaultExecutionSpace,
-          NeighbourMode mode = ArchTraits<ExecSpace>::neighbour_mode>
+          NeighbourMode mode = ArchTraits<ExecSpace>::neighbour_mode, class Recon = Recon18>
 class WilsonOperator {
 public:
-  using dslash_type = WilsonDslash<Real, ExecSpace, mode>;
+  using dslash_type = WilsonDslash<Real, ExecSpace, mode, Recon>;
   using gauge_type = typename dslash_type::gauge_type;
   using spinor_type = typename dslash_type::spinor_type;
   using vector_type = SpinorField<Kokkos::complex<Real>, Ns, ExecSpace>;
@@ -46,11 +46,14 @@ private:
   double mass_;
 };
 
-template <class Real, class ExecSpace = Kokkos::DefaultExecutionSpace,
-          NeighbourMode mode = ArchTraits<ExecSpace>::neighbour_mode>
+/// P = float, double or kqcd::half (then vector_type is a HalfCBSpinor: the sloppy operator of a
+/// mixed-precision solver; prepare_source and reconstruct are for float and double only).
+template <class P, class ExecSpace = Kokkos::DefaultExecutionSpace,
+          NeighbourMode mode = ArchTraits<ExecSpace>::neighbour_mode, class Recon = Recon18>
 class WilsonEOOperator {
 public:
-  using dslash_type = WilsonDslash<Real, ExecSpace, mode>;
+  using dslash_type = WilsonDslash<P, ExecSpace, mode, Recon>;
+  using Real = typename dslash_type::real_type;
   using gauge_type = typename dslash_type::gauge_type;
   using vector_type = typename dslash_type::spinor_type; ///< even-site spinor
   using field_type = SpinorField<Kokkos::complex<Real>, Ns, ExecSpace>;
@@ -73,6 +76,18 @@ public:
     const double a = diagonal();
     dslash_.apply(tmp_odd_, in, isign, 1);
     dslash_.apply_xpay(out, tmp_odd_, isign, 0, Real(a), in, Real(-0.25 / a));
+  }
+  /// Multi-RHS: out_r = D_hat in_r for each right-hand side of a block (float and double).
+  using multi_vector_type = typename dslash_type::multi_spinor_type;
+  multi_vector_type create_multi(int n_rhs, const std::string& label = "eo_block") const {
+    return multi_vector_type(lattice(), 0, n_rhs, label);
+  }
+  void apply(multi_vector_type& out, const multi_vector_type& in, int isign = 1) const {
+    if (multi_tmp_.n_rhs() != in.n_rhs() || multi_tmp_.view().size() == 0)
+      multi_tmp_ = multi_vector_type(lattice(), 1, in.n_rhs(), "eo_block_tmp_odd");
+    const double a = diagonal();
+    dslash_.apply(multi_tmp_, in, isign, 1);
+    dslash_.apply_xpay(out, multi_tmp_, isign, 0, Real(a), in, Real(-0.25 / a));
   }
   /// out = D_hat^dag D_hat in
   void apply_normal(vector_type& out, const vector_type& in) const {
@@ -99,6 +114,7 @@ private:
   double mass_;
   mutable vector_type tmp_odd_;
   mutable vector_type tmp_even_;
+  mutable multi_vector_type multi_tmp_;
 };
 
 } // namespace kqcd

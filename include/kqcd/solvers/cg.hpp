@@ -71,7 +71,7 @@ SolverResult cg_normal(const Op& op, const SloppyOp& sop, typename Op::vector_ty
   // the estimate is corrected at every reliable update.
   double tol_n2 = target2 * rr / r2_true;
   double max_rr = rr;
-  Kokkos::deep_copy(ps.view(), rs.view());
+  blas::copy(ps, rs);
 
   while (res.iterations < params.max_iter) {
     sop.apply(tmp, ps, 1);

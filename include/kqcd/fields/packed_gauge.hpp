@@ -1,0 +1,210 @@
+// Gauge compression (QUDA's reconstruct-18/12/8) and 16-bit links as an accessor policy: the hopping
+// kernel asks a LinkAccessor for a 3x3 link in its arithmetic precision and never sees how it is
+// stored. PackedGauge holds both parities as View<Pair*[Nd][Recon::pairs]>, Pair a complex number
+// in float or double or two 16-bit fixed-point reals (short2_t), built from a GaugeField on the device.
+//   Recon18: all 9 complex elements.
+//   Recon12: rows 0 and 1; row 2 = conj(row 0 x row 1) (exact for SU(3)).
+//   Recon8:  a2, a3, b1 and the phases of a1 and c1 (U = [[a1 a2 a3] [b1 b2 b3] [c1 c2 c3]]); the rest
+//            from unitarity and det U = 1 (Bunk-Sommer/QUDA), dividing by 1 - |a1|^2.
+// Recon-12/8 require SU(3) links: the builder measures max |U U^dag - 1| and |det U - 1| and rejects
+// a field beyond `su3_tolerance`; recon-8 also rejects links with 1 - |a1|^2 < 1e-6 (the unit gauge
+// among them), where the second and third rows are not determined. kqcd applies boundary phases to
+// the projected spinor in the kernel, never to the links, so the stored links stay in SU(3).
+// 16-bit links store element / 1 (SU(3) elements lie in [-1, 1]) and recon-8 phases / pi.
+#pragma once
+
+#include <kqcd/arch/arch_traits.hpp>
+#include <kqcd/core/complex.hpp>
+#include <kqcd/core/error.hpp>
+#include <kqcd/core/precision.hpp>
+#include <kqcd/fields/gauge_field.hpp>
+
+#include <Kokkos_MathematicalConstants.hpp>
+
+#include <string>
+
+namespace kqcd {
+
+namespace detail {
+template <class T> KOKKOS_INLINE_FUNCTION T norm2c(const Kokkos::complex<T>& z) { return z.real() * z.real() + z.imag() * z.imag(); }
+template <class T> KOKKOS_INLINE_FUNCTION Kokkos::complex<T> conjc(const Kokkos::complex<T>& z) { return {z.real(), -z.imag()}; }
+/// Row 2 of an SU(3) matrix from rows 0 and 1: c = conj(a x b).
+template <class T> KOKKOS_INLINE_FUNCTION void third_row(Kokkos::complex<T> U[3][3]) {
+  U[2][0] = conjc(U[0][1] * U[1][2] - U[0][2] * U[1][1]);
+  U[2][1] = conjc(U[0][2] * U[1][0] - U[0][0] * U[1][2]);
+  U[2][2] = conjc(U[0][0] * U[1][1] - U[0][1] * U[1][0]);
+}
+} // namespace detail
+
+struct Recon18 {
+  static constexpr int pairs = 9;
+  static constexpr int reals = 18;
+  static constexpr const char* name = "18";
+  KOKKOS_INLINE_FUNCTION static constexpr float range(int) { return 1.0f; }
+  template <class T> KOKKOS_INLINE_FUNCTION static void pack(const Kokkos::complex<T> U[3][3], Kokkos::complex<T> p[pairs]) {
+    for (int a = 0; a < 3; ++a)
+      for (int b = 0; b < 3; ++b) p[3 * a + b] = U[a][b];
+  }
+  template <class T> KOKKOS_INLINE_FUNCTION static void unpack(const Kokkos::complex<T> p[pairs], Kokkos::complex<T> U[3][3]) {
+    for (int a = 0; a < 3; ++a)
+      for (int b = 0; b < 3; ++b) U[a][b] = p[3 * a + b];
+  }
+};
+
+struct Recon12 {
+  static constexpr int pairs = 6;
+  static constexpr int reals = 12;
+  static constexpr const char* name = "12";
+  KOKKOS_INLINE_FUNCTION static constexpr float range(int) { return 1.0f; }
+  template <class T> KOKKOS_INLINE_FUNCTION static void pack(const Kokkos::complex<T> U[3][3], Kokkos::complex<T> p[pairs]) {
+    for (int a = 0; a < 2; ++a)
+      for (int b = 0; b < 3; ++b) p[3 * a + b] = U[a][b];
+  }
+  template <class T> KOKKOS_INLINE_FUNCTION static void unpack(const Kokkos::complex<T> p[pairs], Kokkos::complex<T> U[3][3]) {
+    for (int a = 0; a < 2; ++a)
+      for (int b = 0; b < 3; ++b) U[a][b] = p[3 * a + b];
+    detail::third_row(U);
+  }
+};
+
+struct Recon8 {
+  static constexpr int pairs = 4;
+  static constexpr int reals = 8;
+  static constexpr const char* name = "8";
+  /// Pair 0 holds two phases in [-pi, pi]; 16-bit storage scales them by 1/pi.
+  KOKKOS_INLINE_FUNCTION static constexpr float range(int k) { return k == 0 ? Kokkos::numbers::pi_v<float> : 1.0f; }
+  template <class T> KOKKOS_INLINE_FUNCTION static void pack(const Kokkos::complex<T> U[3][3], Kokkos::complex<T> p[pairs]) {
+    p[0] = Kokkos::complex<T>(Kokkos::atan2(U[0][0].imag(), U[0][0].real()), Kokkos::atan2(U[2][0].imag(), U[2][0].real()));
+    p[1] = U[0][1];
+    p[2] = U[0][2];
+    p[3] = U[1][0];
+  }
+  template <class T> KOKKOS_INLINE_FUNCTION static void unpack(const Kokkos::complex<T> p[pairs], Kokkos::complex<T> U[3][3]) {
+    using detail::conjc;
+    using detail::norm2c;
+    using C = Kokkos::complex<T>;
+    const C a2 = p[1], a3 = p[2], b1 = p[3];
+    const T n = norm2c(a2) + norm2c(a3); // 1 - |a1|^2
+    const T a1_abs = Kokkos::sqrt(Kokkos::fmax(T(1) - n, T(0)));
+    const T c1_abs = Kokkos::sqrt(Kokkos::fmax(n - norm2c(b1), T(0)));
+    const C a1(a1_abs * Kokkos::cos(p[0].real()), a1_abs * Kokkos::sin(p[0].real()));
+    const C c1(c1_abs * Kokkos::cos(p[0].imag()), c1_abs * Kokkos::sin(p[0].imag()));
+    const T inv = T(1) / n;
+    const C a1b1 = conjc(a1) * b1, a1c1 = conjc(a1) * c1;
+    U[0][0] = a1;
+    U[0][1] = a2;
+    U[0][2] = a3;
+    U[1][0] = b1;
+    U[1][1] = -(conjc(c1) * conjc(a3) + a2 * a1b1) * inv;
+    U[1][2] = (conjc(c1) * conjc(a2) - a3 * a1b1) * inv;
+    U[2][0] = c1;
+    U[2][1] = (conjc(b1) * conjc(a3) - a2 * a1c1) * inv;
+    U[2][2] = -(conjc(b1) * conjc(a2) + a3 * a1c1) * inv;
+  }
+};
+
+/// A stored pair to a complex number in T and back; 16-bit pairs hold value / range.
+template <class T, class S> KOKKOS_INLINE_FUNCTION Kokkos::complex<T> decode_pair(const Kokkos::complex<S>& s, float) {
+  return Kokkos::complex<T>(T(s.real()), T(s.imag()));
+}
+template <class T> KOKKOS_INLINE_FUNCTION Kokkos::complex<T> decode_pair(const short2_t& s, float range) {
+  return Kokkos::complex<T>(T(from_fixed16(s.x) * range), T(from_fixed16(s.y) * range));
+}
+template <class S, class T> KOKKOS_INLINE_FUNCTION void encode_pair(Kokkos::complex<S>& s, const Kokkos::complex<T>& z, float) {
+  s = Kokkos::complex<S>(S(z.real()), S(z.imag()));
+}
+template <class T> KOKKOS_INLINE_FUNCTION void encode_pair(short2_t& s, const Kokkos::complex<T>& z, float range) {
+  s.x = to_fixed16(float(z.real()) / range);
+  s.y = to_fixed16(float(z.imag()) / range);
+}
+
+/// The element a packed gauge field of precision P stores.
+template <class P> using link_pair_t = std::conditional_t<PrecisionTraits<P>::is_half, short2_t, Kokkos::complex<P>>;
+
+/// Device-side reader of one parity's packed links in arithmetic precision Real.
+template <class Recon, class View, class Real> struct LinkAccessor {
+  View data;
+  KOKKOS_FORCEINLINE_FUNCTION void load(int site, int mu, Kokkos::complex<Real> U[3][3]) const {
+    Kokkos::complex<Real> p[Recon::pairs];
+    for (int k = 0; k < Recon::pairs; ++k) p[k] = decode_pair<Real>(data(site, mu, k), Recon::range(k));
+    Recon::unpack(p, U);
+  }
+};
+
+/// Packs one parity of a GaugeField and reduces the largest SU(3) violation (and, for recon-8,
+/// the largest |a1|^2) for the builder's check.
+template <class Recon, class SrcView, class DstView> struct PackLinksFunctor {
+  SrcView src;
+  DstView dst;
+  KOKKOS_INLINE_FUNCTION void operator()(int site, double& dev, double& a1max) const {
+    using C = Kokkos::complex<double>;
+    for (int mu = 0; mu < Nd; ++mu) {
+      C U[3][3];
+      for (int a = 0; a < 3; ++a)
+        for (int b = 0; b < 3; ++b) U[a][b] = C(src(site, mu, a, b).real(), src(site, mu, a, b).imag());
+      for (int a = 0; a < 3; ++a)
+        for (int b = 0; b < 3; ++b) {
+          C s(0.0, 0.0);
+          for (int k = 0; k < 3; ++k) s += U[a][k] * detail::conjc(U[b][k]);
+          if (a == b) s -= C(1.0, 0.0);
+          dev = Kokkos::fmax(dev, Kokkos::abs(s));
+        }
+      const C det = U[0][0] * (U[1][1] * U[2][2] - U[1][2] * U[2][1]) - U[0][1] * (U[1][0] * U[2][2] - U[1][2] * U[2][0]) +
+                    U[0][2] * (U[1][0] * U[2][1] - U[1][1] * U[2][0]);
+      dev = Kokkos::fmax(dev, Kokkos::abs(det - C(1.0, 0.0)));
+      a1max = Kokkos::fmax(a1max, detail::norm2c(U[0][0]));
+      C p[Recon::pairs];
+      Recon::pack(U, p);
+      for (int k = 0; k < Recon::pairs; ++k) encode_pair(dst(site, mu, k), p[k], Recon::range(k));
+    }
+  }
+};
+
+template <class P, class Recon = Recon18, class ExecSpace = Kokkos::DefaultExecutionSpace> class PackedGauge {
+public:
+  using traits = ArchTraits<ExecSpace>;
+  using pair_type = link_pair_t<P>;
+  using view_type = Kokkos::View<pair_type* [Nd][Recon::pairs], typename traits::gauge_layout, typename traits::memory_space>;
+  using const_view_type = Kokkos::View<const pair_type* [Nd][Recon::pairs], typename traits::gauge_layout,
+                                       typename traits::memory_space, Kokkos::MemoryTraits<Kokkos::RandomAccess>>;
+  template <class Real> using accessor_type = LinkAccessor<Recon, const_view_type, Real>;
+  /// Largest SU(3) violation max(|U U^dag - 1|, |det U - 1|) accepted by recon-12/8: loose enough
+  /// for configurations stored in single precision.
+  static constexpr double su3_tolerance = 1e-5;
+
+  PackedGauge() = default;
+  template <class GT> explicit PackedGauge(const GaugeField<GT, ExecSpace>& u) : lattice_(u.lattice()) {
+    double dev = 0.0, a1max = 0.0;
+    for (int p = 0; p < 2; ++p) {
+      data_[p] = view_type(Kokkos::view_alloc(Kokkos::WithoutInitializing, "packed_gauge"), lattice_.cb_volume());
+      using F = PackLinksFunctor<Recon, typename CBGaugeField<GT, ExecSpace>::view_type, view_type>;
+      double d = 0.0, a = 0.0;
+      Kokkos::parallel_reduce("kqcd::PackedGauge", Kokkos::RangePolicy<ExecSpace>(0, lattice_.cb_volume()),
+                              F{u[p].view(), data_[p]}, Kokkos::Max<double>(d), Kokkos::Max<double>(a));
+      dev = std::max(dev, d);
+      a1max = std::max(a1max, a);
+    }
+    su3_deviation_ = dev;
+    if (Recon::pairs < 9 && !(dev <= su3_tolerance))
+      throw invalid_argument(std::string("gauge reconstruct-") + Recon::name + " needs SU(3) links: found max(|U U^dag - 1|, " +
+                             "|det U - 1|) = " + std::to_string(dev) + ", expected at most " + std::to_string(su3_tolerance) +
+                             " (use recon 18)");
+    if (Recon::pairs == 4 && !(a1max < 1.0 - 1e-6))
+      throw invalid_argument("gauge reconstruct-8 cannot represent links with |U_00| = 1 (found |U_00|^2 = " +
+                             std::to_string(a1max) + "; the unit gauge is one): use recon 12 or 18");
+  }
+  const Lattice& lattice() const { return lattice_; }
+  const view_type& view(int parity) const { return data_[parity]; }
+  template <class Real> accessor_type<Real> accessor(int parity) const { return {data_[parity]}; }
+  /// max(|U U^dag - 1|, |det U - 1|) of the source field.
+  double su3_deviation() const { return su3_deviation_; }
+  /// Bytes stored per link.
+  static constexpr double bytes_per_link() { return double(sizeof(pair_type)) * Recon::pairs; }
+
+private:
+  Lattice lattice_;
+  view_type data_[2];
+  double su3_deviation_ = 0.0;
+};
+
+} // namespace kqcd

@@ -1,0 +1,98 @@
+// How kernels read and write a site of a spinor, whatever its storage: SpinorAccessor for complex
+// float/double views, HalfSpinorAccessor for 16-bit fixed point with a per-site norm. A kernel
+// loads all Nc x Ns components of a site into registers in its arithmetic precision Real and
+// stores them back; SpinorAccess<Spinor> names the accessor types of a container. The index is
+// the storage index: the site, or site * n_rhs + r in a MultiCBSpinor block.
+#pragma once
+
+#include <kqcd/fields/cb_spinor.hpp>
+#include <kqcd/fields/half_spinor.hpp>
+#include <kqcd/fields/multi_spinor.hpp>
+
+namespace kqcd {
+
+/// A read-only view of the same data: lets CUDA route loads through the read-only data cache.
+template <class V>
+using ReadOnlyView = Kokkos::View<typename V::const_data_type, typename V::array_layout, typename V::device_type,
+                                  Kokkos::MemoryTraits<Kokkos::RandomAccess>>;
+
+template <class View, class Real> struct SpinorAccessor {
+  using cplx = Kokkos::complex<Real>;
+  View v;
+  KOKKOS_FORCEINLINE_FUNCTION void load(int site, cplx s[Nc][Ns]) const {
+    for (int c = 0; c < Nc; ++c)
+      for (int sp = 0; sp < Ns; ++sp) {
+        const auto z = v(site, c, sp);
+        s[c][sp] = cplx(Real(z.real()), Real(z.imag()));
+      }
+  }
+  KOKKOS_FORCEINLINE_FUNCTION void store(int site, const cplx s[Nc][Ns]) const {
+    using ST = typename View::value_type;
+    using SR = typename ST::value_type;
+    for (int c = 0; c < Nc; ++c)
+      for (int sp = 0; sp < Ns; ++sp) v(site, c, sp) = ST(SR(s[c][sp].real()), SR(s[c][sp].imag()));
+  }
+};
+
+template <class View, class NormView, class Real> struct HalfSpinorAccessor {
+  using cplx = Kokkos::complex<Real>;
+  View v;
+  NormView norm;
+  KOKKOS_FORCEINLINE_FUNCTION void load(int site, cplx s[Nc][Ns]) const {
+    const Real n = Real(norm(site)) * Real(1.0f / half_scale);
+    for (int c = 0; c < Nc; ++c)
+      for (int sp = 0; sp < Ns; ++sp) {
+        const short2_t z = v(site, c, sp);
+        s[c][sp] = cplx(n * Real(z.x), n * Real(z.y));
+      }
+  }
+  KOKKOS_FORCEINLINE_FUNCTION void store(int site, const cplx s[Nc][Ns]) const {
+    Real m = Real(0);
+    for (int c = 0; c < Nc; ++c)
+      for (int sp = 0; sp < Ns; ++sp) m = Kokkos::fmax(m, Kokkos::fmax(Kokkos::fabs(s[c][sp].real()), Kokkos::fabs(s[c][sp].imag())));
+    const Real inv = m > Real(0) ? Real(1) / m : Real(0);
+    for (int c = 0; c < Nc; ++c)
+      for (int sp = 0; sp < Ns; ++sp) v(site, c, sp) = short2_t{to_fixed16(float(s[c][sp].real() * inv)), to_fixed16(float(s[c][sp].imag() * inv))};
+    norm(site) = float(m);
+  }
+};
+
+template <class Spinor> struct SpinorAccess;
+
+template <class ST, class ES> struct SpinorAccess<CBSpinor<ST, Ns, ES>> {
+  using spinor_type = CBSpinor<ST, Ns, ES>;
+  using view_type = typename spinor_type::view_type;
+  template <class Real> using read_type = SpinorAccessor<ReadOnlyView<view_type>, Real>;
+  template <class Real> using write_type = SpinorAccessor<view_type, Real>;
+  template <class Real> static read_type<Real> read(const spinor_type& s) { return {s.view()}; }
+  template <class Real> static write_type<Real> write(const spinor_type& s) { return {s.view()}; }
+  /// Bytes stored per site.
+  static constexpr double site_bytes = double(sizeof(ST)) * Nc * Ns;
+};
+
+template <class ST, class ES> struct SpinorAccess<MultiCBSpinor<ST, ES>> : SpinorAccess<CBSpinor<ST, Ns, ES>> {
+  using spinor_type = MultiCBSpinor<ST, ES>;
+  template <class Real> static auto read(const spinor_type& s) {
+    return typename SpinorAccess<CBSpinor<ST, Ns, ES>>::template read_type<Real>{s.view()};
+  }
+  template <class Real> static auto write(const spinor_type& s) {
+    return typename SpinorAccess<CBSpinor<ST, Ns, ES>>::template write_type<Real>{s.view()};
+  }
+};
+
+template <class ES> struct SpinorAccess<HalfCBSpinor<ES>> {
+  using spinor_type = HalfCBSpinor<ES>;
+  using view_type = typename spinor_type::view_type;
+  using norm_type = typename spinor_type::norm_view_type;
+  template <class Real> using read_type = HalfSpinorAccessor<ReadOnlyView<view_type>, ReadOnlyView<norm_type>, Real>;
+  template <class Real> using write_type = HalfSpinorAccessor<view_type, norm_type, Real>;
+  template <class Real> static read_type<Real> read(const spinor_type& s) { return {s.view(), s.norm()}; }
+  template <class Real> static write_type<Real> write(const spinor_type& s) { return {s.view(), s.norm()}; }
+  static constexpr double site_bytes = double(sizeof(short2_t)) * Nc * Ns + sizeof(float);
+};
+
+/// The checkerboarded spinor a field of precision P is stored in.
+template <class P, class ES>
+using cb_spinor_t = std::conditional_t<PrecisionTraits<P>::is_half, HalfCBSpinor<ES>, CBSpinor<Kokkos::complex<compute_t<P>>, Ns, ES>>;
+
+} // namespace kqcd
