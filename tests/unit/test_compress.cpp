@@ -235,12 +235,13 @@ TEMPLATE_LIST_TEST_CASE("multi-RHS Dslash equals the single-RHS one for each rig
         export_spinor(want, w);
         export_spinor(got, g);
         REQUIRE(ref::norm2(w) > 0.0);
-        REQUIRE(g == w); // the same arithmetic in the same order
+        // The same arithmetic, but the vector-lane call site may contract FMAs differently.
+        REQUIRE(ref::rel_diff(g, w) < 5 * tol<Real>());
         d.apply_xpay(want, in_s[std::size_t(r)], isign, 0, Real(0.7), x_s[std::size_t(r)], Real(-0.3));
         out_xpay.extract(r, got);
         export_spinor(want, w);
         export_spinor(got, g);
-        REQUIRE(g == w);
+        REQUIRE(ref::rel_diff(g, w) < 5 * tol<Real>());
       }
     }
   }
