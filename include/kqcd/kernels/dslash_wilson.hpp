@@ -63,12 +63,16 @@ template <class GaugeView, class SpinorView, class SiteTableT, class Epilogue> s
   ReadOnlyView<SpinorView> x;        ///< xpay addend (parity target_cb), unused by StoreHopping
   SiteTableT sites;
   typename Epilogue::template Arg<real_type> epilogue;
-  int n_sites;         ///< checkerboard sites of the target parity
+  int n_sites;         ///< sites to compute: all of the target parity, or the entries of site_list
   int sites_per_team;
+  /// With use_list, the kernel computes sites site_list(0 .. n_sites-1) only: the interior
+  /// (no off-rank neighbour) or the exterior of a distributed lattice.
+  Kokkos::View<const int*, typename SpinorView::memory_space> site_list;
+  bool use_list = false;
 };
 
-// hop<mu, dir>() is the unit of work per direction, so that an interior/exterior split for MPI
-// halo exchange can call it with a halo source without a second kernel.
+// hop<mu, dir>() is the unit of work per direction. Off-rank neighbours are ghost-zone indices
+// of the same views, so the interior/exterior split of a halo exchange is only a site list.
 template <class Arg, int isign, int target_cb, class Epilogue> struct DslashFunctor {
   using real = typename Arg::real_type;
   using cplx = Kokkos::complex<real>;
@@ -182,8 +186,8 @@ template <class Arg, int isign, int target_cb, class Epilogue> struct DslashFunc
   template <class Member> KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
     const int base = team.league_rank() * arg.sites_per_team;
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, arg.sites_per_team), [&](int i) {
-      const int site = base + i;
-      if (site < arg.n_sites) site_kernel(site);
+      const int k = base + i;
+      if (k < arg.n_sites) site_kernel(arg.use_list ? arg.site_list(k) : k);
     });
   }
 };

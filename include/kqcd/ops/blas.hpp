@@ -1,7 +1,8 @@
 // Linear algebra on checkerboarded spinors, as the solvers need it. Reductions accumulate in
-// double whatever the field precision.
+// double whatever the field precision and are summed over the ranks of a distributed lattice.
 #pragma once
 
+#include <kqcd/comm/reduce.hpp>
 #include <kqcd/core/error.hpp>
 #include <kqcd/fields/cb_spinor.hpp>
 
@@ -98,7 +99,7 @@ template <class Spinor> double norm2(const Spinor& x) {
           }
       },
       sum);
-  return sum;
+  return comm::sum(x.lattice(), sum);
 }
 
 /// <x, y> = sum conj(x) y
@@ -118,7 +119,7 @@ template <class Spinor> Kokkos::complex<double> cdot(const Spinor& x, const Spin
           }
       },
       sum);
-  return sum;
+  return comm::sum(x.lattice(), sum);
 }
 
 /// Re <x, y>

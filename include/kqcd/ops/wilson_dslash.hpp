@@ -1,8 +1,12 @@
 // WilsonDslash: launches the Wilson hopping kernel. It maps the run-time sign and target parity to
 // the functor's template arguments, owns the launch shape (sites per team) and reports the work
-// done per call (flops(), bytes()) by the conventions' counting.
+// done per call (flops(), bytes()) by the conventions' counting. On a distributed lattice it
+// exchanges the gauge ghost zone once at construction and, per call, the source's halo: faces
+// packed and sent, the interior sites computed while the messages fly, then the exterior sites
+// (or, with set_overlap(false), the whole parity after the exchange).
 #pragma once
 
+#include <kqcd/comm/halo.hpp>
 #include <kqcd/core/boundary.hpp>
 #include <kqcd/core/error.hpp>
 #include <kqcd/core/site_table.hpp>
@@ -10,7 +14,41 @@
 #include <kqcd/fields/gauge_field.hpp>
 #include <kqcd/kernels/dslash_wilson.hpp>
 
+#include <chrono>
+#include <vector>
+
 namespace kqcd {
+
+namespace detail {
+/// The sites of one parity with (exterior) and without (interior) an off-rank neighbour.
+struct SiteSplit {
+  std::vector<int> interior, exterior;
+};
+inline SiteSplit split_sites(const Lattice& lat, int parity) {
+  SiteSplit split;
+  for (int s = 0; s < lat.cb_volume(); ++s) {
+    bool off_rank = false;
+    for (int mu = 0; mu < Nd; ++mu)
+      for (int dir = -1; dir <= 1; dir += 2) off_rank = off_rank || compute_neighbour(lat, s, parity, mu, dir).index >= lat.cb_volume();
+    (off_rank ? split.exterior : split.interior).push_back(s);
+  }
+  return split;
+}
+template <class ListView> ListView to_device(const std::vector<int>& v, const char* label) {
+  typename ListView::non_const_type d(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)), v.size());
+  auto h = Kokkos::create_mirror_view(d);
+  for (std::size_t i = 0; i < v.size(); ++i) h(i) = v[i];
+  Kokkos::deep_copy(d, h);
+  return d;
+}
+} // namespace detail
+
+/// Seconds spent per phase of distributed hopping-term calls (set_timing(true) fences between
+/// phases to measure them, which removes the overlap on asynchronous backends).
+struct DslashTimes {
+  double pack_post = 0, interior = 0, wait_unpack = 0, exterior = 0;
+  int calls = 0;
+};
 
 template <class Real, class ExecSpace = Kokkos::DefaultExecutionSpace,
           NeighbourMode mode = ArchTraits<ExecSpace>::neighbour_mode>
@@ -27,7 +65,21 @@ public:
   static constexpr double flops_per_site = 1320.0;
   static constexpr double xpay_flops_per_site = 48.0;
 
-  WilsonDslash(const gauge_type& u, const BoundaryPhases& bc) : u_(u), sites_(u.lattice(), bc) {}
+  WilsonDslash(const gauge_type& u, const BoundaryPhases& bc) : u_(u), sites_(u.lattice(), bc) {
+    const Lattice& lat = u.lattice();
+    if (!lat.distributed()) return;
+    // Backward hops read U_mu(x - mu) of off-rank sites: fill the gauge ghost zone once.
+    using gauge_view = typename gauge_type::cb_type::view_type;
+    HaloExchange<gauge_view, ExecSpace> gauge_halo(lat);
+    for (int p = 0; p < 2; ++p) gauge_halo.exchange(u_[p].view(), p);
+    for (int p = 0; p < 2; ++p) {
+      const detail::SiteSplit split = detail::split_sites(lat, p);
+      interior_[p] = detail::to_device<site_list_type>(split.interior, "kqcd::interior_sites");
+      exterior_[p] = detail::to_device<site_list_type>(split.exterior, "kqcd::exterior_sites");
+    }
+    halo_ = halo_type(lat);
+    Kokkos::fence("kqcd::WilsonDslash::halo_setup");
+  }
 
   const Lattice& lattice() const { return u_.lattice(); }
   const gauge_type& gauge() const { return u_; }
@@ -57,6 +109,18 @@ public:
     if (x) check_parity(*x, target_cb, "local addend");
     launch<LocalAfter<Local>>(out, in, isign, target_cb, x ? *x : spinor_type(), {local, x ? a : Real(0), b});
   }
+
+  /// Interior computed while the halo is in flight (default), or everything after it.
+  void set_overlap(bool on) { overlap_ = on; }
+  bool overlap() const { return overlap_; }
+  /// Record DslashTimes per call (fences between the phases); a diagnostic switch, hence const.
+  void set_timing(bool on) const { timing_ = on; }
+  const DslashTimes& times() const { return times_; }
+  void reset_times() const { times_ = {}; }
+  /// Halo bytes sent per call by this rank (0 on one rank).
+  double halo_bytes() const { return halo_.bytes(); }
+  /// Sites of parity p with an off-rank neighbour.
+  int exterior_sites(int p) const { return int(exterior_[p].size()); }
 
   int sites_per_team() const { return sites_per_team_; }
   void set_sites_per_team(int n) {
@@ -93,9 +157,36 @@ private:
     using Arg = WilsonDslashArg<typename gauge_type::cb_type::view_type, typename spinor_type::view_type, site_table_type,
                                 Epilogue>;
     Arg arg{{u_[0].view(), u_[1].view()}, in.view(), out.view(), x.view(), sites_, ep, lattice().cb_volume(),
-            sites_per_team_};
-    if (isign > 0) target_cb == 0 ? run<Arg, 1, 0, Epilogue>(arg) : run<Arg, 1, 1, Epilogue>(arg);
-    else target_cb == 0 ? run<Arg, -1, 0, Epilogue>(arg) : run<Arg, -1, 1, Epilogue>(arg);
+            sites_per_team_, {}, false};
+    // Runs the kernel on all sites of the target parity, or on a site list.
+    auto sweep = [&](const site_list_type* list) {
+      arg.use_list = list != nullptr;
+      arg.site_list = list ? *list : site_list_type();
+      arg.n_sites = list ? int(list->size()) : lattice().cb_volume();
+      if (arg.n_sites == 0) return;
+      if (isign > 0) target_cb == 0 ? run<Arg, 1, 0, Epilogue>(arg) : run<Arg, 1, 1, Epilogue>(arg);
+      else target_cb == 0 ? run<Arg, -1, 0, Epilogue>(arg) : run<Arg, -1, 1, Epilogue>(arg);
+    };
+    if (!lattice().distributed()) return sweep(nullptr);
+
+    using clock = std::chrono::steady_clock;
+    auto t = clock::now();
+    auto lap = [&](double& acc) {
+      if (!timing_) return;
+      ExecSpace().fence("kqcd::WilsonDslash::timing");
+      const auto now = clock::now();
+      acc += std::chrono::duration<double>(now - t).count();
+      t = now;
+    };
+    halo_.start(in.view(), in.parity());
+    lap(times_.pack_post);
+    if (overlap_) sweep(&interior_[target_cb]);
+    lap(times_.interior);
+    halo_.finish(in.view());
+    lap(times_.wait_unpack);
+    sweep(overlap_ ? &exterior_[target_cb] : nullptr);
+    lap(times_.exterior);
+    ++times_.calls;
   }
 
   template <class Arg, int isign, int target_cb, class Epilogue> void run(const Arg& arg) const {
@@ -105,9 +196,17 @@ private:
     Kokkos::parallel_for("kqcd::WilsonDslash", policy, DslashFunctor<Arg, isign, target_cb, Epilogue>{arg});
   }
 
+  using site_list_type = Kokkos::View<const int*, typename traits::memory_space>;
+  using halo_type = HaloExchange<typename spinor_type::view_type, ExecSpace>;
+
   gauge_type u_;
   site_table_type sites_;
   int sites_per_team_ = traits::sites_per_team;
+  site_list_type interior_[2], exterior_[2];
+  mutable halo_type halo_;
+  bool overlap_ = true;
+  mutable bool timing_ = false;
+  mutable DslashTimes times_;
 };
 
 } // namespace kqcd
