@@ -2,6 +2,7 @@
 #include "commands.hpp"
 
 #include <bench.hpp>
+#include <kqcd/comm/process_grid.hpp>
 #include <kqcd/core/error.hpp>
 #include <kqcd/io/atomic_file.hpp>
 
@@ -22,6 +23,7 @@ struct BenchSettings {
   bench::SolverOptions cg;
   std::string cg_lattice = "16x16x16x16";
   std::string dslash_lattice = "16x16x16x16";
+  std::string dslash_grid = "auto";
   std::string io_lattice = "32x32x32x32";
   std::string gauge_lattice = "8x8x8x8";
 };
@@ -61,6 +63,8 @@ void add_bench_command(CLI::App& app, Action& action) {
   dslash->add_option("--sites-per-team", s->dslash.sites_per_team, "Sites per team (GPU: threads per block); 0: default")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
+  dslash->add_option("--grid", s->dslash_grid, "MPI process grid GXxGYxGZxGT over the lattice, or auto")->capture_default_str();
+  dslash->add_flag("!--no-overlap", s->dslash.overlap, "On several ranks: exchange the halo first, then compute (no overlap)");
   dslash->add_option("--min-seconds", s->dslash.min_seconds, "Time each case for at least this long")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
@@ -123,6 +127,7 @@ void add_bench_command(CLI::App& app, Action& action) {
       action = [s] {
         auto o = s->dslash;
         o.lattice = parse_lattice(s->dslash_lattice);
+        o.grid = parse_grid(s->dslash_grid);
         o.backend = s->backend.empty() ? std::string(Kokkos::DefaultExecutionSpace::name()) : s->backend;
         o.quick = s->quick;
         const double copy = bench::stream_copy_gbytes_per_s(o.backend, s->quick);
