@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <array>
 #include <functional>
 #include <string>
 #include <vector>
@@ -37,6 +38,8 @@ struct DslashOptions {
   int sites_per_team = 0;           ///< 0: the backend's default (ArchTraits)
   double min_seconds = 0.5;         ///< time at least this long
   bool quick = false;               ///< a smoke run: few iterations, small copy
+  std::array<int, Nd> grid{0, 0, 0, 0}; ///< MPI process grid over `lattice` (zeros: automatic)
+  bool overlap = true;              ///< interior computed while the halo is in flight
 };
 
 struct SolverOptions {

@@ -5,6 +5,7 @@
 // right-hand sides (multi-RHS hopping term); bytes count the stored sizes (no-reuse model).
 #include "bench.hpp"
 
+#include <kqcd/comm/process_grid.hpp>
 #include <kqcd/core/error.hpp>
 #include <kqcd/core/execution_spaces.hpp>
 #include <kqcd/fields/random_fields.hpp>
@@ -17,7 +18,18 @@
 namespace kqcd::bench {
 
 namespace {
-/// Seconds per call and the iteration count: grows the count until one batch takes min_seconds.
+/// The largest value over the ranks of a distributed lattice (the slowest rank sets the pace).
+double max_over_ranks(const Lattice& lat, double v) {
+#if KQCD_HAVE_MPI
+  if (lat.distributed()) MPI_Allreduce(MPI_IN_PLACE, &v, 1, MPI_DOUBLE, MPI_MAX, lat.communicator());
+#else
+  (void)lat;
+#endif
+  return v;
+}
+
+/// Seconds per call and the iteration count: grows the count until one batch takes min_seconds
+/// (on every rank: the count and the time are the slowest rank's).
 template <class ES, class Call> std::pair<double, int> time_calls(const DslashOptions& opts, const Call& call) {
   call();
   ES().fence();
@@ -27,11 +39,30 @@ template <class ES, class Call> std::pair<double, int> time_calls(const DslashOp
     Kokkos::Timer t;
     for (int i = 0; i < iters; ++i) call();
     ES().fence();
-    seconds = t.seconds();
+    seconds = max_over_ranks(opts.lattice, t.seconds());
     if (opts.quick || seconds >= opts.min_seconds || iters >= (1 << 20)) break;
     iters = std::max(2 * iters, int(iters * 1.2 * opts.min_seconds / std::max(seconds, 1e-6)));
   }
   return {seconds / iters, iters};
+}
+
+/// Where a distributed hopping term spends its time: a few calls with fences between the phases.
+template <class ES, class Dslash, class Call> nlohmann::json phase_times(const DslashOptions& opts, const Dslash& d, const Call& call) {
+  if (!opts.lattice.distributed()) return nullptr;
+  d.set_timing(true);
+  d.reset_times();
+  const int n = opts.quick ? 2 : 20;
+  for (int i = 0; i < n; ++i) call();
+  d.set_timing(false);
+  const DslashTimes t = d.times();
+  const double per = 1.0 / std::max(t.calls, 1);
+  return {{"calls_timed", t.calls},
+          {"pack_post_s", max_over_ranks(opts.lattice, t.pack_post * per)},
+          {"interior_s", max_over_ranks(opts.lattice, t.interior * per)},
+          {"wait_unpack_s", max_over_ranks(opts.lattice, t.wait_unpack * per)},
+          {"exterior_s", max_over_ranks(opts.lattice, t.exterior * per)},
+          {"halo_bytes_per_rank", d.halo_bytes()},
+          {"exterior_sites_per_rank", d.exterior_sites(0)}};
 }
 
 /// out_o = A_oo^-1 H_oe in_e with the site-local term of Term (m = 0.1, c_sw = 1, mu = 0.1).
@@ -85,6 +116,7 @@ nlohmann::json time_dslash(const DslashOptions& opts) {
   random_gauge(u, 1234);
   Op op(u, 0.1, BoundaryPhases::antiperiodic_time());
   if (opts.sites_per_team > 0) op.set_sites_per_team(opts.sites_per_team);
+  op.set_overlap(opts.overlap);
   typename Op::vector_type in(opts.lattice, 1, "bench_in"), out(opts.lattice, 0, "bench_out");
   typename Op::vector_type in_e(opts.lattice, 0, "bench_in_e"), out_e(opts.lattice, 0, "bench_out_e");
   fill_random(in, 42);
@@ -99,13 +131,21 @@ nlohmann::json time_dslash(const DslashOptions& opts) {
   // even-odd operator two hopping terms, one with xpay.
   const double flops = eo ? op.flops() : op.dslash().flops(false);
   const double bytes = eo ? op.dslash().bytes(false) + op.dslash().bytes(true) : op.dslash().bytes(false);
-  return {{"time_per_call_s", per_call},
-          {"iterations", iters},
-          {"gflops", flops / per_call * 1e-9},
-          {"gbytes_per_s", bytes / per_call * 1e-9},
-          {"neighbours", mode == NeighbourMode::table ? "table" : "on-the-fly"},
-          {"sites_per_team", op.dslash_sites_per_team()},
-          {"launch", op.dslash().last_launch_config().to_string()}};
+  // Per-rank work; the totals count every rank (same local volume on each).
+  const double ranks = double(opts.lattice.global_volume() / opts.lattice.volume());
+  nlohmann::json r{{"time_per_call_s", per_call},
+                   {"iterations", iters},
+                   {"gflops", ranks * flops / per_call * 1e-9},
+                   {"gbytes_per_s", ranks * bytes / per_call * 1e-9},
+                   {"neighbours", mode == NeighbourMode::table ? "table" : "on-the-fly"},
+                   {"sites_per_team", op.dslash_sites_per_team()},
+                   {"launch", op.dslash().last_launch_config().to_string()}};
+  if (opts.lattice.distributed()) {
+    r["gflops_per_rank"] = flops / per_call * 1e-9;
+    r["overlap"] = opts.overlap;
+    r["phases"] = phase_times<ES>(opts, op.dslash(), call);
+  }
+  return r;
 }
 
 /// The hopping term on a block of opts.rhs right-hand sides: one pass over the links per call.
@@ -173,12 +213,18 @@ nlohmann::json run_dslash(const DslashOptions& opts, double copy_gbytes_per_s) {
   if (!wilson && (opts.recon != 18 || opts.precision == "half" || opts.rhs > 1))
     throw invalid_argument("operator '" + opts.op + "' runs with --recon 18, --rhs 1, single or double precision only");
   nlohmann::json r;
+  // On MPI ranks the lattice is split over a process grid; the timed kernels see the local part.
+  const ProcessGrid grid(opts.lattice, opts.grid);
+  DslashOptions local = opts;
+  local.lattice = grid.lattice();
+  if (!wilson && grid.size() > 1)
+    throw invalid_argument("bench dslash --operator " + opts.op + " on several ranks is not supported yet: use dslash or eo");
   const bool found = with_execution_space(backend, [&]<class ES>() {
     if (wilson)
-      r = opts.precision == "single" ? time_dslash_mode<ES, float>(opts)
-          : opts.precision == "half" ? time_dslash_mode<ES, half>(opts)
-                                     : time_dslash_mode<ES, double>(opts);
-    else r = opts.precision == "single" ? time_local_op<ES, float>(opts) : time_local_op<ES, double>(opts);
+      r = opts.precision == "single" ? time_dslash_mode<ES, float>(local)
+          : opts.precision == "half" ? time_dslash_mode<ES, half>(local)
+                                     : time_dslash_mode<ES, double>(local);
+    else r = opts.precision == "single" ? time_local_op<ES, float>(local) : time_local_op<ES, double>(local);
   });
   if (!found) throw invalid_argument("backend '" + backend + "' is not enabled in this build");
   const auto dims = opts.lattice.dims();
@@ -186,6 +232,8 @@ nlohmann::json run_dslash(const DslashOptions& opts, double copy_gbytes_per_s) {
   r["case"] = opts.op;
   r["lattice"] = {dims[0], dims[1], dims[2], dims[3]};
   r["precision"] = opts.precision;
+  r["ranks"] = grid.size();
+  r["grid"] = grid.grid();
   r["backend"] = backend;
   r["byte_model"] = wilson ? "no-reuse (stored sizes: links as reconstructed reals, spinors 24 reals + half norm)" : "no-reuse";
   r["recon"] = opts.recon;

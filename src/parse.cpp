@@ -1,5 +1,6 @@
 // Parsing of lattice sizes and boundary conditions given as text (command line, input files).
 #include <kqcd/core/boundary.hpp>
+#include <kqcd/comm/process_grid.hpp>
 #include <kqcd/core/lattice.hpp>
 
 #include <charconv>
@@ -33,6 +34,16 @@ Lattice parse_lattice(const std::string& text) {
   for (int mu = 0; ok && mu < Nd; ++mu) ok = parse_number(parts[mu], dims[mu]) && dims[mu] > 0;
   if (!ok) throw invalid_argument("lattice '" + text + "': expected four positive extents LXxLYxLZxLT, e.g. 16x16x16x32");
   return Lattice(dims);
+}
+
+std::array<int, Nd> parse_grid(const std::string& text) {
+  if (text.empty() || text == "auto") return {0, 0, 0, 0};
+  const auto parts = split(text, 'x');
+  std::array<int, Nd> grid{};
+  bool ok = parts.size() == Nd;
+  for (int mu = 0; ok && mu < Nd; ++mu) ok = parse_number(parts[mu], grid[mu]) && grid[mu] > 0;
+  if (!ok) throw invalid_argument("process grid '" + text + "': expected four positive rank counts GXxGYxGZxGT, e.g. 1x1x2x2, or auto");
+  return grid;
 }
 
 BoundaryPhases parse_boundary_phases(const std::string& text) {

@@ -4,6 +4,7 @@
 #include "commands.hpp"
 
 #include <bench.hpp>
+#include <kqcd/comm/process_grid.hpp>
 #include <kqcd/core/error.hpp>
 #include <kqcd/core/execution_spaces.hpp>
 #include <kqcd/io/atomic_file.hpp>
@@ -34,6 +35,7 @@ struct BenchSettings {
   bench::SolverOptions cg;
   std::string cg_lattice = "16x16x16x16";
   std::string dslash_lattice = "16x16x16x16";
+  std::string dslash_grid = "auto";
   std::string io_lattice = "32x32x32x32";
   std::string gauge_lattice = "8x8x8x8";
   std::string contract_lattice = "8x8x8x8";
@@ -147,6 +149,8 @@ void add_bench_command(CLI::App& app, Action& action) {
   dslash->add_option("--sites-per-team", s->dslash.sites_per_team, "Sites per team (GPU: threads per block); 0: default")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
+  dslash->add_option("--grid", s->dslash_grid, "MPI process grid GXxGYxGZxGT over the lattice, or auto")->capture_default_str();
+  dslash->add_flag("!--no-overlap", s->dslash.overlap, "On several ranks: exchange the halo first, then compute (no overlap)");
 
   auto* io = cmd->add_subcommand("io", "Gauge file write and read throughput (NERSC and ILDG, double)");
   io->fallthrough();
@@ -220,6 +224,7 @@ void add_bench_command(CLI::App& app, Action& action) {
       action = [s] {
         auto o = s->dslash;
         o.lattice = parse_lattice(s->dslash_lattice);
+        o.grid = parse_grid(s->dslash_grid);
         o.backend = single_backend(s->backend);
         o.quick = s->quick;
         o.min_seconds = s->min_seconds;

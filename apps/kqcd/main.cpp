@@ -2,12 +2,14 @@
 // 1 any other failure.
 #include "commands.hpp"
 
+#include <kqcd/comm/mpi.hpp>
 #include <kqcd/core/error.hpp>
 #include <kqcd/core/profile.hpp>
 
 #include <Kokkos_Core.hpp>
 
 #include <cstdio>
+#include <cstdlib>
 #include <exception>
 #include <string_view>
 #include <vector>
@@ -43,16 +45,42 @@ int main(int argc, char** argv) {
     app.exit(e);
     return e.get_exit_code() == 0 ? 0 : 2;
   }
-  int kokkos_argc = int(kokkos_args.size());
-  Kokkos::ScopeGuard kokkos(kokkos_argc, kokkos_args.data());
-  if (profile) kqcd::set_profiling(true); // the table prints when Kokkos finalises
-  try {
-    return action ? action() : 0;
-  } catch (const kqcd::error& e) {
-    std::fprintf(stderr, "kqcd: error: %s\n", e.what());
-    return 2;
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "kqcd: internal error: %s\n", e.what());
-    return 1;
+  // Under mpiexec every rank runs the command; only rank 0 writes to stdout. Distributed commands
+  // (bench dslash) split the lattice over the ranks; the others run on rank 0 alone.
+  const bool distributed_command = app.get_subcommand("bench")->parsed() &&
+                                   app.get_subcommand("bench")->get_subcommand("dslash")->parsed();
+  int rank = 0, ranks = 1;
+#if KQCD_HAVE_MPI
+  // MPI only when a process manager started us (mpiexec sets PMI_* or PMIX_*): a plain `kqcd`
+  // stays a plain process.
+  const bool use_mpi = std::getenv("PMI_RANK") || std::getenv("PMI_SIZE") || std::getenv("PMIX_RANK") ||
+                       std::getenv("OMPI_COMM_WORLD_SIZE");
+  if (use_mpi) {
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+    if (rank != 0 && !std::freopen("/dev/null", "w", stdout)) return 1;
   }
+#endif
+  int rc = 0;
+  {
+    int kokkos_argc = int(kokkos_args.size());
+    Kokkos::ScopeGuard kokkos(kokkos_argc, kokkos_args.data());
+    if (profile) kqcd::set_profiling(true); // the table prints when Kokkos finalises
+    try {
+      if (ranks > 1 && !distributed_command && rank == 0)
+        std::fprintf(stderr, "kqcd: this command is not distributed; it runs on rank 0 while %d ranks wait\n", ranks - 1);
+      if (action && (distributed_command || rank == 0)) rc = action();
+    } catch (const kqcd::error& e) {
+      std::fprintf(stderr, "kqcd: error: %s\n", e.what());
+      rc = 2;
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "kqcd: internal error: %s\n", e.what());
+      rc = 1;
+    }
+  }
+#if KQCD_HAVE_MPI
+  if (use_mpi) MPI_Finalize();
+#endif
+  return rc;
 }

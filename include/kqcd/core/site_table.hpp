@@ -1,7 +1,8 @@
 // SiteTable: neighbours of checkerboard sites and the boundary phase picked up when a hop crosses
 // the lattice boundary. NeighbourMode::table precomputes the 8 neighbours of every site;
 // NeighbourMode::on_the_fly computes them from the coordinates (less memory traffic, more integer
-// work). Both give identical results.
+// work). Both give identical results. Off-rank neighbours of a distributed lattice are ghost-zone
+// indices (>= cb_volume()), so the kernels read them like any other site.
 #pragma once
 
 #include <kqcd/arch/arch_traits.hpp>
@@ -20,19 +21,26 @@ struct Neighbour {
 template <NeighbourMode mode, class ExecSpace> class SiteTable;
 
 namespace detail {
-/// The neighbour of site (cb_site, parity) in direction mu, forward (dir = +1) or backward.
+/// The neighbour of site (cb_site, parity) in direction mu, forward (dir = +1) or backward. On a
+/// split direction a hop off the sub-lattice lands in the ghost zone (lattice.hpp), and `crossed`
+/// marks only hops across the global boundary.
 KOKKOS_INLINE_FUNCTION Neighbour compute_neighbour(const Lattice& lat, int cb_site, int parity, int mu, int dir) {
   Coords c = lat.cb_coords(cb_site, parity);
   const int L = lat.dim(mu);
-  int x = c.x[mu] + dir;
-  bool crossed = false;
-  if (x == L) { x = 0; crossed = true; }
-  else if (x < 0) { x = L - 1; crossed = true; }
-  c.x[mu] = x;
+  const int x = c.x[mu] + dir;
+  if (x >= 0 && x < L) {
+    c.x[mu] = x;
+    return {lat.cb_index(c), false};
+  }
+  const int side = x < 0 ? 1 : 0;
+  const bool crossed = side == 0 ? lat.grid_coord(mu) == lat.grid(mu) - 1 : lat.grid_coord(mu) == 0;
+  if (lat.partitioned(mu)) return {lat.cb_volume() + lat.ghost_offset(mu, side) + lat.face_index(c, mu), crossed};
+  c.x[mu] = side == 0 ? 0 : L - 1;
   return {lat.cb_index(c), crossed};
 }
 
 template <class ExecSpace> struct BoundaryData {
+  using memory_space = typename ExecSpace::memory_space;
   Lattice lattice;
   Kokkos::complex<double> phase[Nd]; ///< forward phase b_mu; backward uses conj(b_mu)
   explicit BoundaryData(const Lattice& lat, const BoundaryPhases& bc) : lattice(lat) {

@@ -1,5 +1,6 @@
 // Checkerboarded spinor: one parity's sites, each 3 colours x nspin spins of complex numbers,
-// stored in a Kokkos::View<ST*[3][nspin]> whose layout comes from ArchTraits.
+// stored in a Kokkos::View<ST*[3][nspin]> whose layout comes from ArchTraits. On a distributed
+// lattice the view has lattice.ghost_sites() more rows after sites(): the halo (comm/halo.hpp).
 #pragma once
 
 #include <kqcd/arch/arch_traits.hpp>
@@ -21,7 +22,7 @@ public:
 
   CBSpinor() = default;
   CBSpinor(const Lattice& lat, int parity, const std::string& label = "cb_spinor")
-      : lattice_(lat), parity_(parity), data_(label, lat.cb_volume()) {}
+      : lattice_(lat), parity_(parity), data_(label, lat.cb_volume() + lat.ghost_sites()) {}
 
   const Lattice& lattice() const { return lattice_; }
   int parity() const { return parity_; }

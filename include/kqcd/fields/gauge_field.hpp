@@ -1,5 +1,6 @@
 // Gauge fields: CBGaugeField holds the links U_mu(x), mu = 0..3, of one parity's sites in a
-// Kokkos::View<GT*[4][3][3]> (site, direction, row, column); GaugeField holds both parities.
+// Kokkos::View<GT*[4][3][3]> (site, direction, row, column); GaugeField holds both parities. On a
+// distributed lattice the view has a ghost zone after sites() for the links of off-rank neighbours.
 #pragma once
 
 #include <kqcd/arch/arch_traits.hpp>
@@ -20,7 +21,7 @@ public:
 
   CBGaugeField() = default;
   CBGaugeField(const Lattice& lat, int parity, const std::string& label = "cb_gauge")
-      : lattice_(lat), parity_(parity), data_(label, lat.cb_volume()) {}
+      : lattice_(lat), parity_(parity), data_(label, lat.cb_volume() + lat.ghost_sites()) {}
 
   const Lattice& lattice() const { return lattice_; }
   int parity() const { return parity_; }

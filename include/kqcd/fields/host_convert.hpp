@@ -37,6 +37,7 @@ template <class GT, class ES>
 void import_gauge(GaugeField<GT, ES>& u, const std::vector<std::complex<double>>& host,
                   HostGaugeOrder order = HostGaugeOrder::milc) {
   const Lattice& lat = u.lattice();
+  require_single_rank(lat, "lexicographic host import/export");
   detail::check_host_size(host.size(), std::size_t(lat.volume()) * Nd * Nc * Nc, "import_gauge");
   ProfileScope prof("kqcd::import_gauge");
   for (int p = 0; p < 2; ++p) {
@@ -59,6 +60,7 @@ void import_gauge(GaugeField<GT, ES>& u, const std::vector<std::complex<double>>
 template <class GT, class ES>
 std::vector<std::complex<double>> export_gauge(const GaugeField<GT, ES>& u, HostGaugeOrder order = HostGaugeOrder::milc) {
   const Lattice& lat = u.lattice();
+  require_single_rank(lat, "lexicographic host import/export");
   std::vector<std::complex<double>> host(std::size_t(lat.volume()) * Nd * Nc * Nc);
   ProfileScope prof("kqcd::export_gauge");
   for (int p = 0; p < 2; ++p) {
@@ -81,6 +83,7 @@ std::vector<std::complex<double>> export_gauge(const GaugeField<GT, ES>& u, Host
 template <class ST, int nspin, class ES>
 void import_spinor(CBSpinor<ST, nspin, ES>& psi, const std::vector<std::complex<double>>& host) {
   const Lattice& lat = psi.lattice();
+  require_single_rank(lat, "lexicographic host import/export");
   detail::check_host_size(host.size(), std::size_t(lat.volume()) * nspin * Nc, "import_spinor");
   auto h = Kokkos::create_mirror_view(psi.view());
   for (int s = 0; s < lat.cb_volume(); ++s) {
@@ -99,6 +102,7 @@ void import_spinor(CBSpinor<ST, nspin, ES>& psi, const std::vector<std::complex<
 template <class ST, int nspin, class ES>
 void export_spinor(const CBSpinor<ST, nspin, ES>& psi, std::vector<std::complex<double>>& host) {
   const Lattice& lat = psi.lattice();
+  require_single_rank(lat, "lexicographic host import/export");
   host.resize(std::size_t(lat.volume()) * nspin * Nc);
   auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), psi.view());
   for (int s = 0; s < lat.cb_volume(); ++s) {

@@ -176,10 +176,12 @@ public:
   template <class GT> explicit PackedGauge(const GaugeField<GT, ExecSpace>& u) : lattice_(u.lattice()) {
     double dev = 0.0, a1max = 0.0;
     for (int p = 0; p < 2; ++p) {
-      data_[p] = view_type(Kokkos::view_alloc(Kokkos::WithoutInitializing, "packed_gauge"), lattice_.cb_volume());
+      // The ghost zone of a distributed lattice too (links of off-rank neighbours, already exchanged).
+      const int n = lattice_.cb_volume() + lattice_.ghost_sites();
+      data_[p] = view_type(Kokkos::view_alloc(Kokkos::WithoutInitializing, "packed_gauge"), n);
       using F = PackLinksFunctor<Recon, typename CBGaugeField<GT, ExecSpace>::view_type, view_type>;
       double d = 0.0, a = 0.0;
-      Kokkos::parallel_reduce("kqcd::PackedGauge", Kokkos::RangePolicy<ExecSpace>(0, lattice_.cb_volume()),
+      Kokkos::parallel_reduce("kqcd::PackedGauge", Kokkos::RangePolicy<ExecSpace>(0, n),
                               F{u[p].view(), data_[p]}, Kokkos::Max<double>(d), Kokkos::Max<double>(a));
       dev = std::max(dev, d);
       a1max = std::max(a1max, a);

@@ -1,5 +1,6 @@
 // Random and unit fields for tests, benchmarks and noise sources. Counters use the global
-// lexicographic site index, so the field does not depend on the backend or the thread count.
+// lexicographic site index, so the field does not depend on the backend, the thread count or the
+// process grid.
 #pragma once
 
 #include <kqcd/core/random.hpp>
@@ -15,7 +16,7 @@ template <class GT, class ES> void random_gauge(GaugeField<GT, ES>& u, std::uint
   for (int p = 0; p < 2; ++p) {
     auto v = u[p].view();
     Kokkos::parallel_for("kqcd::random_gauge", Kokkos::RangePolicy<ES>(0, lat.cb_volume()), KOKKOS_LAMBDA(int s) {
-      const auto site = std::uint32_t(lat.lex_index(lat.cb_coords(s, p)));
+      const auto site = std::uint32_t(lat.global_lex_index(lat.cb_coords(s, p)));
       for (int mu = 0; mu < Nd; ++mu) {
         Kokkos::complex<double> m[3][3];
         random_su3(rng, site, std::uint32_t(mu), 0u, m);
@@ -45,7 +46,7 @@ template <class ST, int nspin, class ES> void random_spinor(CBSpinor<ST, nspin, 
   const Philox rng{seed};
   auto v = psi.view();
   Kokkos::parallel_for("kqcd::random_spinor", Kokkos::RangePolicy<ES>(0, lat.cb_volume()), KOKKOS_LAMBDA(int s) {
-    const auto site = std::uint32_t(lat.lex_index(lat.cb_coords(s, parity)));
+    const auto site = std::uint32_t(lat.global_lex_index(lat.cb_coords(s, parity)));
     for (int c = 0; c < Nc; ++c)
       for (int sp = 0; sp < nspin; ++sp) {
         const auto z = rng.gaussian_pair(site, std::uint32_t(c * nspin + sp), 0u, 0x5350u);

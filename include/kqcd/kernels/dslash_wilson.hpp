@@ -63,13 +63,17 @@ template <class Real, class GaugeAcc, class InAcc, class OutAcc, class SiteTable
   InAcc x;           ///< xpay addend (parity target_cb), unused by StoreHopping
   SiteTableT sites;
   typename Epilogue::template Arg<real_type> epilogue;
-  int n_sites;       ///< checkerboard sites of the target parity
+  int n_sites;         ///< sites to compute: all of the target parity, or the entries of site_list
   int sites_per_team;
-  int n_rhs;         ///< right-hand sides: spinor storage index site * n_rhs + r
+  int n_rhs;           ///< right-hand sides: spinor storage index site * n_rhs + r
+  /// With use_list, the kernel computes sites site_list(0 .. n_sites-1) only: the interior
+  /// (no off-rank neighbour) or the exterior of a distributed lattice.
+  Kokkos::View<const int*, typename SiteTableT::memory_space> site_list;
+  bool use_list = false;
 };
 
-// hop<mu, dir>() is the unit of work per direction, so that an interior/exterior split for MPI
-// halo exchange can call it with a halo source without a second kernel.
+// hop<mu, dir>() is the unit of work per direction. Off-rank neighbours are ghost-zone indices
+// of the same views, so the interior/exterior split of a halo exchange is only a site list.
 template <class Arg, int isign, int target_cb, class Epilogue> struct DslashFunctor {
   using real = typename Arg::real_type;
   using cplx = Kokkos::complex<real>;
@@ -140,8 +144,8 @@ template <class Arg, int isign, int target_cb, class Epilogue> struct DslashFunc
   }
 
   /// Right-hand side rhs of one site; the link loads repeat for each rhs but hit the cache.
-  /// One right-hand side (the autotuner's per-site launches).
-  KOKKOS_FORCEINLINE_FUNCTION void site_kernel(int site) const { site_kernel(site, 0); }
+  /// Entry k of the sweep, one right-hand side (the autotuner's per-site launches).
+  KOKKOS_FORCEINLINE_FUNCTION void site_kernel(int k) const { site_kernel(arg.use_list ? arg.site_list(k) : k, 0); }
   KOKKOS_FORCEINLINE_FUNCTION void site_kernel(int site, int rhs) const {
     cplx acc[Nc][Ns];
     for (int c = 0; c < Nc; ++c)
@@ -192,8 +196,9 @@ template <class Arg, int isign, int target_cb, class Epilogue> struct DslashFunc
   template <class Member> KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
     const int base = team.league_rank() * arg.sites_per_team;
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, arg.sites_per_team), [&](int i) {
-      const int site = base + i;
-      if (site >= arg.n_sites) return;
+      const int k = base + i;
+      if (k >= arg.n_sites) return;
+      const int site = arg.use_list ? arg.site_list(k) : k;
       // Multi-RHS: one vector lane per right-hand side (consecutive addresses on the GPU).
       if (arg.n_rhs == 1) site_kernel(site, 0);
       else Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, arg.n_rhs), [&](int rhs) { site_kernel(site, rhs); });

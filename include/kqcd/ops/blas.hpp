@@ -1,8 +1,10 @@
 // Linear algebra on checkerboarded spinors, as the solvers need it. Reductions accumulate in
-// double whatever the field precision. Half-precision spinors (HalfCBSpinor) have their own
-// overloads at the end: each site is loaded in float, combined and stored back with a new norm.
+// double whatever the field precision and are summed over the ranks of a distributed lattice.
+// Half-precision spinors (HalfCBSpinor) have their own overloads at the end: each site is loaded in
+// float, combined and stored back with a new norm.
 #pragma once
 
+#include <kqcd/comm/reduce.hpp>
 #include <kqcd/core/error.hpp>
 #include <kqcd/fields/cb_spinor.hpp>
 #include <kqcd/fields/spinor_access.hpp>
@@ -100,7 +102,7 @@ template <class Spinor> double norm2(const Spinor& x) {
           }
       },
       sum);
-  return sum;
+  return comm::sum(x.lattice(), sum);
 }
 
 /// <x, y> = sum conj(x) y
@@ -120,7 +122,7 @@ template <class Spinor> Kokkos::complex<double> cdot(const Spinor& x, const Spin
           }
       },
       sum);
-  return sum;
+  return comm::sum(x.lattice(), sum);
 }
 
 /// Re <x, y>

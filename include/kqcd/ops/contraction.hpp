@@ -45,6 +45,7 @@ template <class Real, class ES> PropagatorSite<typename PropagatorField<Real, ES
 /// index mu * 4 + nu, spins of a and b; degrand_rossi: index n of Gamma(n)).
 template <class ST, class ES>
 DensityView<ES> colour_contract(const SpinorField<ST, Ns, ES>& a, const SpinorField<ST, Ns, ES>& b, ContractType type) {
+  require_single_rank(a.lattice(), "contractions");
   if (!(a.lattice() == b.lattice())) throw invalid_argument("colour_contract: the two spinor fields live on different lattices");
   const Lattice lat = a.lattice();
   DensityView<ES> out("kqcd::contraction", lat.volume(), 16);
@@ -64,6 +65,7 @@ DensityView<ES> colour_contract(const SpinorField<ST, Ns, ES>& a, const SpinorFi
 
 /// tr[g5 S^dag g5 Gamma(n) S Gamma(n)] per site, n = 0..15.
 template <class Real, class ES> DensityView<ES> meson_density(const PropagatorField<Real, ES>& S) {
+  require_single_rank(S.lattice(), "contractions");
   const Lattice lat = S.lattice();
   DensityView<ES> out("kqcd::meson_density", lat.volume(), 16);
   using SV = typename PropagatorField<Real, ES>::view_type;
@@ -75,6 +77,7 @@ template <class Real, class ES> DensityView<ES> meson_density(const PropagatorFi
 
 /// sum over spins and colours of |S(x)|^2 per site (one component).
 template <class Real, class ES> DensityView<ES> propagator_norm_density(const PropagatorField<Real, ES>& S) {
+  require_single_rank(S.lattice(), "contractions");
   const Lattice lat = S.lattice();
   DensityView<ES> out("kqcd::prop_norm_density", lat.volume(), 1);
   using SV = typename PropagatorField<Real, ES>::view_type;

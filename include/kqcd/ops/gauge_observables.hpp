@@ -3,6 +3,7 @@
 // trace = Re tr U / 3 averaged, Polyakov loop in any direction = tr of the line / 3 averaged.
 #pragma once
 
+#include <kqcd/comm/reduce.hpp>
 #include <kqcd/core/error.hpp>
 #include <kqcd/fields/gauge_field.hpp>
 #include <kqcd/kernels/gauge_observables.hpp>
@@ -16,6 +17,7 @@ struct PlaquetteValues {
 };
 
 template <class GT, class ES> PlaquetteValues plaquette(const GaugeField<GT, ES>& u) {
+  require_single_rank(u.lattice(), "the plaquette");
   using View = typename CBGaugeField<GT, ES>::view_type;
   const Lattice& lat = u.lattice();
   double spatial = 0, temporal = 0;
@@ -39,11 +41,12 @@ template <class GT, class ES> double link_trace(const GaugeField<GT, ES>& u) {
                             LinkTraceFunctor<View>{u[p].view()}, s);
     sum += s;
   }
-  return sum / (double(u.lattice().volume()) * Nd * Nc);
+  return comm::sum(u.lattice(), sum) / (double(u.lattice().global_volume()) * Nd * Nc);
 }
 
 /// Polyakov loop in direction dir (3 = t): average over the lines of tr prod U_dir / 3.
 template <class GT, class ES> Kokkos::complex<double> polyakov_loop(const GaugeField<GT, ES>& u, int dir = Nd - 1) {
+  require_single_rank(u.lattice(), "the Polyakov loop");
   if (dir < 0 || dir >= Nd) throw invalid_argument("Polyakov loop direction must be 0..3, found " + std::to_string(dir));
   using View = typename CBGaugeField<GT, ES>::view_type;
   const Lattice& lat = u.lattice();

@@ -26,6 +26,7 @@ void gaussian_smear(SpinorField<ST, Ns, ES>& psi, const GaugeField<GT, ES>& u, c
                     const BoundaryPhases& bc = BoundaryPhases::periodic()) {
   if (params.steps < 0) throw invalid_argument("Gaussian smearing: the number of steps must be >= 0, found " + std::to_string(params.steps));
   if (params.steps == 0) return;
+  require_single_rank(u.lattice(), "Gaussian smearing");
   if (!(psi.lattice() == u.lattice())) throw invalid_argument("Gaussian smearing: spinor and gauge field live on different lattices");
   using Real = typename ST::value_type;
   using SV = typename SpinorField<ST, Ns, ES>::cb_type::view_type;

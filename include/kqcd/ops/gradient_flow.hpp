@@ -36,7 +36,7 @@ template <class GT, class ES> FlowMeasurement flow_measure(const GaugeField<GT, 
 /// Integrates the flow in place; owns the work fields (a second field and the RK generators).
 template <class GT, class ES> class WilsonFlow {
 public:
-  explicit WilsonFlow(const Lattice& lat) : tmp_(lat, "flow_tmp"), acc_(lat, "flow_acc") {}
+  explicit WilsonFlow(const Lattice& lat) : tmp_(lat, "flow_tmp"), acc_(lat, "flow_acc") { require_single_rank(lat, "the Wilson flow"); }
 
   /// u <- V_{t+eps}(u): one Runge-Kutta step of size eps.
   void step(GaugeField<GT, ES>& u, double eps) {

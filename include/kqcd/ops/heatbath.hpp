@@ -21,6 +21,7 @@ struct HeatbathParams {
 };
 
 inline void check_heatbath(const Lattice& lat, const HeatbathParams& hp) {
+  require_single_rank(lat, "the heat bath");
   for (int mu = 0; mu < Nd; ++mu)
     if (lat.dim(mu) % 2 != 0)
       throw invalid_argument("heat bath needs even extents for the checkerboard update, lattice " + lat.to_string());

@@ -38,6 +38,8 @@ public:
 
   /// A = diag + c_sw (i/4) sum sigma F; `inverse` selects what else is stored (mu for twisted only).
   CloverField(const gauge_type& u, double diag, double csw, Inverse inverse, double mu = 0.0) : lattice_(u.lattice()) {
+    // The field strength needs links of diagonal neighbours (an extended gauge field).
+    require_single_rank(lattice_, "the clover term");
     const int n = lattice_.cb_volume();
     using GV = typename gauge_type::cb_type::view_type;
     for (int p = 0; p < 2; ++p) {

@@ -40,6 +40,7 @@ namespace detail {
 template <class GT, class ES, class Rule>
 void link_update_step(const GaugeField<GT, ES>& in, GaugeField<GT, ES>& out, unsigned update_mask, unsigned staple_mask,
                       const Rule& rule, const char* label) {
+  require_single_rank(in.lattice(), label);
   using View = typename CBGaugeField<GT, ES>::view_type;
   const LinkReader<View> reader{{in[0].view(), in[1].view()}, in.lattice()};
   // out and in are distinct, so tuning trials need no backup.
@@ -50,6 +51,7 @@ void link_update_step(const GaugeField<GT, ES>& in, GaugeField<GT, ES>& out, uns
 }
 
 template <class GT, class ES> void hyp_step(const GaugeField<GT, ES>& in, GaugeField<GT, ES>& out, const SmearParams& sp) {
+  require_single_rank(in.lattice(), "HYP smearing");
   using GView = typename CBGaugeField<GT, ES>::view_type;
   using traits = ArchTraits<ES>;
   using BView = Kokkos::View<GT* [12][Nc][Nc], typename traits::gauge_layout, typename traits::memory_space>;

@@ -94,6 +94,7 @@ inline SourceSpec parse_source(const std::string& text, const Lattice* lat = nul
 
 /// Fill b with the source column (spin, colour) of `spec` (zero elsewhere), on the device.
 template <class ST, class ES> void make_source(SpinorField<ST, Ns, ES>& b, const SourceSpec& spec, int spin, int colour) {
+  require_single_rank(b.lattice(), "sources");
   const Lattice lat = b.lattice();
   for (int d = 0; d < Nd; ++d)
     if (spec.origin.x[d] < 0 || spec.origin.x[d] >= lat.dim(d))

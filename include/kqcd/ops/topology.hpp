@@ -13,6 +13,7 @@ struct CloverObservables {
 };
 
 template <class GT, class ES> CloverObservables clover_observables(const GaugeField<GT, ES>& u) {
+  require_single_rank(u.lattice(), "the clover field strength");
   using View = typename CBGaugeField<GT, ES>::view_type;
   const Lattice& lat = u.lattice();
   const LinkReader<View> reader{{u[0].view(), u[1].view()}, lat};

@@ -3,9 +3,13 @@
 // done per call (flops(), bytes()) by the conventions' counting.
 // Precision P is float, double or kqcd::half (16-bit spinors and links, float arithmetic); Recon
 // (Recon18/12/8, fields/packed_gauge.hpp) selects how the links are stored. The links are packed
-// once, on the device, from the GaugeField given to the constructor.
+// once, on the device, from the GaugeField given to the constructor. On a distributed lattice it
+// exchanges the gauge ghost zone once at construction and, per call, the source's halo: faces
+// packed and sent, the interior sites computed while the messages fly, then the exterior sites
+// (or, with set_overlap(false), the whole parity after the exchange).
 #pragma once
 
+#include <kqcd/comm/halo.hpp>
 #include <kqcd/core/boundary.hpp>
 #include <kqcd/core/error.hpp>
 #include <kqcd/core/site_table.hpp>
@@ -16,7 +20,41 @@
 #include <kqcd/fields/spinor_access.hpp>
 #include <kqcd/kernels/dslash_wilson.hpp>
 
+#include <chrono>
+#include <vector>
+
 namespace kqcd {
+
+namespace detail {
+/// The sites of one parity with (exterior) and without (interior) an off-rank neighbour.
+struct SiteSplit {
+  std::vector<int> interior, exterior;
+};
+inline SiteSplit split_sites(const Lattice& lat, int parity) {
+  SiteSplit split;
+  for (int s = 0; s < lat.cb_volume(); ++s) {
+    bool off_rank = false;
+    for (int mu = 0; mu < Nd; ++mu)
+      for (int dir = -1; dir <= 1; dir += 2) off_rank = off_rank || compute_neighbour(lat, s, parity, mu, dir).index >= lat.cb_volume();
+    (off_rank ? split.exterior : split.interior).push_back(s);
+  }
+  return split;
+}
+template <class ListView> ListView to_device(const std::vector<int>& v, const char* label) {
+  typename ListView::non_const_type d(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)), v.size());
+  auto h = Kokkos::create_mirror_view(d);
+  for (std::size_t i = 0; i < v.size(); ++i) h(i) = v[i];
+  Kokkos::deep_copy(d, h);
+  return d;
+}
+} // namespace detail
+
+/// Seconds spent per phase of distributed hopping-term calls (set_timing(true) fences between
+/// phases to measure them, which removes the overlap on asynchronous backends).
+struct DslashTimes {
+  double pack_post = 0, interior = 0, wait_unpack = 0, exterior = 0;
+  int calls = 0;
+};
 
 template <class P, class ExecSpace = Kokkos::DefaultExecutionSpace,
           NeighbourMode mode = ArchTraits<ExecSpace>::neighbour_mode, class Recon = Recon18>
@@ -40,7 +78,18 @@ public:
   static constexpr double flops_per_site = 1320.0;
   static constexpr double xpay_flops_per_site = 48.0;
 
-  WilsonDslash(const gauge_type& u, const BoundaryPhases& bc) : u_(u), packed_(u), sites_(u.lattice(), bc) {}
+  WilsonDslash(const gauge_type& u, const BoundaryPhases& bc)
+      : u_(with_gauge_halo(u)), packed_(u_), sites_(u.lattice(), bc) {
+    const Lattice& lat = u.lattice();
+    if (!lat.distributed()) return;
+    for (int p = 0; p < 2; ++p) {
+      const detail::SiteSplit split = detail::split_sites(lat, p);
+      interior_[p] = detail::to_device<site_list_type>(split.interior, "kqcd::interior_sites");
+      exterior_[p] = detail::to_device<site_list_type>(split.exterior, "kqcd::exterior_sites");
+    }
+    halo_ = halo_type(lat);
+    Kokkos::fence("kqcd::WilsonDslash::halo_setup");
+  }
 
   const Lattice& lattice() const { return u_.lattice(); }
   const gauge_type& gauge() const { return u_; }
@@ -84,6 +133,18 @@ public:
                                                         " right-hand sides, expected " + std::to_string(in.n_rhs()));
     launch<XpayHopping>(out, in, isign, target_cb, x, {a, b});
   }
+
+  /// Interior computed while the halo is in flight (default), or everything after it.
+  void set_overlap(bool on) { overlap_ = on; }
+  bool overlap() const { return overlap_; }
+  /// Record DslashTimes per call (fences between the phases); a diagnostic switch, hence const.
+  void set_timing(bool on) const { timing_ = on; }
+  const DslashTimes& times() const { return times_; }
+  void reset_times() const { times_ = {}; }
+  /// Halo bytes sent per call by this rank (0 on one rank).
+  double halo_bytes() const { return halo_.bytes(); }
+  /// Sites of parity p with an off-rank neighbour.
+  int exterior_sites(int p) const { return int(exterior_[p].size()); }
 
   /// Sites per team of the untuned launch (a value set here also switches tuning off).
   int sites_per_team() const { return sites_per_team_ > 0 ? sites_per_team_ : traits::sites_per_team; }
@@ -143,9 +204,52 @@ private:
             lattice().cb_volume(),
             // GPU: keep the threads per block (sites x lanes) as tuned for one right-hand side.
             traits::max_team_size > 1 ? std::max(1, sites_per_team() / vector_length(n_rhs)) : sites_per_team(),
-            n_rhs};
-    if (isign > 0) target_cb == 0 ? run<Arg, 1, 0, Epilogue>(arg, out) : run<Arg, 1, 1, Epilogue>(arg, out);
-    else target_cb == 0 ? run<Arg, -1, 0, Epilogue>(arg, out) : run<Arg, -1, 1, Epilogue>(arg, out);
+            n_rhs,
+            {},
+            false};
+    // Runs the kernel on all sites of the target parity, or on a site list.
+    auto sweep = [&](const site_list_type* list) {
+      arg.use_list = list != nullptr;
+      arg.site_list = list ? *list : site_list_type();
+      arg.n_sites = list ? int(list->size()) : lattice().cb_volume();
+      if (arg.n_sites == 0) return;
+      if (isign > 0) target_cb == 0 ? run<Arg, 1, 0, Epilogue>(arg, out) : run<Arg, 1, 1, Epilogue>(arg, out);
+      else target_cb == 0 ? run<Arg, -1, 0, Epilogue>(arg, out) : run<Arg, -1, 1, Epilogue>(arg, out);
+    };
+    if (!lattice().distributed()) return sweep(nullptr);
+    if constexpr (!std::is_same_v<S, spinor_type> || std::is_same_v<P, half>) {
+      throw invalid_argument("WilsonDslash: half precision and blocks of right-hand sides are not distributed yet (lattice " +
+                             lattice().to_string() + ")");
+    } else {
+      using clock = std::chrono::steady_clock;
+      auto t = clock::now();
+      auto lap = [&](double& acc) {
+        if (!timing_) return;
+        ExecSpace().fence("kqcd::WilsonDslash::timing");
+        const auto now = clock::now();
+        acc += std::chrono::duration<double>(now - t).count();
+        t = now;
+      };
+      halo_.start(in.view(), in.parity());
+      lap(times_.pack_post);
+      if (overlap_) sweep(&interior_[target_cb]);
+      lap(times_.interior);
+      halo_.finish(in.view());
+      lap(times_.wait_unpack);
+      sweep(overlap_ ? &exterior_[target_cb] : nullptr);
+      lap(times_.exterior);
+      ++times_.calls;
+    }
+  }
+
+  /// Fills the ghost zone of u's links (backward hops read U_mu(x - mu) of off-rank sites) before
+  /// they are packed; returns u.
+  static const gauge_type& with_gauge_halo(const gauge_type& u) {
+    if (!u.lattice().distributed()) return u;
+    using gauge_view = typename gauge_type::cb_type::view_type;
+    HaloExchange<gauge_view, ExecSpace> gauge_halo(u.lattice());
+    for (int p = 0; p < 2; ++p) gauge_halo.exchange(u[p].view(), p);
+    return u;
   }
 
   // One right-hand side: launch shape from the autotuner (core/tune.hpp); trial runs restore out,
@@ -185,11 +289,19 @@ private:
     return v;
   }
 
+  using site_list_type = Kokkos::View<const int*, typename traits::memory_space>;
+  using halo_type = HaloExchange<typename cb_spinor_t<Real, ExecSpace>::view_type, ExecSpace>;
+
   gauge_type u_;
   packed_gauge_type packed_;
   site_table_type sites_;
   int sites_per_team_ = 0; ///< 0: tuned
   mutable LaunchConfig last_config_{};
+  site_list_type interior_[2], exterior_[2];
+  mutable halo_type halo_;
+  bool overlap_ = true;
+  mutable bool timing_ = false;
+  mutable DslashTimes times_;
 };
 
 } // namespace kqcd

@@ -105,6 +105,8 @@ public:
     dslash_.apply_xpay(x[1], x_even, isign, 1, Real(1.0 / diagonal()), b[1], Real(0.5 / diagonal()));
   }
   void set_sites_per_team(int n) { dslash_.set_sites_per_team(n); }
+  /// On a distributed lattice: overlap the halo exchange with the interior sites (default).
+  void set_overlap(bool on) { dslash_.set_overlap(on); }
   int dslash_sites_per_team() const { return dslash_.sites_per_team(); }
   /// Flops of one apply(): two hopping terms, one with xpay.
   double flops() const { return dslash_.flops(false) + dslash_.flops(true); }
