@@ -3,6 +3,8 @@
 // selected by Kokkos' own backend macros.
 #pragma once
 
+#include <kqcd/core/simd_complex.hpp>
+
 #include <Kokkos_Core.hpp>
 
 namespace kqcd {
@@ -22,6 +24,9 @@ template <class ExecSpace> struct ArchTraits {
   /// One thread per team walks the team's sites in order.
   static constexpr int max_team_size = 1;
   static constexpr NeighbourMode neighbour_mode = NeighbourMode::table;
+  /// Whether the virtual-node SIMD layout (ops/simd_wilson.hpp) applies, and its complex type.
+  static constexpr bool simd_layout = false;
+  template <class Real> using simd_complex = GPUSIMDComplex<Real>;
 };
 
 } // namespace kqcd

@@ -21,6 +21,9 @@ template <> struct ArchTraits<Kokkos::Cuda> {
   /// One site per thread: a team holds sites_per_team threads.
   static constexpr int max_team_size = 1024;
   static constexpr NeighbourMode neighbour_mode = NeighbourMode::on_the_fly;
+  /// One site per thread: no SIMD layout; the one-lane type keeps the interface.
+  static constexpr bool simd_layout = false;
+  template <class Real> using simd_complex = GPUSIMDComplex<Real>;
 };
 
 } // namespace kqcd

@@ -16,6 +16,9 @@ template <> struct ArchTraits<Kokkos::OpenMP> {
   /// One thread per team walks the team's sites in order.
   static constexpr int max_team_size = 1;
   static constexpr NeighbourMode neighbour_mode = NeighbourMode::table;
+  /// Virtual-node SIMD layout: one site per lane of the host's widest register (AVX-512, AVX2).
+  static constexpr bool simd_layout = true;
+  template <class Real> using simd_complex = NativeSIMDComplex<Real>;
 };
 
 } // namespace kqcd
