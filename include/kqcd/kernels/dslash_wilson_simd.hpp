@@ -52,29 +52,21 @@ template <class V, class ExecSpace, int isign, int target_cb, bool xpay> struct 
     constexpr int k2 = gamma_dr::code[mu][2] + shift, k3 = gamma_dr::code[mu][3] + shift;
     const Neighbour nb = arg.sites.template neighbour<mu, dir>(vs, target_cb);
 
-    V h[Nc][2];
-    for (int c = 0; c < Nc; ++c) {
-      h[c][0] = add_i_pow<k0>(V::load(spinor_at(arg.in, nb.index, c, 0)), V::load(spinor_at(arg.in, nb.index, c, p0)));
-      h[c][1] = add_i_pow<k1>(V::load(spinor_at(arg.in, nb.index, c, 1)), V::load(spinor_at(arg.in, nb.index, c, p1)));
-    }
-    // Left the sub-lattice in a split dimension: the neighbour is in the other lane of the pair.
-    if (nb.crossed && arg.level[mu] >= 0)
-      for (int c = 0; c < Nc; ++c)
-        for (int s = 0; s < 2; ++s) h[c][s] = h[c][s].swap_blocks(arg.level[mu]);
-
-    V ih[Nc][2];
-    for (int c = 0; c < Nc; ++c)
-      for (int s = 0; s < 2; ++s) ih[c][s] = h[c][s].times_i();
+    // Colour by colour, so that only one colour's half spinor is live next to chi and acc (the
+    // 32 zmm registers hold acc, chi, h, i h and a link element without spilling).
     const real* link = arg.gauge + (vs * 2 * Nd + 2 * mu + (dir > 0 ? 0 : 1)) * Nc * Nc * R;
     V chi[Nc][2];
-    for (int a = 0; a < Nc; ++a) {
-      const V l = V::load(link + (a * Nc) * R);
-      const V lr = l.dup_re(), li = l.dup_im();
-      for (int s = 0; s < 2; ++s) chi[a][s] = V::madd(lr, li, h[0][s], ih[0][s], V::zero());
-      for (int c = 1; c < Nc; ++c) {
-        const V lc = V::load(link + (a * Nc + c) * R);
-        const V lcr = lc.dup_re(), lci = lc.dup_im();
-        for (int s = 0; s < 2; ++s) chi[a][s] = V::madd(lcr, lci, h[c][s], ih[c][s], chi[a][s]);
+    for (int c = 0; c < Nc; ++c) {
+      V h[2] = {add_i_pow<k0>(V::load(spinor_at(arg.in, nb.index, c, 0)), V::load(spinor_at(arg.in, nb.index, c, p0))),
+                add_i_pow<k1>(V::load(spinor_at(arg.in, nb.index, c, 1)), V::load(spinor_at(arg.in, nb.index, c, p1)))};
+      // Left the sub-lattice in a split dimension: the neighbour is in the other lane of the pair.
+      if (nb.crossed && arg.level[mu] >= 0)
+        for (int s = 0; s < 2; ++s) h[s] = h[s].swap_blocks(arg.level[mu]);
+      const V ih[2] = {h[0].times_i(), h[1].times_i()};
+      for (int a = 0; a < Nc; ++a) {
+        const V l = V::load(link + (a * Nc + c) * R);
+        const V lr = l.dup_re(), li = l.dup_im();
+        for (int s = 0; s < 2; ++s) chi[a][s] = V::madd(lr, li, h[s], ih[s], c == 0 ? V::zero() : chi[a][s]);
       }
     }
 
