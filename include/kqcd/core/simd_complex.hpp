@@ -6,6 +6,8 @@
 //   CPUSIMDComplex<T, N>  the host's native register when it holds N complex T, else portable code;
 //   GPUSIMDComplex<T>     one lane per thread, the same interface, callable in device code.
 // The ISA policies (simd::AVX512, simd::AVX2, simd::Portable) supply the register operations.
+// The guards test the target macros only (not __CUDA_ARCH__) so that nvcc's host and device passes
+// see the same declarations; the intrinsic policies are host-only and used by host kernels only.
 #pragma once
 
 #include <kqcd/core/error.hpp>
@@ -15,7 +17,7 @@
 #include <string>
 #include <type_traits>
 
-#if !defined(__CUDA_ARCH__) && (defined(__AVX512F__) || defined(__AVX2__))
+#if (defined(__AVX512F__) || defined(__AVX2__))
 #include <immintrin.h>
 #endif
 
@@ -119,7 +121,7 @@ template <class T, int N> struct Portable {
   }
 };
 
-#if !defined(__CUDA_ARCH__) && defined(__AVX512F__)
+#if defined(__AVX512F__)
 /// AVX-512: 8 complex float or 4 complex double per zmm register.
 template <class T> struct AVX512;
 template <> struct AVX512<float> {
@@ -170,7 +172,7 @@ template <> struct AVX512<double> {
 };
 #endif
 
-#if !defined(__CUDA_ARCH__) && defined(__AVX2__) && defined(__FMA__)
+#if defined(__AVX2__) && defined(__FMA__)
 /// AVX2 + FMA: 4 complex float or 2 complex double per ymm register.
 template <class T> struct AVX2;
 template <> struct AVX2<float> {
@@ -217,9 +219,9 @@ template <> struct AVX2<double> {
 
 /// The host's widest register for T (AVX-512, then AVX2), or two portable lanes.
 template <class T> struct Native {
-#if !defined(__CUDA_ARCH__) && defined(__AVX512F__)
+#if defined(__AVX512F__)
   using type = AVX512<T>;
-#elif !defined(__CUDA_ARCH__) && defined(__AVX2__) && defined(__FMA__)
+#elif defined(__AVX2__) && defined(__FMA__)
   using type = AVX2<T>;
 #else
   using type = Portable<T, 2>;
@@ -324,11 +326,11 @@ inline std::string simd_isa_name() { return simd::Native<float>::type::name; }
 /// Throws if the running CPU lacks the instruction set the SIMD kernels were compiled for (a
 /// binary built with -march=native copied to an older machine).
 inline void check_simd_isa() {
-#if !defined(__CUDA_ARCH__) && defined(__AVX512F__) && (defined(__GNUC__) || defined(__clang__))
+#if defined(__AVX512F__) && (defined(__GNUC__) || defined(__clang__))
   if (!__builtin_cpu_supports("avx512f"))
     throw invalid_argument("this kqcd was compiled for AVX-512 (avx512f), which this CPU lacks: rebuild on this "
                            "machine (KQCD_NATIVE=ON) or without -march=native");
-#elif !defined(__CUDA_ARCH__) && defined(__AVX2__) && (defined(__GNUC__) || defined(__clang__))
+#elif defined(__AVX2__) && (defined(__GNUC__) || defined(__clang__))
   if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma"))
     throw invalid_argument("this kqcd was compiled for AVX2 and FMA, which this CPU lacks: rebuild on this machine "
                            "(KQCD_NATIVE=ON) or without -march=native");
