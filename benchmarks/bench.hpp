@@ -35,6 +35,7 @@ struct DslashOptions {
   std::string neighbours = "auto";  ///< auto | table | on-the-fly
   std::string op = "dslash";        ///< dslash or wilson (hopping term, one parity) | eo (even-odd operator) |
                                     ///< clover | clover-dynamic | twisted | twisted-clover (A^-1 H, one parity)
+  std::string layout = "auto";      ///< auto (simd where the backend has it) | scalar | simd (dslash, eo)
   int sites_per_team = 0;           ///< 0: the backend's default (ArchTraits)
   double min_seconds = 0.5;         ///< time at least this long
   bool quick = false;               ///< a smoke run: few iterations, small copy

@@ -11,6 +11,7 @@
 #include <kqcd/fields/random_fields.hpp>
 #include <kqcd/ops/blas.hpp>
 #include <kqcd/ops/local_operators.hpp>
+#include <kqcd/ops/simd_wilson.hpp>
 #include <kqcd/ops/wilson_operator.hpp>
 
 #include <cstdio>
@@ -171,7 +172,73 @@ template <class ES, class Real, class Recon> nlohmann::json time_multi(const Dsl
           {"sites_per_team", d.sites_per_team()}};
 }
 
+/// The same on the virtual-node SIMD layout (fields/simd_fields.hpp).
+template <class ES, class Real> nlohmann::json time_dslash_simd(const DslashOptions& opts) {
+  using Op = SIMDWilsonEOOperator<Real, ES>;
+  GaugeField<Kokkos::complex<Real>, ES> u(opts.lattice);
+  random_gauge(u, 1234);
+  Op op(u, 0.1, BoundaryPhases::antiperiodic_time());
+  const auto& d = op.dslash();
+  auto in = d.create_spinor(1, "bench_in"), out = d.create_spinor(0, "bench_out");
+  auto in_e = op.create_vector("bench_in_e"), out_e = op.create_vector("bench_out_e");
+  CBSpinor<Kokkos::complex<Real>, Ns, ES> tmp_o(opts.lattice, 1), tmp_e(opts.lattice, 0);
+  random_spinor(tmp_o, 42);
+  random_spinor(tmp_e, 43);
+  to_simd(in, tmp_o);
+  to_simd(in_e, tmp_e);
+  const bool eo = opts.op == "eo";
+  const auto [per_call, iters] = time_calls<ES>(opts, [&] {
+    if (eo) op.apply(out_e, in_e, 1);
+    else d.apply(out, in, 1, 0);
+  });
+  const auto split = d.geometry().split();
+  return {{"time_per_call_s", per_call},
+          {"iterations", iters},
+          {"gflops", (eo ? op.flops() : d.flops(false)) / per_call * 1e-9},
+          {"gbytes_per_s", (eo ? op.bytes() : d.bytes(false)) / per_call * 1e-9},
+          {"layout", "simd"},
+          {"isa", Op::dslash_type::simd_type::isa::name},
+          {"simd_lanes", Op::dslash_type::simd_type::lanes},
+          {"lane_split", {split[0], split[1], split[2], split[3]}},
+          {"neighbours", "table"}};
+}
+
+template <class ES, class Real> nlohmann::json time_dslash_layout(const DslashOptions& opts);
+
+/// Whether the lattice splits into the SIMD type's lanes (auto falls back to scalar if not).
+template <class ES, class Real> bool simd_fits(const Lattice& lat) {
+  try {
+    SIMDGeometry(lat, ArchTraits<ES>::template simd_complex<Real>::lanes);
+    return true;
+  } catch (const invalid_argument&) {
+    return false;
+  }
+}
+
 template <class ES, class Real> nlohmann::json time_dslash_mode(const DslashOptions& opts) {
+  if (opts.layout != "auto" && opts.layout != "scalar" && opts.layout != "simd")
+    throw invalid_argument("layout '" + opts.layout + "': expected auto, scalar or simd");
+  if constexpr (ArchTraits<ES>::simd_layout && !std::is_same_v<Real, half>) {
+    // The SIMD layout is the faster one where it exists; it has its own neighbour table.
+    const bool plain = opts.recon == 18 && opts.rhs == 1 && !opts.lattice.distributed();
+    if (opts.layout == "simd" && !plain)
+      throw invalid_argument("--layout simd runs with --recon 18 and --rhs 1 on one rank only");
+    if (opts.layout == "simd" || (opts.layout == "auto" && plain && opts.neighbours == "auto" && opts.sites_per_team == 0 &&
+                                  simd_fits<ES, Real>(opts.lattice))) {
+      if (opts.neighbours != "auto" || opts.sites_per_team != 0)
+        throw invalid_argument("--layout simd takes neither --neighbours nor --sites-per-team");
+      return time_dslash_simd<ES, Real>(opts);
+    }
+  } else if (opts.layout == "simd") {
+    throw invalid_argument(std::string("--layout simd: backend ") + ES::name() +
+                           " has no SIMD layout in this precision (host backends, single or double only)");
+  }
+  auto r = time_dslash_layout<ES, Real>(opts);
+  r["layout"] = "scalar";
+  return r;
+}
+
+template <class ES, class Real> nlohmann::json time_dslash_layout(const DslashOptions& opts) {
   const std::string& n = opts.neighbours;
   constexpr NeighbourMode native = ArchTraits<ES>::neighbour_mode;
   // Compression, half precision and multi-RHS run in the backend's neighbour mode only (compile time).
@@ -204,6 +271,8 @@ nlohmann::json run_dslash(const DslashOptions& opts, double copy_gbytes_per_s) {
   const bool wilson = opts.op == "dslash" || opts.op == "wilson" || opts.op == "eo";
   if (!wilson && opts.op != "clover" && opts.op != "clover-dynamic" && opts.op != "twisted" && opts.op != "twisted-clover")
     throw invalid_argument("operator '" + opts.op + "': expected dslash (or wilson), eo, clover, clover-dynamic, twisted or twisted-clover");
+  if (!wilson && opts.layout == "simd")
+    throw invalid_argument("--layout simd: operator '" + opts.op + "' has no SIMD kernel (dslash and eo have)");
   if (opts.precision != "single" && opts.precision != "double" && opts.precision != "half")
     throw invalid_argument("precision '" + opts.precision + "': expected single, double or half");
   if (opts.recon != 18 && opts.recon != 12 && opts.recon != 8)

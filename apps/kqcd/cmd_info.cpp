@@ -6,6 +6,7 @@
 #include <kqcd/core/execution_spaces.hpp>
 #include <kqcd/core/provenance.hpp>
 #include <kqcd/core/tune_cache.hpp>
+#include <kqcd/core/simd_complex.hpp>
 
 #include <nlohmann/json.hpp>
 
@@ -41,7 +42,10 @@ nlohmann::json info_json() {
   }
   j["host_threads"] = Kokkos::DefaultHostExecutionSpace().concurrency();
   j["host_isa"] = host_isa();
-  j["simd"] = {{"float_lanes", 1}, {"double_lanes", 1}, {"note", "scalar kernels: one site per thread"}};
+  j["simd"] = {{"isa", simd_isa_name()},
+               {"float_lanes", NativeSIMDComplex<float>::lanes},
+               {"double_lanes", NativeSIMDComplex<double>::lanes},
+               {"note", "virtual-node SIMD layout on host backends (kqcd bench dslash --layout simd)"}};
   j["build"] = {{"compiler", build_info::compiler},
                 {"build_type", build_info::build_type},
                 {"flags", build_info::cxx_flags},
@@ -73,7 +77,8 @@ void add_info_command(CLI::App& app, Action& action) {
         std::cout << "  backend " << b["name"].get<std::string>() << ": " << b["device"].get<std::string>()
                   << ", concurrency " << b["concurrency"].get<int>() << "\n";
       std::cout << "host threads " << j["host_threads"].get<int>() << ", host ISA " << j["host_isa"].get<std::string>()
-                << ", SIMD lanes float/double 1/1 (scalar kernels)\n"
+                << ", SIMD " << j["simd"]["isa"].get<std::string>() << " lanes float/double "
+                << j["simd"]["float_lanes"].get<int>() << "/" << j["simd"]["double_lanes"].get<int>() << "\n"
                 << "build: " << j["build"]["compiler"].get<std::string>() << ", "
                 << j["build"]["build_type"].get<std::string>() << ", native "
                 << (j["build"]["native"].get<bool>() ? "on" : "off") << ", Kokkos Kernels "

@@ -5,6 +5,7 @@
 #include <kqcd/comm/mpi.hpp>
 #include <kqcd/core/error.hpp>
 #include <kqcd/core/profile.hpp>
+#include <kqcd/core/simd_complex.hpp>
 
 #include <Kokkos_Core.hpp>
 
@@ -15,6 +16,13 @@
 #include <vector>
 
 int main(int argc, char** argv) {
+  // Before anything else: a binary built for AVX-512/AVX2 (-march=native) on a CPU without it.
+  try {
+    kqcd::check_simd_isa();
+  } catch (const kqcd::error& e) {
+    std::fprintf(stderr, "kqcd: error: %s\n", e.what());
+    return 2;
+  }
   CLI::App app{"kqcd: lattice QCD on Kokkos (Dirac operators, solvers, gauge fields, correlators)", "kqcd"};
   app.require_subcommand(1, 1);
   app.set_help_all_flag("--help-all", "Show the help of every subcommand");

@@ -3,6 +3,8 @@
 // selected by Kokkos' own backend macros.
 #pragma once
 
+#include <kqcd/core/simd_complex.hpp>
+
 #include <Kokkos_Core.hpp>
 
 namespace kqcd {
@@ -24,6 +26,9 @@ template <class ExecSpace> struct ArchTraits {
   /// Threads that run in lockstep: team sizes are fitted to multiples of it.
   static constexpr int warp_size = 1;
   static constexpr NeighbourMode neighbour_mode = NeighbourMode::table;
+  /// Whether the virtual-node SIMD layout (ops/simd_wilson.hpp) applies, and its complex type.
+  static constexpr bool simd_layout = false;
+  template <class Real> using simd_complex = GPUSIMDComplex<Real>;
 };
 
 } // namespace kqcd

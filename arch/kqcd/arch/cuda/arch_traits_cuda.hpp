@@ -23,6 +23,9 @@ template <> struct ArchTraits<Kokkos::Cuda> {
   /// Threads that run in lockstep: team sizes are fitted to multiples of it.
   static constexpr int warp_size = 32;
   static constexpr NeighbourMode neighbour_mode = NeighbourMode::on_the_fly;
+  /// One site per thread: no SIMD layout; the one-lane type keeps the interface.
+  static constexpr bool simd_layout = false;
+  template <class Real> using simd_complex = GPUSIMDComplex<Real>;
 };
 
 } // namespace kqcd

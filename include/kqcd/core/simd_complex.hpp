@@ -1,0 +1,340 @@
+// SIMDComplex<T, N, ISA>: N complex numbers in one vector register, stored interleaved (re, im,
+// re, im, ...) as Grid's vComplex. A complex multiply-add c + a b is two FMAs: the real and the
+// imaginary part of a broadcast across each pair (dup_re, dup_im) times b and times i b (b with
+// real and imaginary parts swapped and one sign flipped).
+// The instruction set is chosen by the compiler's own target macros (__AVX512F__, __AVX2__):
+//   CPUSIMDComplex<T, N>  the host's native register when it holds N complex T, else portable code;
+//   GPUSIMDComplex<T>     one lane per thread, the same interface, callable in device code.
+// The ISA policies (simd::AVX512, simd::AVX2, simd::Portable) supply the register operations.
+// The guards test the target macros only (not __CUDA_ARCH__) so that nvcc's host and device passes
+// see the same declarations; the intrinsic policies are host-only and used by host kernels only.
+#pragma once
+
+#include <kqcd/core/error.hpp>
+
+#include <Kokkos_Core.hpp>
+
+#include <string>
+#include <type_traits>
+
+#if (defined(__AVX512F__) || defined(__AVX2__))
+#include <immintrin.h>
+#endif
+
+namespace kqcd {
+namespace simd {
+
+/// Portable fallback: a plain array of 2N reals; loops the compiler may vectorise.
+template <class T, int N> struct Portable {
+  static constexpr int lanes = N;
+  static constexpr const char* name = "portable";
+  struct reg {
+    T v[2 * N];
+  };
+  KOKKOS_FORCEINLINE_FUNCTION static reg load(const T* p) {
+    reg r;
+    for (int i = 0; i < 2 * N; ++i) r.v[i] = p[i];
+    return r;
+  }
+  KOKKOS_FORCEINLINE_FUNCTION static void store(T* p, const reg& a) {
+    for (int i = 0; i < 2 * N; ++i) p[i] = a.v[i];
+  }
+  KOKKOS_FORCEINLINE_FUNCTION static reg zero() {
+    reg r;
+    for (int i = 0; i < 2 * N; ++i) r.v[i] = T(0);
+    return r;
+  }
+  KOKKOS_FORCEINLINE_FUNCTION static reg set1(T x) {
+    reg r;
+    for (int i = 0; i < 2 * N; ++i) r.v[i] = x;
+    return r;
+  }
+  KOKKOS_FORCEINLINE_FUNCTION static reg add(const reg& a, const reg& b) {
+    reg r;
+    for (int i = 0; i < 2 * N; ++i) r.v[i] = a.v[i] + b.v[i];
+    return r;
+  }
+  KOKKOS_FORCEINLINE_FUNCTION static reg sub(const reg& a, const reg& b) {
+    reg r;
+    for (int i = 0; i < 2 * N; ++i) r.v[i] = a.v[i] - b.v[i];
+    return r;
+  }
+  KOKKOS_FORCEINLINE_FUNCTION static reg mul(const reg& a, const reg& b) {
+    reg r;
+    for (int i = 0; i < 2 * N; ++i) r.v[i] = a.v[i] * b.v[i];
+    return r;
+  }
+  /// a b + c
+  KOKKOS_FORCEINLINE_FUNCTION static reg fmadd(const reg& a, const reg& b, const reg& c) {
+    reg r;
+    for (int i = 0; i < 2 * N; ++i) r.v[i] = a.v[i] * b.v[i] + c.v[i];
+    return r;
+  }
+  /// (re, im) -> (re, re)
+  KOKKOS_FORCEINLINE_FUNCTION static reg dup_re(const reg& a) {
+    reg r;
+    for (int i = 0; i < N; ++i) r.v[2 * i] = r.v[2 * i + 1] = a.v[2 * i];
+    return r;
+  }
+  /// (re, im) -> (im, im)
+  KOKKOS_FORCEINLINE_FUNCTION static reg dup_im(const reg& a) {
+    reg r;
+    for (int i = 0; i < N; ++i) r.v[2 * i] = r.v[2 * i + 1] = a.v[2 * i + 1];
+    return r;
+  }
+  /// (re, im) -> (im, re)
+  KOKKOS_FORCEINLINE_FUNCTION static reg swap_ri(const reg& a) {
+    reg r;
+    for (int i = 0; i < N; ++i) {
+      r.v[2 * i] = a.v[2 * i + 1];
+      r.v[2 * i + 1] = a.v[2 * i];
+    }
+    return r;
+  }
+  /// a + s on imaginary parts, a - s on real parts
+  KOKKOS_FORCEINLINE_FUNCTION static reg subadd(const reg& a, const reg& s) {
+    reg r;
+    for (int i = 0; i < N; ++i) {
+      r.v[2 * i] = a.v[2 * i] - s.v[2 * i];
+      r.v[2 * i + 1] = a.v[2 * i + 1] + s.v[2 * i + 1];
+    }
+    return r;
+  }
+  /// a + s on real parts, a - s on imaginary parts
+  KOKKOS_FORCEINLINE_FUNCTION static reg addsub(const reg& a, const reg& s) {
+    reg r;
+    for (int i = 0; i < N; ++i) {
+      r.v[2 * i] = a.v[2 * i] + s.v[2 * i];
+      r.v[2 * i + 1] = a.v[2 * i + 1] - s.v[2 * i + 1];
+    }
+    return r;
+  }
+  /// Exchange blocks of 2^level complex lanes (lane i <-> lane i ^ 2^level).
+  KOKKOS_FORCEINLINE_FUNCTION static reg swap_blocks(const reg& a, int level) {
+    const int m = 1 << level;
+    reg r;
+    for (int i = 0; i < N; ++i) {
+      r.v[2 * i] = a.v[2 * (i ^ m)];
+      r.v[2 * i + 1] = a.v[2 * (i ^ m) + 1];
+    }
+    return r;
+  }
+};
+
+#if defined(__AVX512F__)
+/// AVX-512: 8 complex float or 4 complex double per zmm register.
+template <class T> struct AVX512;
+template <> struct AVX512<float> {
+  static constexpr int lanes = 8;
+  static constexpr const char* name = "avx512";
+  using reg = __m512;
+  static reg load(const float* p) { return _mm512_loadu_ps(p); }
+  static void store(float* p, reg a) { _mm512_storeu_ps(p, a); }
+  static reg zero() { return _mm512_setzero_ps(); }
+  static reg set1(float x) { return _mm512_set1_ps(x); }
+  static reg add(reg a, reg b) { return _mm512_add_ps(a, b); }
+  static reg sub(reg a, reg b) { return _mm512_sub_ps(a, b); }
+  static reg mul(reg a, reg b) { return _mm512_mul_ps(a, b); }
+  static reg fmadd(reg a, reg b, reg c) { return _mm512_fmadd_ps(a, b, c); }
+  static reg dup_re(reg a) { return _mm512_moveldup_ps(a); }
+  static reg dup_im(reg a) { return _mm512_movehdup_ps(a); }
+  static reg swap_ri(reg a) { return _mm512_permute_ps(a, 0xB1); }
+  static reg subadd(reg a, reg s) { return _mm512_fmaddsub_ps(_mm512_set1_ps(1.0f), a, s); }
+  static reg addsub(reg a, reg s) { return _mm512_fmsubadd_ps(_mm512_set1_ps(1.0f), a, s); }
+  static reg swap_blocks(reg a, int level) {
+    switch (level) {
+    case 0: return _mm512_permute_ps(a, 0x4E);        // swap complex pairs inside 128 bits
+    case 1: return _mm512_shuffle_f32x4(a, a, 0xB1);  // swap 128-bit lanes inside 256 bits
+    default: return _mm512_shuffle_f32x4(a, a, 0x4E); // swap 256-bit halves
+    }
+  }
+};
+template <> struct AVX512<double> {
+  static constexpr int lanes = 4;
+  static constexpr const char* name = "avx512";
+  using reg = __m512d;
+  static reg load(const double* p) { return _mm512_loadu_pd(p); }
+  static void store(double* p, reg a) { _mm512_storeu_pd(p, a); }
+  static reg zero() { return _mm512_setzero_pd(); }
+  static reg set1(double x) { return _mm512_set1_pd(x); }
+  static reg add(reg a, reg b) { return _mm512_add_pd(a, b); }
+  static reg sub(reg a, reg b) { return _mm512_sub_pd(a, b); }
+  static reg mul(reg a, reg b) { return _mm512_mul_pd(a, b); }
+  static reg fmadd(reg a, reg b, reg c) { return _mm512_fmadd_pd(a, b, c); }
+  static reg dup_re(reg a) { return _mm512_movedup_pd(a); }
+  static reg dup_im(reg a) { return _mm512_permute_pd(a, 0xFF); }
+  static reg swap_ri(reg a) { return _mm512_permute_pd(a, 0x55); }
+  static reg subadd(reg a, reg s) { return _mm512_fmaddsub_pd(_mm512_set1_pd(1.0), a, s); }
+  static reg addsub(reg a, reg s) { return _mm512_fmsubadd_pd(_mm512_set1_pd(1.0), a, s); }
+  static reg swap_blocks(reg a, int level) {
+    return level == 0 ? _mm512_shuffle_f64x2(a, a, 0xB1) : _mm512_shuffle_f64x2(a, a, 0x4E);
+  }
+};
+#endif
+
+#if defined(__AVX2__) && defined(__FMA__)
+/// AVX2 + FMA: 4 complex float or 2 complex double per ymm register.
+template <class T> struct AVX2;
+template <> struct AVX2<float> {
+  static constexpr int lanes = 4;
+  static constexpr const char* name = "avx2";
+  using reg = __m256;
+  static reg load(const float* p) { return _mm256_loadu_ps(p); }
+  static void store(float* p, reg a) { _mm256_storeu_ps(p, a); }
+  static reg zero() { return _mm256_setzero_ps(); }
+  static reg set1(float x) { return _mm256_set1_ps(x); }
+  static reg add(reg a, reg b) { return _mm256_add_ps(a, b); }
+  static reg sub(reg a, reg b) { return _mm256_sub_ps(a, b); }
+  static reg mul(reg a, reg b) { return _mm256_mul_ps(a, b); }
+  static reg fmadd(reg a, reg b, reg c) { return _mm256_fmadd_ps(a, b, c); }
+  static reg dup_re(reg a) { return _mm256_moveldup_ps(a); }
+  static reg dup_im(reg a) { return _mm256_movehdup_ps(a); }
+  static reg swap_ri(reg a) { return _mm256_permute_ps(a, 0xB1); }
+  static reg subadd(reg a, reg s) { return _mm256_addsub_ps(a, s); }
+  static reg addsub(reg a, reg s) { return _mm256_fmsubadd_ps(_mm256_set1_ps(1.0f), a, s); }
+  static reg swap_blocks(reg a, int level) {
+    return level == 0 ? _mm256_permute_ps(a, 0x4E) : _mm256_permute2f128_ps(a, a, 0x01);
+  }
+};
+template <> struct AVX2<double> {
+  static constexpr int lanes = 2;
+  static constexpr const char* name = "avx2";
+  using reg = __m256d;
+  static reg load(const double* p) { return _mm256_loadu_pd(p); }
+  static void store(double* p, reg a) { _mm256_storeu_pd(p, a); }
+  static reg zero() { return _mm256_setzero_pd(); }
+  static reg set1(double x) { return _mm256_set1_pd(x); }
+  static reg add(reg a, reg b) { return _mm256_add_pd(a, b); }
+  static reg sub(reg a, reg b) { return _mm256_sub_pd(a, b); }
+  static reg mul(reg a, reg b) { return _mm256_mul_pd(a, b); }
+  static reg fmadd(reg a, reg b, reg c) { return _mm256_fmadd_pd(a, b, c); }
+  static reg dup_re(reg a) { return _mm256_movedup_pd(a); }
+  static reg dup_im(reg a) { return _mm256_permute_pd(a, 0xF); }
+  static reg swap_ri(reg a) { return _mm256_permute_pd(a, 0x5); }
+  static reg subadd(reg a, reg s) { return _mm256_addsub_pd(a, s); }
+  static reg addsub(reg a, reg s) { return _mm256_fmsubadd_pd(_mm256_set1_pd(1.0), a, s); }
+  static reg swap_blocks(reg a, int) { return _mm256_permute2f128_pd(a, a, 0x01); }
+};
+#endif
+
+/// The host's widest register for T (AVX-512, then AVX2), or two portable lanes.
+template <class T> struct Native {
+#if defined(__AVX512F__)
+  using type = AVX512<T>;
+#elif defined(__AVX2__) && defined(__FMA__)
+  using type = AVX2<T>;
+#else
+  using type = Portable<T, 2>;
+#endif
+};
+
+/// The ISA policy for N complex T: the native one when it has N lanes, else portable.
+template <class T, int N> struct ForLanes {
+  using type = std::conditional_t<Native<T>::type::lanes == N, typename Native<T>::type, Portable<T, N>>;
+};
+
+} // namespace simd
+
+/// N complex T in one register of instruction set ISA (a policy of namespace simd).
+template <class T, int N, class ISA> struct SIMDComplex {
+  using real_type = T;
+  using isa = ISA;
+  using reg = typename ISA::reg;
+  static constexpr int lanes = N;
+  static_assert(ISA::lanes == N, "the ISA policy must hold N complex lanes");
+  reg v;
+
+  KOKKOS_FORCEINLINE_FUNCTION static SIMDComplex load(const T* p) { return {ISA::load(p)}; }
+  KOKKOS_FORCEINLINE_FUNCTION void store(T* p) const { ISA::store(p, v); }
+  KOKKOS_FORCEINLINE_FUNCTION static SIMDComplex zero() { return {ISA::zero()}; }
+  /// The same complex number in every lane.
+  KOKKOS_FORCEINLINE_FUNCTION static SIMDComplex broadcast(T re, T im) {
+    T t[2 * N];
+    for (int i = 0; i < N; ++i) {
+      t[2 * i] = re;
+      t[2 * i + 1] = im;
+    }
+    return load(t);
+  }
+
+  KOKKOS_FORCEINLINE_FUNCTION friend SIMDComplex operator+(const SIMDComplex& a, const SIMDComplex& b) {
+    return {ISA::add(a.v, b.v)};
+  }
+  KOKKOS_FORCEINLINE_FUNCTION friend SIMDComplex operator-(const SIMDComplex& a, const SIMDComplex& b) {
+    return {ISA::sub(a.v, b.v)};
+  }
+  KOKKOS_FORCEINLINE_FUNCTION SIMDComplex& operator+=(const SIMDComplex& b) { return *this = *this + b; }
+  /// x a (a real scalar)
+  KOKKOS_FORCEINLINE_FUNCTION friend SIMDComplex operator*(T x, const SIMDComplex& a) { return {ISA::mul(ISA::set1(x), a.v)}; }
+  /// x a + y b (real scalars), the xpay update.
+  KOKKOS_FORCEINLINE_FUNCTION static SIMDComplex axpby(T x, const SIMDComplex& a, T y, const SIMDComplex& b) {
+    return {ISA::fmadd(ISA::set1(x), a.v, ISA::mul(ISA::set1(y), b.v))};
+  }
+
+  /// i a
+  KOKKOS_FORCEINLINE_FUNCTION SIMDComplex times_i() const { return {ISA::subadd(ISA::zero(), ISA::swap_ri(v))}; }
+  /// a + i b and a - i b: one swap, one add-subtract.
+  KOKKOS_FORCEINLINE_FUNCTION static SIMDComplex plus_i(const SIMDComplex& a, const SIMDComplex& b) {
+    return {ISA::subadd(a.v, ISA::swap_ri(b.v))};
+  }
+  KOKKOS_FORCEINLINE_FUNCTION static SIMDComplex minus_i(const SIMDComplex& a, const SIMDComplex& b) {
+    return {ISA::addsub(a.v, ISA::swap_ri(b.v))};
+  }
+  /// The real and the imaginary part of each lane in both halves of the lane.
+  KOKKOS_FORCEINLINE_FUNCTION SIMDComplex dup_re() const { return {ISA::dup_re(v)}; }
+  KOKKOS_FORCEINLINE_FUNCTION SIMDComplex dup_im() const { return {ISA::dup_im(v)}; }
+  /// c + a b from a's broadcast parts (a_re = a.dup_re(), a_im = a.dup_im()) and i b: two FMAs.
+  KOKKOS_FORCEINLINE_FUNCTION static SIMDComplex madd(const SIMDComplex& a_re, const SIMDComplex& a_im,
+                                                      const SIMDComplex& b, const SIMDComplex& ib, const SIMDComplex& c) {
+    return {ISA::fmadd(a_im.v, ib.v, ISA::fmadd(a_re.v, b.v, c.v))};
+  }
+  /// c + a b
+  KOKKOS_FORCEINLINE_FUNCTION friend SIMDComplex cmadd(const SIMDComplex& a, const SIMDComplex& b, const SIMDComplex& c) {
+    return madd(a.dup_re(), a.dup_im(), b, b.times_i(), c);
+  }
+  KOKKOS_FORCEINLINE_FUNCTION friend SIMDComplex cmul(const SIMDComplex& a, const SIMDComplex& b) {
+    return cmadd(a, b, zero());
+  }
+  /// Lane i takes lane i ^ 2^level: a hop across the sub-lattice boundary of a split dimension.
+  KOKKOS_FORCEINLINE_FUNCTION SIMDComplex swap_blocks(int level) const { return {ISA::swap_blocks(v, level)}; }
+
+  /// One lane, for conversions (not for kernels).
+  KOKKOS_INLINE_FUNCTION Kokkos::complex<T> lane(int i) const {
+    T t[2 * N];
+    store(t);
+    return {t[2 * i], t[2 * i + 1]};
+  }
+  KOKKOS_INLINE_FUNCTION void set_lane(int i, const Kokkos::complex<T>& z) {
+    T t[2 * N];
+    store(t);
+    t[2 * i] = z.real();
+    t[2 * i + 1] = z.imag();
+    v = ISA::load(t);
+  }
+};
+
+/// N complex lanes on the host: the native register when it holds N, portable code otherwise.
+template <class T, int N> using CPUSIMDComplex = SIMDComplex<T, N, typename simd::ForLanes<T, N>::type>;
+/// The host's native width for T.
+template <class T> using NativeSIMDComplex = SIMDComplex<T, simd::Native<T>::type::lanes, typename simd::Native<T>::type>;
+/// One lane per GPU thread with the same interface (portable code is device-callable).
+template <class T> using GPUSIMDComplex = SIMDComplex<T, 1, simd::Portable<T, 1>>;
+
+/// The instruction set this binary's SIMD kernels were compiled for.
+inline std::string simd_isa_name() { return simd::Native<float>::type::name; }
+
+/// Throws if the running CPU lacks the instruction set the SIMD kernels were compiled for (a
+/// binary built with -march=native copied to an older machine).
+inline void check_simd_isa() {
+#if defined(__AVX512F__) && (defined(__GNUC__) || defined(__clang__))
+  if (!__builtin_cpu_supports("avx512f"))
+    throw invalid_argument("this kqcd was compiled for AVX-512 (avx512f), which this CPU lacks: rebuild on this "
+                           "machine (KQCD_NATIVE=ON) or without -march=native");
+#elif defined(__AVX2__) && (defined(__GNUC__) || defined(__clang__))
+  if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma"))
+    throw invalid_argument("this kqcd was compiled for AVX2 and FMA, which this CPU lacks: rebuild on this machine "
+                           "(KQCD_NATIVE=ON) or without -march=native");
+#endif
+}
+
+} // namespace kqcd

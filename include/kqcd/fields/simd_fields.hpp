@@ -1,0 +1,240 @@
+// The virtual-node SIMD layout (Grid; the Kokkos Dslash mini-app): the lattice is cut into
+// N = lanes sub-lattices by halving some dimensions, and SIMD lane q of every vector site holds
+// the site of sub-lattice q with the same local coordinates. A hop that leaves the sub-lattice in
+// a split dimension lands in the neighbouring sub-lattice at the wrapped local coordinate: the same
+// vector site with lanes exchanged (lane q <-> q ^ 2^level(mu)).
+//
+// Checkerboarding: a split dimension must keep an even local extent (L divisible by 4), so a
+// sub-lattice's offset is even and local parity equals global parity. Each parity's vector sites
+// are then the local lattice's checkerboard sites, in its checkerboard order.
+//
+// The gauge field is stored "doubled" (Grid's DoubledGaugeField): for each target parity and site
+// x, the 8 links U_mu(x) and U_mu^dag(x - mu), each multiplied by the boundary phase of the hop it
+// serves (b_mu forward, conj(b_mu) backward, on the lanes whose hop crosses the global boundary).
+// Every link is then lane-aligned with x and the kernel needs no phases.
+#pragma once
+
+#include <kqcd/core/boundary.hpp>
+#include <kqcd/core/simd_complex.hpp>
+#include <kqcd/fields/cb_spinor.hpp>
+#include <kqcd/fields/gauge_field.hpp>
+
+#include <array>
+#include <string>
+
+namespace kqcd {
+
+/// The lane split of a lattice: which dimensions are halved, the local lattice, the lane order.
+class SIMDGeometry {
+public:
+  SIMDGeometry() = default;
+  /// split[mu] in {1, 2} with product lanes; all zeros picks t, z, y, x in that order (the first
+  /// dimensions whose extent is divisible by 4).
+  SIMDGeometry(const Lattice& global, int lanes, std::array<int, Nd> split = {0, 0, 0, 0}) : global_(global), lanes_(lanes) {
+    if (lanes < 1 || (lanes & (lanes - 1)) != 0)
+      throw invalid_argument("SIMD lanes must be a power of two, found " + std::to_string(lanes));
+    const bool automatic = split == std::array<int, Nd>{0, 0, 0, 0};
+    if (automatic) {
+      split = {1, 1, 1, 1};
+      int n = 1;
+      for (int mu = Nd - 1; mu >= 0 && n < lanes; --mu)
+        if (global.dim(mu) % 4 == 0) {
+          split[mu] = 2;
+          n *= 2;
+        }
+      if (n != lanes)
+        throw invalid_argument("lattice " + global.to_string() + " cannot be split into " + std::to_string(lanes) +
+                               " SIMD lanes: each of log2(lanes) dimensions is halved and must keep an even extent "
+                               "(extent divisible by 4), found only " + std::to_string(n) + " lanes' worth");
+    }
+    int n = 1, level = 0;
+    std::array<int, Nd> local{};
+    for (int mu = 0; mu < Nd; ++mu) {
+      if (split[mu] != 1 && split[mu] != 2)
+        throw invalid_argument("SIMD split of dimension " + std::to_string(mu) + " must be 1 or 2, found " +
+                               std::to_string(split[mu]));
+      if (split[mu] == 2 && global.dim(mu) % 4 != 0)
+        throw invalid_argument("SIMD split of dimension " + std::to_string(mu) + " needs an extent divisible by 4, found " +
+                               std::to_string(global.dim(mu)) + " in lattice " + global.to_string());
+      n *= split[mu];
+      split_[mu] = split[mu];
+      level_[mu] = split[mu] == 2 ? level++ : -1;
+      local[mu] = global.dim(mu) / split[mu];
+    }
+    if (n != lanes)
+      throw invalid_argument("SIMD split " + std::to_string(split[0]) + "x" + std::to_string(split[1]) + "x" +
+                             std::to_string(split[2]) + "x" + std::to_string(split[3]) + " gives " + std::to_string(n) +
+                             " lanes, expected " + std::to_string(lanes));
+    local_ = Lattice(local);
+  }
+
+  const Lattice& global() const { return global_; }
+  const Lattice& local() const { return local_; }
+  int lanes() const { return lanes_; }
+  int split(int mu) const { return split_[mu]; }
+  std::array<int, Nd> split() const { return split_; }
+  /// The lane-exchange level of a hop across the sub-lattice boundary in mu; -1 if mu is not split.
+  int level(int mu) const { return level_[mu]; }
+  /// Vector sites per parity.
+  int vsites() const { return local_.cb_volume(); }
+  /// Coordinate of lane's sub-lattice in dimension mu (0 or 1).
+  int lane_coord(int lane, int mu) const { return level_[mu] < 0 ? 0 : (lane >> level_[mu]) & 1; }
+  /// Global coordinates of lane `lane` of vector site vsite on parity.
+  Coords coords(int vsite, int lane, int parity) const {
+    Coords c = local_.cb_coords(vsite, parity);
+    for (int mu = 0; mu < Nd; ++mu) c.x[mu] += lane_coord(lane, mu) * local_.dim(mu);
+    return c;
+  }
+  bool operator==(const SIMDGeometry& o) const { return global_ == o.global_ && lanes_ == o.lanes_ && split_ == o.split_; }
+
+private:
+  Lattice global_, local_;
+  int lanes_ = 1;
+  std::array<int, Nd> split_{1, 1, 1, 1};
+  std::array<int, Nd> level_{-1, -1, -1, -1};
+};
+
+namespace detail {
+template <class ExecSpace> constexpr void require_host_space() {
+  static_assert(Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename ExecSpace::memory_space>::accessible,
+                "the SIMD layout is for host execution spaces (ArchTraits<ES>::simd_layout)");
+}
+} // namespace detail
+
+/// One parity of a spinor in the SIMD layout: [vsite][colour][spin][2 lanes reals], V = SIMDComplex.
+template <class V, class ExecSpace> class SIMDSpinor {
+public:
+  using simd_type = V;
+  using real_type = typename V::real_type;
+  using execution_space = ExecSpace;
+  static constexpr int lanes = V::lanes;
+  using view_type = Kokkos::View<real_type* [Nc][Ns][2 * lanes], Kokkos::LayoutRight, Kokkos::HostSpace>;
+
+  SIMDSpinor() = default;
+  SIMDSpinor(const SIMDGeometry& g, int parity, const std::string& label = "simd_spinor")
+      : geom_(g), parity_(parity), data_(label, g.vsites()) {
+    detail::require_host_space<ExecSpace>();
+    if (g.lanes() != lanes)
+      throw invalid_argument("SIMDSpinor: geometry has " + std::to_string(g.lanes()) + " lanes, the type holds " +
+                             std::to_string(lanes));
+  }
+  const SIMDGeometry& geometry() const { return geom_; }
+  const Lattice& lattice() const { return geom_.global(); }
+  int parity() const { return parity_; }
+  const view_type& view() const { return data_; }
+  SIMDSpinor like(const std::string& label = "simd_spinor") const { return SIMDSpinor(geom_, parity_, label); }
+
+private:
+  SIMDGeometry geom_;
+  int parity_ = 0;
+  view_type data_;
+};
+
+/// The doubled gauge field of one target parity (see the top of this file), built from an
+/// ordinary GaugeField and the boundary phases.
+template <class V, class ExecSpace> class SIMDGaugeField {
+public:
+  using real_type = typename V::real_type;
+  static constexpr int lanes = V::lanes;
+  using view_type = Kokkos::View<real_type* [2 * Nd][Nc][Nc][2 * lanes], Kokkos::LayoutRight, Kokkos::HostSpace>;
+
+  SIMDGaugeField() = default;
+  template <class GT>
+  SIMDGaugeField(const GaugeField<GT, ExecSpace>& u, const BoundaryPhases& bc, const SIMDGeometry& g) : geom_(g) {
+    detail::require_host_space<ExecSpace>();
+    if (!(u.lattice() == g.global()))
+      throw invalid_argument("SIMDGaugeField: gauge field on " + u.lattice().to_string() + ", geometry on " +
+                             g.global().to_string());
+    for (int p = 0; p < 2; ++p) {
+      data_[p] = view_type("simd_gauge", g.vsites());
+      fill(u, bc, p);
+    }
+  }
+  const SIMDGeometry& geometry() const { return geom_; }
+  /// Links used by the sites of parity p: index 2 mu (forward) and 2 mu + 1 (backward).
+  const view_type& view(int p) const { return data_[p]; }
+
+private:
+  template <class GT> void fill(const GaugeField<GT, ExecSpace>& u, const BoundaryPhases& bc, int p) {
+    const Lattice& lat = geom_.global();
+    const auto fwd = u[p].view(), bwd = u[1 - p].view();
+    const view_type d = data_[p];
+    const SIMDGeometry g = geom_;
+    Kokkos::parallel_for(
+        "kqcd::SIMDGaugeField::fill", Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace>(0, g.vsites()), [=](int vs) {
+          for (int lane = 0; lane < lanes; ++lane) {
+            const Coords x = g.coords(vs, lane, p);
+            const int xs = lat.cb_index(x);
+            for (int mu = 0; mu < Nd; ++mu) {
+              const Kokkos::complex<double> b = bc.b[mu];
+              const bool last = x.x[mu] == lat.dim(mu) - 1, first = x.x[mu] == 0;
+              const Kokkos::complex<double> ph_f = last ? b : Kokkos::complex<double>(1.0);
+              const Kokkos::complex<double> ph_b = first ? Kokkos::conj(b) : Kokkos::complex<double>(1.0);
+              Coords y = x;
+              y.x[mu] = first ? lat.dim(mu) - 1 : x.x[mu] - 1;
+              const int ys = lat.cb_index(y);
+              for (int a = 0; a < Nc; ++a)
+                for (int c = 0; c < Nc; ++c) {
+                  const Kokkos::complex<double> uf(fwd(xs, mu, a, c).real(), fwd(xs, mu, a, c).imag());
+                  const Kokkos::complex<double> ub(bwd(ys, mu, c, a).real(), -bwd(ys, mu, c, a).imag());
+                  const Kokkos::complex<double> lf = ph_f * uf, lb = ph_b * ub;
+                  d(vs, 2 * mu, a, c, 2 * lane) = real_type(lf.real());
+                  d(vs, 2 * mu, a, c, 2 * lane + 1) = real_type(lf.imag());
+                  d(vs, 2 * mu + 1, a, c, 2 * lane) = real_type(lb.real());
+                  d(vs, 2 * mu + 1, a, c, 2 * lane + 1) = real_type(lb.imag());
+                }
+            }
+          }
+        });
+    Kokkos::fence();
+  }
+
+  SIMDGeometry geom_;
+  view_type data_[2];
+};
+
+/// Copy an ordinary checkerboarded spinor into the SIMD layout (same parity and lattice).
+template <class V, class ExecSpace, class ST>
+void to_simd(SIMDSpinor<V, ExecSpace>& out, const CBSpinor<ST, Ns, ExecSpace>& in) {
+  const SIMDGeometry g = out.geometry();
+  if (!(in.lattice() == g.global()) || in.parity() != out.parity())
+    throw invalid_argument("to_simd: spinor on parity " + std::to_string(in.parity()) + " of " + in.lattice().to_string() +
+                           ", SIMD spinor on parity " + std::to_string(out.parity()) + " of " + g.global().to_string());
+  const auto s = in.view();
+  const auto d = out.view();
+  const int p = out.parity();
+  Kokkos::parallel_for("kqcd::to_simd", Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace>(0, g.vsites()), [=](int vs) {
+    for (int lane = 0; lane < V::lanes; ++lane) {
+      const int site = g.global().cb_index(g.coords(vs, lane, p));
+      for (int c = 0; c < Nc; ++c)
+        for (int sp = 0; sp < Ns; ++sp) {
+          d(vs, c, sp, 2 * lane) = s(site, c, sp).real();
+          d(vs, c, sp, 2 * lane + 1) = s(site, c, sp).imag();
+        }
+    }
+  });
+  Kokkos::fence();
+}
+
+/// Copy a SIMD-layout spinor back into an ordinary checkerboarded spinor.
+template <class V, class ExecSpace, class ST>
+void from_simd(CBSpinor<ST, Ns, ExecSpace>& out, const SIMDSpinor<V, ExecSpace>& in) {
+  const SIMDGeometry g = in.geometry();
+  if (!(out.lattice() == g.global()) || in.parity() != out.parity())
+    throw invalid_argument("from_simd: SIMD spinor on parity " + std::to_string(in.parity()) + " of " +
+                           g.global().to_string() + ", spinor on parity " + std::to_string(out.parity()) + " of " +
+                           out.lattice().to_string());
+  const auto s = in.view();
+  const auto d = out.view();
+  const int p = in.parity();
+  Kokkos::parallel_for("kqcd::from_simd", Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace>(0, g.vsites()), [=](int vs) {
+    for (int lane = 0; lane < V::lanes; ++lane) {
+      const int site = g.global().cb_index(g.coords(vs, lane, p));
+      for (int c = 0; c < Nc; ++c)
+        for (int sp = 0; sp < Ns; ++sp) d(site, c, sp) = ST(s(vs, c, sp, 2 * lane), s(vs, c, sp, 2 * lane + 1));
+    }
+  });
+  Kokkos::fence();
+}
+
+} // namespace kqcd

@@ -1,0 +1,131 @@
+// Wilson hopping term and even-odd operator on the virtual-node SIMD layout (host execution
+// spaces, ArchTraits<ES>::simd_layout). Same conventions, flops and bytes as WilsonDslash and
+// WilsonEOOperator; fields convert with to_simd / from_simd (fields/simd_fields.hpp).
+#pragma once
+
+#include <kqcd/fields/simd_fields.hpp>
+#include <kqcd/kernels/dslash_wilson_simd.hpp>
+#include <kqcd/ops/wilson_dslash.hpp>
+
+namespace kqcd {
+
+template <class Real, class ExecSpace = Kokkos::DefaultHostExecutionSpace,
+          class V = typename ArchTraits<ExecSpace>::template simd_complex<Real>>
+class SIMDWilsonDslash {
+public:
+  using real_type = Real;
+  using simd_type = V;
+  using execution_space = ExecSpace;
+  using spinor_type = SIMDSpinor<V, ExecSpace>;
+  using gauge_type = SIMDGaugeField<V, ExecSpace>;
+  static_assert(std::is_same_v<typename V::real_type, Real>, "SIMD type of another precision");
+
+  /// The links of u with boundary phases bc, laid out for geometry g (default: the automatic split).
+  SIMDWilsonDslash(const GaugeField<Kokkos::complex<Real>, ExecSpace>& u, const BoundaryPhases& bc,
+                   const SIMDGeometry& g = {})
+      : geom_(g.lanes() == V::lanes && g.global() == u.lattice() ? g : SIMDGeometry(u.lattice(), V::lanes)),
+        u_((check_simd_isa(), u), bc, geom_), sites_(geom_.local(), bc) {
+    if (g.global().volume() > 0 && !(g == geom_))
+      throw invalid_argument("SIMDWilsonDslash: geometry of " + std::to_string(g.lanes()) + " lanes on " +
+                             g.global().to_string() + " does not fit " + std::to_string(V::lanes) + " lanes on " +
+                             u.lattice().to_string());
+  }
+
+  const SIMDGeometry& geometry() const { return geom_; }
+  const Lattice& lattice() const { return geom_.global(); }
+  spinor_type create_spinor(int parity, const std::string& label = "simd_spinor") const {
+    return spinor_type(geom_, parity, label);
+  }
+
+  /// out = H in on parity target_cb; isign = +1 (D) or -1 (D^dag).
+  void apply(spinor_type& out, const spinor_type& in, int isign, int target_cb) const {
+    launch<false>(out, in, isign, target_cb, nullptr, Real(0), Real(1));
+  }
+  /// out = a x + b H in (out may alias x).
+  void apply_xpay(spinor_type& out, const spinor_type& in, int isign, int target_cb, Real a, const spinor_type& x,
+                  Real b) const {
+    check(x, target_cb, "xpay addend");
+    launch<true>(out, in, isign, target_cb, x.view().data(), a, b);
+  }
+
+  double flops(bool xpay = false) const {
+    return lattice().cb_volume() * (WilsonDslash<Real>::flops_per_site + (xpay ? WilsonDslash<Real>::xpay_flops_per_site : 0.0));
+  }
+  /// The no-reuse byte model of WilsonDslash (conventions.md).
+  double bytes(bool xpay = false) const {
+    return lattice().cb_volume() * double(sizeof(Real)) * (8 * 18 + 8 * 24 + 24 + (xpay ? 24 : 0));
+  }
+
+private:
+  void check(const spinor_type& s, int parity, const char* what) const {
+    if (s.parity() != parity || !(s.geometry() == geom_))
+      throw invalid_argument(std::string("SIMDWilsonDslash: ") + what + " is on parity " + std::to_string(s.parity()) +
+                             " of a " + s.lattice().to_string() + " lattice (or another lane split), expected parity " +
+                             std::to_string(parity) + " of " + lattice().to_string());
+  }
+
+  template <bool xpay>
+  void launch(spinor_type& out, const spinor_type& in, int isign, int target_cb, const Real* x, Real a, Real b) const {
+    if (isign != 1 && isign != -1) throw invalid_argument("SIMDWilsonDslash: isign must be +1 or -1, found " + std::to_string(isign));
+    if (target_cb != 0 && target_cb != 1)
+      throw invalid_argument("SIMDWilsonDslash: target parity must be 0 or 1, found " + std::to_string(target_cb));
+    check(out, target_cb, "output");
+    check(in, 1 - target_cb, "input");
+    SIMDDslashArg<V, ExecSpace> arg{u_.view(target_cb).data(), in.view().data(), out.view().data(), x, sites_, {}, a, b};
+    for (int mu = 0; mu < Nd; ++mu) arg.level[mu] = geom_.level(mu);
+    if (isign > 0) target_cb == 0 ? run<1, 0, xpay>(arg) : run<1, 1, xpay>(arg);
+    else target_cb == 0 ? run<-1, 0, xpay>(arg) : run<-1, 1, xpay>(arg);
+  }
+
+  template <int isign, int target_cb, bool xpay> void run(const SIMDDslashArg<V, ExecSpace>& arg) const {
+    Kokkos::parallel_for("kqcd::SIMDWilsonDslash", Kokkos::RangePolicy<ExecSpace>(0, geom_.vsites()),
+                         SIMDDslashFunctor<V, ExecSpace, isign, target_cb, xpay>{arg});
+  }
+
+  SIMDGeometry geom_;
+  gauge_type u_;
+  SiteTable<NeighbourMode::table, ExecSpace> sites_;
+};
+
+/// The even-odd Schur complement D_hat = A - H_eo H_oe / (4A), A = 4 + m, on even sites
+/// (WilsonEOOperator's conventions) in the SIMD layout.
+template <class Real, class ExecSpace = Kokkos::DefaultHostExecutionSpace,
+          class V = typename ArchTraits<ExecSpace>::template simd_complex<Real>>
+class SIMDWilsonEOOperator {
+public:
+  using dslash_type = SIMDWilsonDslash<Real, ExecSpace, V>;
+  using vector_type = typename dslash_type::spinor_type;
+
+  SIMDWilsonEOOperator(const GaugeField<Kokkos::complex<Real>, ExecSpace>& u, double mass, const BoundaryPhases& bc,
+                       const SIMDGeometry& g = {})
+      : dslash_(u, bc, g), mass_(mass), tmp_odd_(dslash_.create_spinor(1, "simd_eo_tmp_odd")),
+        tmp_even_(dslash_.create_spinor(0, "simd_eo_tmp_even")) {
+    if (!(4.0 + mass != 0.0)) throw invalid_argument("Wilson mass m = -4 makes the diagonal term vanish");
+  }
+  double diagonal() const { return 4.0 + mass_; }
+  const dslash_type& dslash() const { return dslash_; }
+  vector_type create_vector(const std::string& label = "simd_eo_vector") const { return dslash_.create_spinor(0, label); }
+
+  /// out = D_hat in (isign = +1) or D_hat^dag in (isign = -1); out may alias in.
+  void apply(vector_type& out, const vector_type& in, int isign = 1) const {
+    const double a = diagonal();
+    dslash_.apply(tmp_odd_, in, isign, 1);
+    dslash_.apply_xpay(out, tmp_odd_, isign, 0, Real(a), in, Real(-0.25 / a));
+  }
+  /// out = D_hat^dag D_hat in
+  void apply_normal(vector_type& out, const vector_type& in) const {
+    apply(tmp_even_, in, 1);
+    apply(out, tmp_even_, -1);
+  }
+  /// Flops of one apply(): two hopping terms, one with xpay.
+  double flops() const { return dslash_.flops(false) + dslash_.flops(true); }
+  double bytes() const { return dslash_.bytes(false) + dslash_.bytes(true); }
+
+private:
+  dslash_type dslash_;
+  double mass_;
+  mutable vector_type tmp_odd_;
+  mutable vector_type tmp_even_;
+};
+
+} // namespace kqcd

@@ -1,0 +1,250 @@
+// The SIMD complex types against std::complex, the virtual-node layout's conversions, and the
+// vectorised Wilson hopping term and even-odd operator against the scalar ones and the host
+// reference, on lattices whose lane split is non-trivial (unequal extents, x split or not).
+#include "test_harness.hpp"
+
+#include <kqcd/fields/host_convert.hpp>
+#include <kqcd/fields/random_fields.hpp>
+#include <kqcd/ops/simd_wilson.hpp>
+#include <kqcd/ops/wilson_operator.hpp>
+
+#include "host_fields.hpp"
+
+#include <wilson_reference.hpp>
+
+#include <algorithm>
+#include <complex>
+#include <limits>
+#include <random>
+
+using namespace kqcd;
+using namespace kqcd::test;
+
+namespace {
+
+/// Configs whose execution space has the SIMD layout (never CUDA): decided from the space's type.
+template <class Tuple> struct simd_only;
+template <class... C> struct simd_only<std::tuple<C...>> {
+  using type = decltype(std::tuple_cat(
+      std::declval<std::conditional_t<ArchTraits<space_of<C>>::simd_layout, std::tuple<C>, std::tuple<>>>()...));
+};
+using SIMDConfigs = typename simd_only<Configs>::type;
+
+/// One parity's sites in a lexicographic host array (zeros on the other parity).
+template <class S> std::vector<std::complex<double>> export_spinor_cb(const S& s) {
+  std::vector<std::complex<double>> h;
+  export_spinor(s, h);
+  return h;
+}
+
+template <class V> std::vector<std::complex<double>> lanes_of(const V& v) {
+  std::vector<std::complex<double>> r;
+  for (int i = 0; i < V::lanes; ++i) r.emplace_back(v.lane(i).real(), v.lane(i).imag());
+  return r;
+}
+template <class V> V make(const std::vector<std::complex<double>>& z) {
+  V v = V::zero();
+  for (int i = 0; i < V::lanes; ++i) v.set_lane(i, {typename V::real_type(z[i].real()), typename V::real_type(z[i].imag())});
+  return v;
+}
+
+/// Every operation of one SIMD complex type against std::complex lane by lane.
+template <class V> void check_arithmetic() {
+  using T = typename V::real_type;
+  std::mt19937 gen(7);
+  std::uniform_real_distribution<double> dist(-1, 1);
+  auto rnd = [&] {
+    std::vector<std::complex<double>> z(V::lanes);
+    for (auto& c : z) c = {double(T(dist(gen))), double(T(dist(gen)))};
+    return z;
+  };
+  const double eps = 4 * std::numeric_limits<T>::epsilon();
+  for (int trial = 0; trial < 20; ++trial) {
+    const auto a = rnd(), b = rnd(), c = rnd();
+    const V va = make<V>(a), vb = make<V>(b), vc = make<V>(c);
+    const std::complex<double> I(0, 1);
+    auto expect = [&](const V& got, auto f) {
+      const auto g = lanes_of(got);
+      for (int i = 0; i < V::lanes; ++i) {
+        CAPTURE(i, g[i], f(i));
+        REQUIRE(std::abs(g[i] - f(i)) <= eps * (1 + std::abs(f(i))));
+      }
+    };
+    expect(va + vb, [&](int i) { return a[i] + b[i]; });
+    expect(va - vb, [&](int i) { return a[i] - b[i]; });
+    expect(T(0.5) * va, [&](int i) { return 0.5 * a[i]; });
+    expect(V::axpby(T(2), va, T(-0.25), vb), [&](int i) { return 2.0 * a[i] - 0.25 * b[i]; });
+    expect(va.times_i(), [&](int i) { return I * a[i]; });
+    expect(V::plus_i(va, vb), [&](int i) { return a[i] + I * b[i]; });
+    expect(V::minus_i(va, vb), [&](int i) { return a[i] - I * b[i]; });
+    expect(cmul(va, vb), [&](int i) { return a[i] * b[i]; });
+    expect(cmadd(va, vb, vc), [&](int i) { return c[i] + a[i] * b[i]; });
+    expect(V::madd(va.dup_re(), va.dup_im(), vb, vb.times_i(), vc), [&](int i) { return c[i] + a[i] * b[i]; });
+    expect(V::broadcast(T(0.25), T(-0.5)), [&](int) { return std::complex<double>(0.25, -0.5); });
+    for (int level = 0; (1 << level) < V::lanes; ++level)
+      expect(va.swap_blocks(level), [&](int i) { return a[i ^ (1 << level)]; });
+    std::vector<T> buf(2 * V::lanes);
+    va.store(buf.data());
+    expect(V::load(buf.data()), [&](int i) { return a[i]; });
+  }
+}
+
+template <class Real, class ES>
+GaugeField<Kokkos::complex<Real>, ES> device_gauge(const Lattice& lat, const std::vector<std::complex<double>>& host) {
+  GaugeField<Kokkos::complex<Real>, ES> u(lat);
+  import_gauge(u, host);
+  return u;
+}
+
+/// Lattices and lane splits (zeros: automatic) with every kind of split: unequal extents, x split
+/// and not, extents 2 after the split (both neighbours in the other lane).
+template <int lanes> std::vector<std::pair<Lattice, std::array<int, 4>>> split_cases() {
+  std::vector<std::pair<Lattice, std::array<int, 4>>> cases;
+  cases.push_back({Lattice({4, 8, 12, 16}), {0, 0, 0, 0}});
+  if constexpr (lanes == 8) {
+    cases.push_back({Lattice({8, 4, 6, 4}), {2, 2, 1, 2}});
+    cases.push_back({Lattice({4, 4, 4, 4}), {2, 2, 2, 1}});
+  } else if constexpr (lanes == 4) {
+    cases.push_back({Lattice({8, 6, 4, 2}), {2, 1, 2, 1}});
+    cases.push_back({Lattice({4, 4, 6, 4}), {1, 2, 1, 2}});
+  } else if constexpr (lanes == 2) {
+    cases.push_back({Lattice({8, 6, 2, 6}), {2, 1, 1, 1}});
+  }
+  return cases;
+}
+
+} // namespace
+
+TEST_CASE("SIMD complex types agree with std::complex", "[simd]") {
+  check_arithmetic<GPUSIMDComplex<float>>();
+  check_arithmetic<GPUSIMDComplex<double>>();
+  check_arithmetic<CPUSIMDComplex<float, 4>>();
+  check_arithmetic<CPUSIMDComplex<double, 2>>();
+  check_arithmetic<SIMDComplex<float, 8, simd::Portable<float, 8>>>();
+  check_arithmetic<NativeSIMDComplex<float>>();
+  check_arithmetic<NativeSIMDComplex<double>>();
+#if defined(__AVX512F__)
+  check_arithmetic<SIMDComplex<float, 8, simd::AVX512<float>>>();
+  check_arithmetic<SIMDComplex<double, 4, simd::AVX512<double>>>();
+  STATIC_REQUIRE(NativeSIMDComplex<float>::lanes == 8);
+#endif
+#if defined(__AVX2__) && defined(__FMA__)
+  check_arithmetic<SIMDComplex<float, 4, simd::AVX2<float>>>();
+  check_arithmetic<SIMDComplex<double, 2, simd::AVX2<double>>>();
+#endif
+  REQUIRE_NOTHROW(check_simd_isa());
+}
+
+TEST_CASE("SIMD geometry: lane splits and clear errors", "[simd]") {
+  const SIMDGeometry g(Lattice({4, 8, 12, 16}), 8);
+  REQUIRE(g.split() == std::array<int, 4>{1, 2, 2, 2});
+  REQUIRE(g.local() == Lattice({4, 4, 6, 8}));
+  REQUIRE(g.vsites() * 2 * 8 == g.global().volume());
+  // Every global site is exactly one (vector site, lane) of its parity.
+  std::vector<int> seen(std::size_t(g.global().volume()), 0);
+  for (int p = 0; p < 2; ++p)
+    for (int vs = 0; vs < g.vsites(); ++vs)
+      for (int lane = 0; lane < 8; ++lane) {
+        const Coords c = g.coords(vs, lane, p);
+        REQUIRE(Lattice::parity(c) == p);
+        ++seen[std::size_t(g.global().lex_index(c))];
+      }
+  REQUIRE(std::all_of(seen.begin(), seen.end(), [](int n) { return n == 1; }));
+  REQUIRE_THROWS_AS(SIMDGeometry(Lattice({4, 6, 2, 8}), 8), invalid_argument); // only x and t divisible by 4
+  REQUIRE_THROWS_AS(SIMDGeometry(Lattice({4, 8, 8, 8}), 8, {1, 2, 2, 1}), invalid_argument); // 4 lanes, not 8
+  REQUIRE_THROWS_AS(SIMDGeometry(Lattice({4, 6, 8, 8}), 8, {1, 2, 2, 2}), invalid_argument); // 6/2 odd
+  REQUIRE_THROWS_AS(SIMDGeometry(Lattice({4, 8, 8, 8}), 6), invalid_argument);
+}
+
+TEMPLATE_LIST_TEST_CASE("SIMD layout round trip", "[simd]", SIMDConfigs) {
+  using ES = space_of<TestType>;
+  using Real = real_of<TestType>;
+  using V = typename ArchTraits<ES>::template simd_complex<Real>;
+  for (const auto& [lat, split] : split_cases<V::lanes>()) {
+    const SIMDGeometry g(lat, V::lanes, split);
+    for (int p = 0; p < 2; ++p) {
+      CBSpinor<Kokkos::complex<Real>, Ns, ES> in(lat, p), back(lat, p);
+      random_spinor(in, 5 + p);
+      SIMDSpinor<V, ES> s(g, p);
+      to_simd(s, in);
+      from_simd(back, s);
+      REQUIRE(export_spinor_cb(in) == export_spinor_cb(back));
+    }
+  }
+}
+
+TEMPLATE_LIST_TEST_CASE("SIMD hopping term matches the scalar one and the host reference", "[simd]", SIMDConfigs) {
+  using ES = space_of<TestType>;
+  using Real = real_of<TestType>;
+  using V = typename ArchTraits<ES>::template simd_complex<Real>;
+  for (const auto& [lat, split] : split_cases<V::lanes>()) {
+    CAPTURE(lat.to_string(), split[0], split[1], split[2], split[3]);
+    const auto u_host = random_host_gauge(lat, 61);
+    const auto psi_host = random_host_spinor(lat, 62);
+    const auto u = device_gauge<Real, ES>(lat, u_host);
+    for (const auto& bc : {mixed_bc(), parse_boundary_phases("0,p,a,0")}) {
+      const SIMDWilsonDslash<Real, ES> simd(u, bc, SIMDGeometry(lat, V::lanes, split));
+      const WilsonDslash<Real, ES> scalar(u, bc);
+      SpinorField<Kokkos::complex<Real>, Ns, ES> psi(lat);
+      import_spinor(psi, psi_host);
+      for (int isign : {1, -1})
+        for (int cb : {0, 1})
+          for (bool xpay : {false, true}) {
+            CAPTURE(isign, cb, xpay);
+            auto in = simd.create_spinor(1 - cb), x = simd.create_spinor(cb), out = simd.create_spinor(cb);
+            to_simd(in, psi[1 - cb]);
+            to_simd(x, psi[cb]);
+            typename WilsonDslash<Real, ES>::spinor_type want(lat, cb), got(lat, cb);
+            if (xpay) {
+              simd.apply_xpay(out, in, isign, cb, Real(0.7), x, Real(-0.3));
+              scalar.apply_xpay(want, psi[1 - cb], isign, cb, Real(0.7), psi[cb], Real(-0.3));
+            } else {
+              simd.apply(out, in, isign, cb);
+              scalar.apply(want, psi[1 - cb], isign, cb);
+            }
+            from_simd(got, out);
+            const auto g = export_spinor_cb(got), w = export_spinor_cb(want);
+            REQUIRE(ref::rel_diff(g, w) < 5 * tol<Real>());
+            // Every site of the parity differs from zero: every lane was written.
+            for (int s = 0; s < lat.cb_volume(); ++s) REQUIRE(std::abs(g[std::size_t(lat.lex_index(lat.cb_coords(s, cb)) * 12)]) > 0);
+            if (!xpay) {
+              // The host reference on a source that vanishes on the target parity.
+              auto src = psi_host;
+              for (int s = 0; s < lat.cb_volume(); ++s)
+                for (int k = 0; k < 12; ++k) src[std::size_t(lat.lex_index(lat.cb_coords(s, cb)) * 12 + k)] = 0;
+              auto h = ref::hopping(lat.dims(), u_host, src, host_bc(bc), isign);
+              for (int s = 0; s < lat.cb_volume(); ++s)
+                for (int k = 0; k < 12; ++k) h[std::size_t(lat.lex_index(lat.cb_coords(s, 1 - cb)) * 12 + k)] = 0;
+              REQUIRE(ref::rel_diff(g, h) < 5 * tol<Real>());
+            }
+          }
+    }
+  }
+}
+
+TEMPLATE_LIST_TEST_CASE("SIMD even-odd operator matches the scalar one", "[simd]", SIMDConfigs) {
+  using ES = space_of<TestType>;
+  using Real = real_of<TestType>;
+  using V = typename ArchTraits<ES>::template simd_complex<Real>;
+  for (const auto& [lat, split] : split_cases<V::lanes>()) {
+    CAPTURE(lat.to_string());
+    const auto u = device_gauge<Real, ES>(lat, random_host_gauge(lat, 71));
+    const auto bc = mixed_bc();
+    const SIMDWilsonEOOperator<Real, ES> simd(u, -0.3, bc, SIMDGeometry(lat, V::lanes, split));
+    const WilsonEOOperator<Real, ES> scalar(u, -0.3, bc);
+    typename WilsonEOOperator<Real, ES>::vector_type in(lat, 0), want(lat, 0), got(lat, 0);
+    random_spinor(in, 72);
+    auto s_in = simd.create_vector(), s_out = simd.create_vector();
+    to_simd(s_in, in);
+    for (int isign : {1, -1}) {
+      simd.apply(s_out, s_in, isign);
+      scalar.apply(want, in, isign);
+      from_simd(got, s_out);
+      REQUIRE(ref::rel_diff(export_spinor_cb(got), export_spinor_cb(want)) < 5 * tol<Real>());
+    }
+    simd.apply_normal(s_out, s_in);
+    scalar.apply_normal(want, in);
+    from_simd(got, s_out);
+    REQUIRE(ref::rel_diff(export_spinor_cb(got), export_spinor_cb(want)) < 10 * tol<Real>());
+  }
+}
