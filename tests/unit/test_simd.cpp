@@ -123,12 +123,12 @@ TEST_CASE("SIMD complex types agree with std::complex", "[simd]") {
   check_arithmetic<SIMDComplex<float, 8, simd::Portable<float, 8>>>();
   check_arithmetic<NativeSIMDComplex<float>>();
   check_arithmetic<NativeSIMDComplex<double>>();
-#if defined(__AVX512F__)
+#if defined(KQCD_SIMD_AVX512)
   check_arithmetic<SIMDComplex<float, 8, simd::AVX512<float>>>();
   check_arithmetic<SIMDComplex<double, 4, simd::AVX512<double>>>();
   STATIC_REQUIRE(NativeSIMDComplex<float>::lanes == 8);
 #endif
-#if defined(__AVX2__) && defined(__FMA__)
+#if defined(KQCD_SIMD_AVX2)
   check_arithmetic<SIMDComplex<float, 4, simd::AVX2<float>>>();
   check_arithmetic<SIMDComplex<double, 2, simd::AVX2<double>>>();
 #endif

@@ -8,6 +8,8 @@
 // The ISA policies (simd::AVX512, simd::AVX2, simd::Portable) supply the register operations.
 // The guards test the target macros only (not __CUDA_ARCH__) so that nvcc's host and device passes
 // see the same declarations; the intrinsic policies are host-only and used by host kernels only.
+// Under nvcc (__CUDACC__, both passes) the host kernels use the portable code: nvcc refuses vector
+// types in the host-device functions that the one-lane GPU type shares with them.
 #pragma once
 
 #include <kqcd/core/error.hpp>
@@ -17,7 +19,13 @@
 #include <string>
 #include <type_traits>
 
-#if (defined(__AVX512F__) || defined(__AVX2__))
+#if defined(__AVX512F__) && !defined(__CUDACC__)
+#define KQCD_SIMD_AVX512 1
+#endif
+#if defined(__AVX2__) && defined(__FMA__) && !defined(__CUDACC__)
+#define KQCD_SIMD_AVX2 1
+#endif
+#if defined(KQCD_SIMD_AVX512) || defined(KQCD_SIMD_AVX2)
 #include <immintrin.h>
 #endif
 
@@ -121,7 +129,7 @@ template <class T, int N> struct Portable {
   }
 };
 
-#if defined(__AVX512F__)
+#if defined(KQCD_SIMD_AVX512)
 /// AVX-512: 8 complex float or 4 complex double per zmm register.
 template <class T> struct AVX512;
 template <> struct AVX512<float> {
@@ -172,7 +180,7 @@ template <> struct AVX512<double> {
 };
 #endif
 
-#if defined(__AVX2__) && defined(__FMA__)
+#if defined(KQCD_SIMD_AVX2)
 /// AVX2 + FMA: 4 complex float or 2 complex double per ymm register.
 template <class T> struct AVX2;
 template <> struct AVX2<float> {
@@ -219,9 +227,9 @@ template <> struct AVX2<double> {
 
 /// The host's widest register for T (AVX-512, then AVX2), or two portable lanes.
 template <class T> struct Native {
-#if defined(__AVX512F__)
+#if defined(KQCD_SIMD_AVX512)
   using type = AVX512<T>;
-#elif defined(__AVX2__) && defined(__FMA__)
+#elif defined(KQCD_SIMD_AVX2)
   using type = AVX2<T>;
 #else
   using type = Portable<T, 2>;
