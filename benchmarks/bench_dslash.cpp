@@ -89,14 +89,26 @@ template <class Term, class... Args> nlohmann::json time_local(const DslashOptio
           {"launch", op.dslash().last_launch_config().to_string()}};
 }
 
+/// What the library leaves out (cmake/kqcd_instances.cmake) is refused, not compiled here.
+invalid_argument not_compiled(const std::string& what, const std::string& listed, const char* variable) {
+  return invalid_argument(what + " is not compiled into this build (" + variable + " = " + listed +
+                          "): reconfigure with -D" + variable + "=...");
+}
+
+template <bool compiled, class Term, class... Args> nlohmann::json time_local_if(const DslashOptions& opts, Args... args) {
+  if constexpr (compiled) return time_local<Term>(opts, args...);
+  else throw not_compiled("operator " + opts.op, compiled_operators, "KQCD_OPERATORS");
+}
+
 template <class ES, class Real> nlohmann::json time_local_op(const DslashOptions& opts) {
   if (opts.neighbours != "auto")
     throw invalid_argument("--operator " + opts.op + " runs with the backend's neighbour mode only (--neighbours auto)");
   const double mass = 0.1, csw = 1.0, mu = 0.1;
-  if (opts.op == "clover") return time_local<CloverTerm<Real, ES>>(opts, mass, csw);
-  if (opts.op == "clover-dynamic") return time_local<CloverTerm<Real, ES, CloverInverse::dynamic>>(opts, mass, csw);
-  if (opts.op == "twisted") return time_local<TwistedMassTerm<Real, ES>>(opts, mass, mu);
-  return time_local<TwistedCloverTerm<Real, ES>>(opts, mass, csw, mu);
+  if (opts.op == "clover") return time_local_if<operator_compiled("clover"), CloverTerm<Real, ES>>(opts, mass, csw);
+  if (opts.op == "clover-dynamic")
+    return time_local_if<operator_compiled("clover-dynamic"), CloverTerm<Real, ES, CloverInverse::dynamic>>(opts, mass, csw);
+  if (opts.op == "twisted") return time_local_if<operator_compiled("twisted"), TwistedMassTerm<Real, ES>>(opts, mass, mu);
+  return time_local_if<operator_compiled("twisted-clover"), TwistedCloverTerm<Real, ES>>(opts, mass, csw, mu);
 }
 
 /// Random spinor of any storage: drawn in float or double, converted to half where needed.
@@ -244,18 +256,18 @@ template <class ES, class Real> nlohmann::json time_dslash_layout(const DslashOp
   // Compression, half precision and multi-RHS run in the backend's neighbour mode only (compile time).
   if (opts.recon != 18 || std::is_same_v<Real, half> || opts.rhs > 1) {
     if (n != "auto") throw invalid_argument("--recon 12/8, --precision half and --rhs > 1 run with --neighbours auto only");
-    if (opts.rhs > 1) {
-      if constexpr (std::is_same_v<Real, half>) throw invalid_argument("--rhs > 1 runs in single or double precision");
-      else {
-        if (opts.op != "dslash" && opts.op != "wilson") throw invalid_argument("--rhs > 1 runs with --operator dslash only");
-        if (opts.recon == 12) return time_multi<ES, Real, Recon12>(opts);
-        if (opts.recon == 8) return time_multi<ES, Real, Recon8>(opts);
-        return time_multi<ES, Real, Recon18>(opts);
-      }
-    }
-    if (opts.recon == 12) return time_dslash<ES, Real, native, Recon12>(opts);
-    if (opts.recon == 8) return time_dslash<ES, Real, native, Recon8>(opts);
-    return time_dslash<ES, Real, native, Recon18>(opts);
+    if (opts.rhs > 1 && std::is_same_v<Real, half>) throw invalid_argument("--rhs > 1 runs in single or double precision");
+    if (opts.rhs > 1 && opts.op != "dslash" && opts.op != "wilson")
+      throw invalid_argument("--rhs > 1 runs with --operator dslash only");
+    auto with_recon = [&]<class Recon>() -> nlohmann::json {
+      if constexpr (!recon_compiled<Recon>)
+        throw not_compiled(std::string("reconstruction ") + Recon::name, compiled_reconstructions, "KQCD_RECONSTRUCT");
+      else if constexpr (std::is_same_v<Real, half>) return time_dslash<ES, Real, native, Recon>(opts);
+      else return opts.rhs > 1 ? time_multi<ES, Real, Recon>(opts) : time_dslash<ES, Real, native, Recon>(opts);
+    };
+    if (opts.recon == 12) return with_recon.template operator()<Recon12>();
+    if (opts.recon == 8) return with_recon.template operator()<Recon8>();
+    return with_recon.template operator()<Recon18>();
   }
   if constexpr (!std::is_same_v<Real, half>) {
     if (n == "table") return time_dslash<ES, Real, NeighbourMode::table>(opts);
@@ -289,11 +301,14 @@ nlohmann::json run_dslash(const DslashOptions& opts, double copy_gbytes_per_s) {
   if (!wilson && grid.size() > 1)
     throw invalid_argument("bench dslash --operator " + opts.op + " on several ranks is not supported yet: use dslash or eo");
   const bool found = with_execution_space(backend, [&]<class ES>() {
-    if (wilson)
-      r = opts.precision == "single" ? time_dslash_mode<ES, float>(local)
-          : opts.precision == "half" ? time_dslash_mode<ES, half>(local)
-                                     : time_dslash_mode<ES, double>(local);
-    else r = opts.precision == "single" ? time_local_op<ES, float>(local) : time_local_op<ES, double>(local);
+    auto with_precision = [&]<class Real>() {
+      if constexpr (!precision_compiled<Real>) throw not_compiled("precision " + opts.precision, compiled_precisions, "KQCD_PRECISIONS");
+      else if constexpr (std::is_same_v<Real, half>) r = time_dslash_mode<ES, half>(local);
+      else r = wilson ? time_dslash_mode<ES, Real>(local) : time_local_op<ES, Real>(local);
+    };
+    if (opts.precision == "single") with_precision.template operator()<float>();
+    else if (opts.precision == "half") with_precision.template operator()<half>();
+    else with_precision.template operator()<double>();
   });
   if (!found) throw invalid_argument("backend '" + backend + "' is not enabled in this build");
   const auto dims = opts.lattice.dims();

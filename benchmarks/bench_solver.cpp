@@ -1,5 +1,6 @@
 // Time to solution of the even-odd Wilson system with CG on the normal equations or BiCGStab, in
-// double, single, or mixed precision (single inner iterations, double reliable updates), on a gauge
+// double, single, or mixed precision (double reliable updates around single inner iterations, or
+// around half inner iterations with reconstruct-12 links: mixed-half, CG only), on a gauge
 // file or a random (hot) gauge field, and the split of that time between operator applications
 // (the Dslash) and the linear algebra.
 #include "bench.hpp"
@@ -10,6 +11,7 @@
 #include <kqcd/fields/random_fields.hpp>
 #include <kqcd/io/gauge_io.hpp>
 #include <kqcd/ops/wilson_operator.hpp>
+#include <kqcd/instances/wilson_dslash_instances.hpp>
 #include <kqcd/solvers/bicgstab.hpp>
 #include <kqcd/solvers/cg.hpp>
 
@@ -63,8 +65,12 @@ template <class ES> nlohmann::json time_solver(const SolverOptions& o, const Hos
       t_outer.seconds = t_sloppy.seconds = 0;
       t_outer.applies = t_sloppy.applies = 0;
       const bool cg = o.solver == "cg";
-      if constexpr (std::is_same_v<std::decay_t<decltype(outer)>, std::decay_t<decltype(sloppy)>>)
+      using Outer = std::decay_t<decltype(outer)>;
+      using Sloppy = std::decay_t<decltype(sloppy)>;
+      if constexpr (std::is_same_v<Outer, Sloppy>)
         res = cg ? cg_normal(t_outer, x, b, params) : bicgstab(t_outer, x, b, params);
+      else if constexpr (std::is_same_v<typename Sloppy::dslash_type::precision, half>)
+        res = cg_normal(t_outer, t_sloppy, x, b, params); // run_solver refuses bicgstab with mixed-half
       else
         res = cg ? cg_normal(t_outer, t_sloppy, x, b, params) : bicgstab(t_outer, t_sloppy, x, b, params);
       if (res.seconds < best) {
@@ -84,7 +90,17 @@ template <class ES> nlohmann::json time_solver(const SolverOptions& o, const Hos
       }
     }
   };
-  if (o.precision == "double" || o.precision == "mixed") {
+  if (o.precision == "mixed-half") {
+    if constexpr (precision_compiled<half> && recon_compiled<Recon12>) {
+      const WilsonEOOperator<half, ES, ArchTraits<ES>::neighbour_mode, Recon12> oph(uf, mass, bc);
+      auto b = opd.create_vector("b"), x = opd.create_vector("x");
+      random_spinor(b, 5);
+      run(opd, oph, x, b);
+    } else {
+      throw invalid_argument("precision mixed-half needs half precision and reconstruct-12 compiled in (KQCD_PRECISIONS, "
+                             "KQCD_RECONSTRUCT)");
+    }
+  } else if (o.precision == "double" || o.precision == "mixed") {
     auto b = opd.create_vector("b"), x = opd.create_vector("x");
     random_spinor(b, 5);
     if (o.precision == "double") run(opd, opd, x, b);
@@ -99,8 +115,10 @@ template <class ES> nlohmann::json time_solver(const SolverOptions& o, const Hos
 } // namespace
 
 nlohmann::json run_solver(const SolverOptions& o) {
-  if (o.precision != "double" && o.precision != "single" && o.precision != "mixed")
-    throw invalid_argument("precision '" + o.precision + "': expected double, single or mixed");
+  if (o.precision != "double" && o.precision != "single" && o.precision != "mixed" && o.precision != "mixed-half")
+    throw invalid_argument("precision '" + o.precision + "': expected double, single, mixed or mixed-half");
+  if (o.precision == "mixed-half" && o.solver != "cg")
+    throw invalid_argument("precision mixed-half runs with --solver cg only (BiCGStab has no half inner solver yet)");
   if (o.solver != "cg" && o.solver != "bicgstab") throw invalid_argument("solver '" + o.solver + "': expected cg or bicgstab");
   const std::string backend = backend_or_default(o.backend);
   HostGaugeConfig cfg;

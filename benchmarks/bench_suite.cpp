@@ -37,7 +37,7 @@ std::vector<Case> suite_cases(const SuiteOptions& o) {
   check_all(o.precisions, {"single", "double"}, "precision");
   check_all(o.operators, {"dslash", "wilson", "eo", "clover", "clover-dynamic", "twisted", "twisted-clover"}, "operator");
   check_all(o.solvers, {"cg", "bicgstab"}, "solver");
-  check_all(o.solver_precisions, {"double", "single", "mixed"}, "solver precision");
+  check_all(o.solver_precisions, {"double", "single", "mixed", "mixed-half"}, "solver precision");
   if (o.lattices.empty()) throw invalid_argument("bench: no lattice given");
   if (has(o.families, "heatbath"))
     for (const auto& lat : o.lattices)
@@ -66,6 +66,7 @@ std::vector<Case> suite_cases(const SuiteOptions& o) {
       if (has(o.families, "solver"))
         for (const auto& solver : o.solvers)
           for (const auto& prec : o.solver_precisions) {
+            if (prec == "mixed-half" && solver != "cg") continue; // CG only
             SolverOptions s;
             s.lattice = lat;
             s.solver = solver;
@@ -92,6 +93,7 @@ std::vector<Case> suite_cases(const SuiteOptions& o) {
       for (const auto& config : o.configs)
         for (const auto& solver : o.solvers)
           for (const auto& prec : o.solver_precisions) {
+            if (prec == "mixed-half" && solver != "cg") continue; // CG only
             SolverOptions s;
             s.config = config;
             s.solver = solver;

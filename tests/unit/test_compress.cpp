@@ -78,9 +78,9 @@ TEMPLATE_LIST_TEST_CASE("half precision Dslash matches double to 16-bit accuracy
   const auto psi = random_host_spinor(test_lattice, 72);
   const auto want = hopping<double, Recon18, ES>(u, psi, 1);
   // 16-bit fixed point: 2^-15 of each site's largest component, summed over 8 hops and 3 colours.
-  const double d18 = ref::rel_diff(hopping<half, Recon18, ES>(u, psi, 1), want);
-  const double d12 = ref::rel_diff(hopping<half, Recon12, ES>(u, psi, 1), want);
-  const double d8 = ref::rel_diff(hopping<half, Recon8, ES>(u, psi, -1), hopping<double, Recon18, ES>(u, psi, -1));
+  const double d18 = ref::rel_diff(hopping<kqcd::half, Recon18, ES>(u, psi, 1), want);
+  const double d12 = ref::rel_diff(hopping<kqcd::half, Recon12, ES>(u, psi, 1), want);
+  const double d8 = ref::rel_diff(hopping<kqcd::half, Recon8, ES>(u, psi, -1), hopping<double, Recon18, ES>(u, psi, -1));
   CAPTURE(d18, d12, d8);
   REQUIRE(d18 < 3e-4);
   REQUIRE(d12 < 3e-4);
@@ -174,7 +174,7 @@ TEMPLATE_LIST_TEST_CASE("mixed double-half CG with reliable updates reaches 1e-1
   const EO eo(u, mass, bc);
   GaugeField<Kokkos::complex<float>, ES> uf(lat);
   convert_gauge(uf, u);
-  const WilsonEOOperator<half, ES, mode, Recon12> sloppy(uf, mass, bc);
+  const WilsonEOOperator<kqcd::half, ES, mode, Recon12> sloppy(uf, mass, bc);
   typename EO::field_type b(lat), x(lat);
   random_spinor(b, 6);
   auto b_hat = eo.create_vector(), x_e = eo.create_vector();

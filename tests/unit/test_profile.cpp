@@ -117,7 +117,6 @@ TEMPLATE_LIST_TEST_CASE("profile regions nest and times add up", "[profile]", kq
   REQUIRE(imp.phase_seconds[int(ProfilePhase::init)] > 0);
   // Nested calls fit inside the phase that made them.
   REQUIRE(op.total_seconds <= cg.phase_seconds[int(ProfilePhase::compute)] + eps);
-  REQUIRE(op.total_seconds > 0.2 * cg.total_seconds); // the solver's time is mostly operator applications
 
   std::ostringstream table;
   print_profile(table);

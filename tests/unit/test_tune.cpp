@@ -192,6 +192,11 @@ TEST_CASE("tune cache path and switch from the environment", "[tune]") {
   REQUIRE(tuning_enabled());
 }
 
+/// A kernel that does nothing (at namespace scope: CUDA cannot name a function-local kernel type).
+struct NopSiteKernel {
+  KOKKOS_INLINE_FUNCTION void operator()(int) const {}
+};
+
 TEMPLATE_LIST_TEST_CASE("launch shapes fit the iteration space and the warp", "[tune]", kqcd::EnabledExecutionSpaces) {
   using ES = TestType;
   constexpr int warp = ArchTraits<ES>::warp_size;
@@ -200,10 +205,7 @@ TEMPLATE_LIST_TEST_CASE("launch shapes fit the iteration space and the warp", "[
   REQUIRE(fit_team_size<ES>(1024, 100000, 96 + warp - 1) % warp == 0);
   REQUIRE(fit_team_size<ES>(1, 1, 1) == 1);
   const auto lat = test_lattice;
-  struct Nop {
-    KOKKOS_INLINE_FUNCTION void operator()(int) const {}
-  };
-  const auto c = site_candidates<ES>(Nop{}, lat.cb_volume());
+  const auto c = site_candidates<ES>(NopSiteKernel{}, lat.cb_volume());
   REQUIRE(c.size() >= 2);
   REQUIRE(c.front().kind == PolicyKind::range);
   for (const auto& k : c) {

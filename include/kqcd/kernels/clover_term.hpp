@@ -56,7 +56,7 @@ template <class GaugeView, class CloverView> struct CloverBuildFunctor {
   LinkReader<GaugeView> u;
   CloverView a, inv, twist;
   int parity;
-  double diag, csw, mu;
+  double diag, csw, twisted_mu; // not `mu`: loops below use mu for directions
   int inverse_kind;
 
   KOKKOS_FUNCTION void operator()(int s) const {
@@ -88,7 +88,7 @@ template <class GaugeView, class CloverView> struct CloverBuildFunctor {
           if (inverse_kind == 1) {
             w[i][j] = m[b][i][j];
           } else {
-            cd acc(i == j ? mu * mu : 0.0, 0.0);
+            cd acc(i == j ? twisted_mu * twisted_mu : 0.0, 0.0);
             for (int k = 0; k < 6; ++k) acc += m[b][i][k] * m[b][k][j];
             w[i][j] = acc;
           }
@@ -104,7 +104,7 @@ template <class GaugeView, class CloverView> struct CloverBuildFunctor {
           cd acc(0.0, 0.0);
           for (int k = 0; k < 6; ++k) acc += winv[i][k] * m[b][k][j];
           x[i][j] = acc;
-          w[i][j] = mu * winv[i][j];
+          w[i][j] = twisted_mu * winv[i][j];
         }
       detail::store_packed(inv, s, b, x);
       detail::store_packed(twist, s, b, w);

@@ -37,30 +37,8 @@ public:
   enum class Inverse { none, inverse, twisted };
 
   /// A = diag + c_sw (i/4) sum sigma F; `inverse` selects what else is stored (mu for twisted only).
-  CloverField(const gauge_type& u, double diag, double csw, Inverse inverse, double mu = 0.0) : lattice_(u.lattice()) {
-    // The field strength needs links of diagonal neighbours (an extended gauge field).
-    require_single_rank(lattice_, "the clover term");
-    const int n = lattice_.cb_volume();
-    using GV = typename gauge_type::cb_type::view_type;
-    for (int p = 0; p < 2; ++p) {
-      a_[p] = view_type(Kokkos::view_alloc(Kokkos::WithoutInitializing, "clover"), n);
-      if (inverse != Inverse::none) inv_[p] = view_type(Kokkos::view_alloc(Kokkos::WithoutInitializing, "clover_inv"), n);
-      if (inverse == Inverse::twisted)
-        twist_[p] = view_type(Kokkos::view_alloc(Kokkos::WithoutInitializing, "clover_inv_twist"), n);
-      CloverBuildFunctor<GV, view_type> f{LinkReader<GV>{{u[0].view(), u[1].view()}, lattice_},
-                                          a_[p],
-                                          inv_[p],
-                                          twist_[p],
-                                          p,
-                                          diag,
-                                          csw,
-                                          mu,
-                                          inverse == Inverse::none ? 0 : inverse == Inverse::inverse ? 1 : 2};
-      // Idempotent (reads only links), so tuning trials need no backup.
-      tuned_site_launch<ExecSpace, Real>("kqcd::CloverField::build", inverse_name(inverse), lattice_.to_string(), n, f);
-    }
-    Kokkos::fence("kqcd::CloverField::build");
-  }
+  // Defined below the class (not inline): compiled once in the library (src/instances/).
+  CloverField(const gauge_type& u, double diag, double csw, Inverse inverse, double mu = 0.0);
   static const char* inverse_name(Inverse i) {
     return i == Inverse::none ? "no inverse" : i == Inverse::inverse ? "inverse" : "twisted inverse";
   }
@@ -81,6 +59,33 @@ private:
   Lattice lattice_;
   view_type a_[2], inv_[2], twist_[2];
 };
+
+template <class Real, class ExecSpace>
+CloverField<Real, ExecSpace>::CloverField(const gauge_type& u, double diag, double csw, Inverse inverse, double mu)
+    : lattice_(u.lattice()) {
+  // The field strength needs links of diagonal neighbours (an extended gauge field).
+  require_single_rank(lattice_, "the clover term");
+  const int n = lattice_.cb_volume();
+  using GV = typename gauge_type::cb_type::view_type;
+  for (int p = 0; p < 2; ++p) {
+    a_[p] = view_type(Kokkos::view_alloc(Kokkos::WithoutInitializing, "clover"), n);
+    if (inverse != Inverse::none) inv_[p] = view_type(Kokkos::view_alloc(Kokkos::WithoutInitializing, "clover_inv"), n);
+    if (inverse == Inverse::twisted)
+      twist_[p] = view_type(Kokkos::view_alloc(Kokkos::WithoutInitializing, "clover_inv_twist"), n);
+    CloverBuildFunctor<GV, view_type> f{LinkReader<GV>{{u[0].view(), u[1].view()}, lattice_},
+                                        a_[p],
+                                        inv_[p],
+                                        twist_[p],
+                                        p,
+                                        diag,
+                                        csw,
+                                        mu,
+                                        inverse == Inverse::none ? 0 : inverse == Inverse::inverse ? 1 : 2};
+    // Idempotent (reads only links), so tuning trials need no backup.
+    tuned_site_launch<ExecSpace, Real>("kqcd::CloverField::build", inverse_name(inverse), lattice_.to_string(), n, f);
+  }
+  Kokkos::fence("kqcd::CloverField::build");
+}
 
 /// A = 4 + m.
 template <class Real, class ExecSpace = Kokkos::DefaultExecutionSpace> class WilsonMassTerm {
@@ -222,11 +227,7 @@ public:
   vector_type create_vector(const std::string& label = "full_vector") const { return vector_type(lattice(), label); }
 
   /// out = D in (isign = +1) or D^dag in (isign = -1). out must not alias in.
-  void apply(vector_type& out, const vector_type& in, int isign = 1) const {
-    ProfileScope prof("kqcd::FullOperator::apply");
-    auto compute = prof.phase(ProfilePhase::compute);
-    for (int p = 0; p < 2; ++p) dslash_.apply_local_xpay(out[p], in[1 - p], isign, p, term_.local(p, isign), in[p], Real(-0.5));
-  }
+  void apply(vector_type& out, const vector_type& in, int isign = 1) const;
   double flops() const { return 2.0 * lattice().cb_volume() * (dslash_type::flops_per_site + Term::local_flops); }
 
 private:
@@ -255,31 +256,19 @@ public:
   vector_type create_vector(const std::string& label = "eo_vector") const { return vector_type(lattice(), 0, label); }
 
   /// out = D_hat in (isign = +1) or D_hat^dag in (isign = -1), both on even sites; out may alias in.
-  void apply(vector_type& out, const vector_type& in, int isign = 1) const {
-    ProfileScope prof("kqcd::EvenOddOperator::apply");
-    auto compute = prof.phase(ProfilePhase::compute);
-    dslash_.apply_local_after(tmp_odd_, in, isign, 1, term_.inverse(1, isign), Real(1));
-    dslash_.apply_local_xpay(out, tmp_odd_, isign, 0, term_.local(0, isign), in, Real(-0.25));
-  }
+  // The members that launch kernels are defined below the class (compiled once in the library).
+  void apply(vector_type& out, const vector_type& in, int isign = 1) const;
   void apply_normal(vector_type& out, const vector_type& in) const {
     apply(tmp_even_, in, 1);
     apply(out, tmp_even_, -1);
   }
   /// out = A_tt^-1 H in on parity target_cb: the hopping term with the site-local term of the
   /// preconditioned operator (the benchmarked "Dslash" of QUDA's count).
-  void apply_hopping_inverse(vector_type& out, const vector_type& in, int isign, int target_cb) const {
-    dslash_.apply_local_after(out, in, isign, target_cb, term_.inverse(target_cb, isign), Real(1));
-  }
+  void apply_hopping_inverse(vector_type& out, const vector_type& in, int isign, int target_cb) const;
   /// b_hat = b_e + (1/2) H_eo A_oo^-1 b_o.
-  void prepare_source(vector_type& b_hat, const field_type& b, int isign = 1) const {
-    apply_site_local(tmp_odd_, b[1], term_.inverse(1, isign));
-    dslash_.apply_xpay(b_hat, tmp_odd_, isign, 0, Real(1), b[0], Real(0.5));
-  }
+  void prepare_source(vector_type& b_hat, const field_type& b, int isign = 1) const;
   /// x = (x_e, x_o), x_o = A_oo^-1 (b_o + (1/2) H_oe x_e): the solution of D x = b.
-  void reconstruct(field_type& x, const vector_type& x_even, const field_type& b, int isign = 1) const {
-    Kokkos::deep_copy(x[0].view(), x_even.view());
-    dslash_.apply_local_after(x[1], x_even, isign, 1, term_.inverse(1, isign), Real(0.5), &b[1], Real(1));
-  }
+  void reconstruct(field_type& x, const vector_type& x_even, const field_type& b, int isign = 1) const;
   void set_sites_per_team(int n) { dslash_.set_sites_per_team(n); }
   int dslash_sites_per_team() const { return dslash_.sites_per_team(); }
   /// Flops of one apply(): two hopping terms, each with its site-local term (QUDA's count).
@@ -297,6 +286,40 @@ private:
   mutable vector_type tmp_even_;
 };
 
+template <class Term, NeighbourMode mode, class Recon>
+void FullOperator<Term, mode, Recon>::apply(vector_type& out, const vector_type& in, int isign) const {
+  ProfileScope prof("kqcd::FullOperator::apply");
+  auto compute = prof.phase(ProfilePhase::compute);
+  for (int p = 0; p < 2; ++p) dslash_.apply_local_xpay(out[p], in[1 - p], isign, p, term_.local(p, isign), in[p], Real(-0.5));
+}
+
+template <class Term, NeighbourMode mode, class Recon>
+void EvenOddOperator<Term, mode, Recon>::apply(vector_type& out, const vector_type& in, int isign) const {
+  ProfileScope prof("kqcd::EvenOddOperator::apply");
+  auto compute = prof.phase(ProfilePhase::compute);
+  dslash_.apply_local_after(tmp_odd_, in, isign, 1, term_.inverse(1, isign), Real(1));
+  dslash_.apply_local_xpay(out, tmp_odd_, isign, 0, term_.local(0, isign), in, Real(-0.25));
+}
+
+template <class Term, NeighbourMode mode, class Recon>
+void EvenOddOperator<Term, mode, Recon>::apply_hopping_inverse(vector_type& out, const vector_type& in, int isign,
+                                                               int target_cb) const {
+  dslash_.apply_local_after(out, in, isign, target_cb, term_.inverse(target_cb, isign), Real(1));
+}
+
+template <class Term, NeighbourMode mode, class Recon>
+void EvenOddOperator<Term, mode, Recon>::prepare_source(vector_type& b_hat, const field_type& b, int isign) const {
+  apply_site_local(tmp_odd_, b[1], term_.inverse(1, isign));
+  dslash_.apply_xpay(b_hat, tmp_odd_, isign, 0, Real(1), b[0], Real(0.5));
+}
+
+template <class Term, NeighbourMode mode, class Recon>
+void EvenOddOperator<Term, mode, Recon>::reconstruct(field_type& x, const vector_type& x_even, const field_type& b,
+                                                     int isign) const {
+  Kokkos::deep_copy(x[0].view(), x_even.view());
+  dslash_.apply_local_after(x[1], x_even, isign, 1, term_.inverse(1, isign), Real(0.5), &b[1], Real(1));
+}
+
 // The operators by name.
 template <class Real, class ES = Kokkos::DefaultExecutionSpace> using CloverEOOperator = EvenOddOperator<CloverTerm<Real, ES>>;
 template <class Real, class ES = Kokkos::DefaultExecutionSpace>
@@ -306,3 +329,6 @@ template <class Real, class ES = Kokkos::DefaultExecutionSpace>
 using TwistedCloverEOOperator = EvenOddOperator<TwistedCloverTerm<Real, ES>>;
 
 } // namespace kqcd
+
+// The operators compiled into the library (KQCD_PRECISIONS, KQCD_OPERATORS): extern here.
+#include <kqcd/instances/local_operator_instances.hpp>

@@ -78,33 +78,19 @@ public:
   static constexpr double flops_per_site = 1320.0;
   static constexpr double xpay_flops_per_site = 48.0;
 
-  WilsonDslash(const gauge_type& u, const BoundaryPhases& bc)
-      : u_(with_gauge_halo(u)), packed_(u_), sites_(u.lattice(), bc) {
-    const Lattice& lat = u.lattice();
-    if (!lat.distributed()) return;
-    for (int p = 0; p < 2; ++p) {
-      const detail::SiteSplit split = detail::split_sites(lat, p);
-      interior_[p] = detail::to_device<site_list_type>(split.interior, "kqcd::interior_sites");
-      exterior_[p] = detail::to_device<site_list_type>(split.exterior, "kqcd::exterior_sites");
-    }
-    halo_ = halo_type(lat);
-    Kokkos::fence("kqcd::WilsonDslash::halo_setup");
-  }
+  // The members that launch kernels are defined below the class, not inline, so that the library's
+  // explicit instantiations (src/instances/) are the only place their kernels are compiled.
+  WilsonDslash(const gauge_type& u, const BoundaryPhases& bc);
 
   const Lattice& lattice() const { return u_.lattice(); }
   const gauge_type& gauge() const { return u_; }
   const packed_gauge_type& packed_gauge() const { return packed_; }
 
   /// out = H in, out on parity target_cb, in on the other parity; isign = +1 (D) or -1 (D^dag).
-  void apply(spinor_type& out, const spinor_type& in, int isign, int target_cb) const {
-    launch<StoreHopping>(out, in, isign, target_cb, spinor_type(), {});
-  }
+  void apply(spinor_type& out, const spinor_type& in, int isign, int target_cb) const;
   /// out = a x + b H in (x on parity target_cb; out may alias x).
   void apply_xpay(spinor_type& out, const spinor_type& in, int isign, int target_cb, Real a, const spinor_type& x,
-                  Real b) const {
-    check_parity(x, target_cb, "xpay addend");
-    launch<XpayHopping>(out, in, isign, target_cb, x, {a, b});
-  }
+                  Real b) const;
 
   /// out = Local(x) + b H in, Local a site-local policy of parity target_cb (kernels/local_terms.hpp).
   template <class Local>
@@ -122,17 +108,10 @@ public:
   }
 
   /// Multi-RHS: out_r = H in_r for every right-hand side r of the block, one pass over the links.
-  void apply(multi_spinor_type& out, const multi_spinor_type& in, int isign, int target_cb) const {
-    launch<StoreHopping>(out, in, isign, target_cb, multi_spinor_type(), {});
-  }
+  void apply(multi_spinor_type& out, const multi_spinor_type& in, int isign, int target_cb) const;
   /// Multi-RHS: out_r = a x_r + b H in_r.
   void apply_xpay(multi_spinor_type& out, const multi_spinor_type& in, int isign, int target_cb, Real a,
-                  const multi_spinor_type& x, Real b) const {
-    check_parity(x, target_cb, "xpay addend");
-    if (x.n_rhs() != in.n_rhs()) throw invalid_argument("WilsonDslash: xpay block has " + std::to_string(x.n_rhs()) +
-                                                        " right-hand sides, expected " + std::to_string(in.n_rhs()));
-    launch<XpayHopping>(out, in, isign, target_cb, x, {a, b});
-  }
+                  const multi_spinor_type& x, Real b) const;
 
   /// Interior computed while the halo is in flight (default), or everything after it.
   void set_overlap(bool on) { overlap_ = on; }
@@ -304,4 +283,49 @@ private:
   mutable DslashTimes times_;
 };
 
+template <class P, class ExecSpace, NeighbourMode mode, class Recon>
+WilsonDslash<P, ExecSpace, mode, Recon>::WilsonDslash(const gauge_type& u, const BoundaryPhases& bc)
+    : u_(with_gauge_halo(u)), packed_(u_), sites_(u.lattice(), bc) {
+  const Lattice& lat = u.lattice();
+  if (!lat.distributed()) return;
+  for (int p = 0; p < 2; ++p) {
+    const detail::SiteSplit split = detail::split_sites(lat, p);
+    interior_[p] = detail::to_device<site_list_type>(split.interior, "kqcd::interior_sites");
+    exterior_[p] = detail::to_device<site_list_type>(split.exterior, "kqcd::exterior_sites");
+  }
+  halo_ = halo_type(lat);
+  Kokkos::fence("kqcd::WilsonDslash::halo_setup");
+}
+
+template <class P, class ExecSpace, NeighbourMode mode, class Recon>
+void WilsonDslash<P, ExecSpace, mode, Recon>::apply(spinor_type& out, const spinor_type& in, int isign, int target_cb) const {
+  launch<StoreHopping>(out, in, isign, target_cb, spinor_type(), {});
+}
+
+template <class P, class ExecSpace, NeighbourMode mode, class Recon>
+void WilsonDslash<P, ExecSpace, mode, Recon>::apply_xpay(spinor_type& out, const spinor_type& in, int isign, int target_cb,
+                                                         Real a, const spinor_type& x, Real b) const {
+  check_parity(x, target_cb, "xpay addend");
+  launch<XpayHopping>(out, in, isign, target_cb, x, {a, b});
+}
+
+template <class P, class ExecSpace, NeighbourMode mode, class Recon>
+void WilsonDslash<P, ExecSpace, mode, Recon>::apply(multi_spinor_type& out, const multi_spinor_type& in, int isign,
+                                                    int target_cb) const {
+  launch<StoreHopping>(out, in, isign, target_cb, multi_spinor_type(), {});
+}
+
+template <class P, class ExecSpace, NeighbourMode mode, class Recon>
+void WilsonDslash<P, ExecSpace, mode, Recon>::apply_xpay(multi_spinor_type& out, const multi_spinor_type& in, int isign,
+                                                         int target_cb, Real a, const multi_spinor_type& x, Real b) const {
+  check_parity(x, target_cb, "xpay addend");
+  if (x.n_rhs() != in.n_rhs())
+    throw invalid_argument("WilsonDslash: xpay block has " + std::to_string(x.n_rhs()) + " right-hand sides, expected " +
+                           std::to_string(in.n_rhs()));
+  launch<XpayHopping>(out, in, isign, target_cb, x, {a, b});
+}
+
 } // namespace kqcd
+
+// The combinations compiled into the library (KQCD_PRECISIONS, KQCD_RECONSTRUCT): extern here.
+#include <kqcd/instances/wilson_dslash_instances.hpp>
