@@ -47,7 +47,7 @@ struct SolverOptions {
   Lattice lattice{{16, 16, 16, 16}};
   std::string config;               ///< gauge file to solve on; empty: a random (hot) gauge field on `lattice`
   std::string solver = "cg";        ///< cg (normal equations) | bicgstab
-  std::string precision = "double"; ///< double | single | mixed (single inner, double reliable updates)
+  std::string precision = "double"; ///< double | single | mixed (single inner) | mixed-half (half inner, recon 12; cg)
   double kappa = 0.12;
   double tol = 1e-10;
   std::string backend;

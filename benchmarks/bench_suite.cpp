@@ -49,6 +49,23 @@ std::vector<Case> suite_cases(const SuiteOptions& o) {
   if (backends.empty()) backends.push_back(backend_or_default({}));
   std::vector<Case> cases;
   for (const auto& backend : backends) {
+    // One case per solver and precision, on a random field of lat or on a gauge file (config).
+    auto add_solver_cases = [&](const Lattice& lat, const std::string& config, const std::string& what) {
+      for (const auto& solver : o.solvers)
+        for (const auto& prec : o.solver_precisions) {
+          if (prec == "mixed-half" && solver != "cg") continue; // CG only
+          SolverOptions s;
+          s.lattice = lat;
+          s.config = config;
+          s.solver = solver;
+          s.precision = prec;
+          s.kappa = o.kappa;
+          s.tol = o.tol;
+          s.backend = backend;
+          s.quick = o.quick;
+          cases.push_back({"solver", solver + " " + prec + " " + what, backend, [s](double) { return run_solver(s); }});
+        }
+    };
     for (const auto& lat : o.lattices) {
       const std::string where = lat.to_string() + " on " + backend;
       if (has(o.families, "dslash"))
@@ -63,20 +80,7 @@ std::vector<Case> suite_cases(const SuiteOptions& o) {
             d.quick = o.quick;
             cases.push_back({"dslash", op + " " + prec + " " + where, backend, [d](double copy) { return run_dslash(d, copy); }});
           }
-      if (has(o.families, "solver"))
-        for (const auto& solver : o.solvers)
-          for (const auto& prec : o.solver_precisions) {
-            if (prec == "mixed-half" && solver != "cg") continue; // CG only
-            SolverOptions s;
-            s.lattice = lat;
-            s.solver = solver;
-            s.precision = prec;
-            s.kappa = o.kappa;
-            s.tol = o.tol;
-            s.backend = backend;
-            s.quick = o.quick;
-            cases.push_back({"solver", solver + " " + prec + " random gauge " + where, backend, [s](double) { return run_solver(s); }});
-          }
+      if (has(o.families, "solver")) add_solver_cases(lat, "", "random gauge " + where);
       if (has(o.families, "contract"))
         for (const auto& prec : o.precisions)
           cases.push_back({"contract", "meson correlators " + prec + " " + where, backend, [lat, prec, backend, q = o.quick](double copy) {
@@ -90,20 +94,7 @@ std::vector<Case> suite_cases(const SuiteOptions& o) {
     }
     // Solves on the given gauge files (their own lattices), once per backend.
     if (has(o.families, "solver"))
-      for (const auto& config : o.configs)
-        for (const auto& solver : o.solvers)
-          for (const auto& prec : o.solver_precisions) {
-            if (prec == "mixed-half" && solver != "cg") continue; // CG only
-            SolverOptions s;
-            s.config = config;
-            s.solver = solver;
-            s.precision = prec;
-            s.kappa = o.kappa;
-            s.tol = o.tol;
-            s.backend = backend;
-            s.quick = o.quick;
-            cases.push_back({"solver", solver + " " + prec + " " + config + " on " + backend, backend, [s](double) { return run_solver(s); }});
-          }
+      for (const auto& config : o.configs) add_solver_cases(SolverOptions{}.lattice, config, config + " on " + backend);
   }
   // Gauge file I/O runs on the host, whatever the backends: once.
   if (has(o.families, "io")) {
