@@ -9,10 +9,13 @@
 #include <kqcd/comm/extended_field.hpp>
 #include <kqcd/comm/process_grid.hpp>
 #include <kqcd/fields/random_fields.hpp>
+#include <kqcd/ops/contraction.hpp>
 #include <kqcd/ops/gauge_observables.hpp>
+#include <kqcd/ops/gaussian_smear.hpp>
 #include <kqcd/ops/gradient_flow.hpp>
 #include <kqcd/ops/local_operators.hpp>
 #include <kqcd/ops/smearing.hpp>
+#include <kqcd/ops/sources.hpp>
 #include <kqcd/ops/topology.hpp>
 #include <kqcd/solvers/bicgstab.hpp>
 #include <kqcd/solvers/cg.hpp>
@@ -74,6 +77,40 @@ template <class Gauge> double gauge_diff(const Gauge& local, const Gauge& global
     for (int mu = 0; mu < Nd; ++mu) c.x[mu] += ll.origin(mu);
     return c;
   });
+}
+
+/// max |local - global| / max |global| over the sites of a full spinor field, over the ranks.
+template <class Field> double spinor_field_diff(const Field& l, const Field& g) {
+  double d = 0, scale = 0;
+  for (int p = 0; p < 2; ++p) {
+    const Lattice& ll = l[p].lattice();
+    const Lattice& gl = g[p].lattice();
+    auto lh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), l[p].view());
+    auto gh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), g[p].view());
+    for (int s = 0; s < gl.cb_volume(); ++s)
+      for (int c = 0; c < Nc; ++c)
+        for (int sp = 0; sp < Ns; ++sp) scale = std::max(scale, double(Kokkos::abs(gh(s, c, sp))));
+    for (int s = 0; s < ll.cb_volume(); ++s) {
+      Coords x = ll.cb_coords(s, p);
+      for (int mu = 0; mu < Nd; ++mu) x.x[mu] += ll.origin(mu);
+      const int gs = gl.cb_index(x);
+      for (int c = 0; c < Nc; ++c)
+        for (int sp = 0; sp < Ns; ++sp) d = std::max(d, double(Kokkos::abs(lh(s, c, sp) - gh(gs, c, sp))));
+    }
+  }
+  return global_max(d) / scale;
+}
+
+/// max |a - b| / max |b| over all timeslices and components (the same on every rank).
+double sums_diff(const TimesliceSums& a, const TimesliceSums& b) {
+  double d = 0, scale = 0;
+  if (a.size() != b.size()) return 1e300;
+  for (std::size_t t = 0; t < a.size(); ++t)
+    for (std::size_t n = 0; n < a[t].size(); ++n) {
+      d = std::max(d, std::abs(a[t][n] - b[t][n]));
+      scale = std::max(scale, std::abs(b[t][n]));
+    }
+  return global_max(d / scale);
 }
 
 } // namespace
@@ -285,5 +322,58 @@ TEMPLATE_LIST_TEST_CASE("distributed clover operators and solves equal the singl
       CHECK(rl.converged());
       CHECK(spinor_diff(std::array{xl, xl}, std::array{xg, xg}) < agree);
     }
+  }
+}
+
+TEMPLATE_LIST_TEST_CASE("distributed sources, Gaussian smearing and contractions equal the single-process ones", "[mpi]",
+                        Configs) {
+  using ES = space_of<TestType>;
+  using Real = real_of<TestType>;
+  using Gauge = GaugeField<Kokkos::complex<Real>, ES>;
+  using Spinor = SpinorField<Kokkos::complex<Real>, Ns, ES>;
+  using Prop = PropagatorField<Real, ES>;
+  Gauge ug(global_lattice);
+  random_gauge(ug, 1001);
+  // Sources at global sites and timeslices on different ranks.
+  const std::vector<std::string> sources = {"point:1,2,3,5", "point:3,0,1,1", "wall:6", "z2:3,9", "z4:7,4"};
+  const Coords origin{{1, 2, 3, 5}};
+  const std::vector<Momentum> momenta = {Momentum{}, Momentum{{1, 0, 0}}, Momentum{{0, 1, 2}}};
+  Prop Sg(global_lattice);
+  for (int k = 0; k < SpinColour; ++k) random_spinor(Sg[k], 1100 + std::uint64_t(k));
+  const auto cg_ = meson_correlators(Sg, origin, momenta);
+  const auto pg_ = propagator_correlator(Sg, origin);
+  for (const auto& g : grids()) {
+    ProcessGrid pg(global_lattice, g);
+    CAPTURE(pg.to_string());
+    for (const auto& text : sources) {
+      CAPTURE(text);
+      const SourceSpec spec = parse_source(text);
+      Spinor bl(pg.lattice()), bg(global_lattice);
+      make_source(bl, spec, 2, 1);
+      make_source(bg, spec, 2, 1);
+      CHECK(spinor_field_diff(bl, bg) == 0.0);
+    }
+    {
+      Gauge ul(pg.lattice());
+      random_gauge(ul, 1001);
+      Spinor pl(pg.lattice()), pgf(global_lattice);
+      random_spinor(pl, 1002);
+      random_spinor(pgf, 1002);
+      const GaussianSmearParams gp{2.0, 5};
+      gaussian_smear(pl, ul, gp, mixed_bc());
+      gaussian_smear(pgf, ug, gp, mixed_bc());
+      CHECK(spinor_field_diff(pl, pgf) < 20 * tol<Real>());
+    }
+    Prop Sl(pg.lattice());
+    for (int k = 0; k < SpinColour; ++k) random_spinor(Sl[k], 1100 + std::uint64_t(k));
+    const auto cl = meson_correlators(Sl, origin, momenta);
+    REQUIRE(cl.size() == cg_.size());
+    for (std::size_t m = 0; m < cl.size(); ++m) {
+      CAPTURE(m);
+      CHECK(sums_diff(cl[m], cg_[m]) < 100 * tol<Real>());
+    }
+    const auto pl = propagator_correlator(Sl, origin);
+    REQUIRE(pl.size() == pg_.size());
+    for (std::size_t t = 0; t < pl.size(); ++t) CHECK(std::abs(pl[t] - pg_[t]) < 100 * tol<Real>() * std::abs(pg_[t]));
   }
 }
