@@ -9,6 +9,7 @@
 #include <kqcd/comm/extended_field.hpp>
 #include <kqcd/comm/process_grid.hpp>
 #include <kqcd/fields/random_fields.hpp>
+#include <kqcd/io/distributed_gauge.hpp>
 #include <kqcd/ops/contraction.hpp>
 #include <kqcd/ops/gauge_observables.hpp>
 #include <kqcd/ops/gaussian_smear.hpp>
@@ -25,6 +26,8 @@
 #include <mpi.h>
 
 #include <cmath>
+#include <cstdio>
+#include <string>
 #include <vector>
 
 using namespace kqcd;
@@ -376,4 +379,56 @@ TEMPLATE_LIST_TEST_CASE("distributed sources, Gaussian smearing and contractions
     REQUIRE(pl.size() == pg_.size());
     for (std::size_t t = 0; t < pl.size(); ++t) CHECK(std::abs(pl[t] - pg_[t]) < 100 * tol<Real>() * std::abs(pg_[t]));
   }
+}
+
+TEST_CASE("gauge files read on rank 0 and scattered, written through rank 0, equal the single-process ones", "[mpi]") {
+  using Gauge = GaugeField<Kokkos::complex<double>>;
+  // Reference values of ../shared/data/README.md.
+  const std::vector<std::pair<std::string, double>> files = {{"milc-l4444.milc", 0.5948501589},
+                                                             {"milc-l4444.ildg", 0.5948501589},
+                                                             {"nersc-l4444.cfg", -1},
+                                                             {"purgaug-l4448.nersc", 0.9022631188},
+                                                             {"milc-l8888-b6.0.milc", 0.5935602404}};
+  int world_rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
+  for (const auto& [name, reference] : files) {
+    CAPTURE(name);
+    // The single-process answer: every rank reads the whole file itself.
+    const HostGaugeConfig whole = read_gauge(shared_data(name));
+    Gauge ug(whole.lattice);
+    import_gauge(ug, whole.links);
+    const double plaq = plaquette(ug).total;
+    if (reference > 0) CHECK(std::abs(plaq - reference) < 1e-9);
+    std::vector<std::array<int, Nd>> shapes = {{0, 0, 0, 0}};
+    if (ProcessGrid::world_size() == 2) shapes.push_back({2, 1, 1, 1});
+    if (ProcessGrid::world_size() == 4) shapes.push_back({1, 2, 1, 2});
+    for (const auto& shape : shapes) {
+      const HostGaugeConfig cfg = read_gauge_on_root(shared_data(name));
+      CHECK(cfg.lattice.dims() == whole.lattice.dims());
+      CHECK(cfg.format == whole.format);
+      ProcessGrid pg(cfg.lattice, shape);
+      CAPTURE(pg.to_string());
+      Gauge ul(pg.lattice());
+      scatter_gauge(ul, cfg.links);
+      CHECK(gauge_diff(ul, ug) == 0.0);
+      CHECK(std::abs(plaquette(ul).total - plaq) < 1e-13);
+      // Round trips through both writers (double precision: exact).
+      for (const auto format : {GaugeFormat::nersc, GaugeFormat::ildg}) {
+        const std::string path = "test_mpi_io_" + name + (format == GaugeFormat::nersc ? ".nersc" : ".ildg") + "." +
+                                 std::to_string(ProcessGrid::world_size());
+        write_gauge_on_root(path, format, ul, true);
+        // An existing file is kept without force, on every rank.
+        CHECK_THROWS_AS(write_gauge_on_root(path, format, ul, false), kqcd::io_error);
+        const HostGaugeConfig back = read_gauge_on_root(path);
+        Gauge ur(pg.lattice());
+        scatter_gauge(ur, back.links);
+        CHECK(gauge_diff(ur, ug) < 1e-15);
+        MPI_Barrier(MPI_COMM_WORLD);
+        if (world_rank == 0) std::remove(path.c_str());
+      }
+    }
+  }
+  // A failure on rank 0 is thrown on every rank.
+  CHECK_THROWS_AS(read_gauge_on_root(shared_data("no-such-file")), kqcd::io_error);
+  CHECK_THROWS_AS(read_gauge_on_root(shared_data("README.md")), kqcd::io_error);
 }
