@@ -1,6 +1,7 @@
 // kqcd flow: the Wilson flow of a gauge configuration (ops/gradient_flow.hpp): plaquette, E and t^2 E
 // from the plaquette and the clover, and the clover topological charge after every step.
 #include "commands.hpp"
+#include "gauge_summary.hpp"
 
 #include <bench.hpp>
 #include <kqcd/fields/host_convert.hpp>
@@ -16,7 +17,7 @@ namespace kqcd::cli {
 
 namespace {
 struct FlowSettings {
-  std::string config, format = "auto";
+  std::string config, format = "auto", grid = "auto";
   double eps = 0.01, tmax = 1.0;
   bool json = false, accept_bad = false;
 };
@@ -27,10 +28,9 @@ int run_flow(const FlowSettings& s) {
   GaugeReadOptions options;
   options.format = parse_gauge_format(s.format);
   options.accept_bad = s.accept_bad;
-  const HostGaugeConfig cfg = read_gauge(s.config, options);
-  for (const auto& w : cfg.warnings) std::fprintf(stderr, "kqcd: warning: %s\n", w.c_str());
-  GaugeField<Kokkos::complex<double>> u(cfg.lattice);
-  import_gauge(u, cfg.links, HostGaugeOrder::milc);
+  LoadedGauge loaded = load_gauge(s.config, options, s.grid);
+  const HostGaugeConfig& cfg = loaded.cfg;
+  DeviceGauge& u = loaded.u;
   if (!s.json) std::printf("%10s %16s %16s %14s %16s %14s %12s\n", "t", "plaquette", "E(plaq)", "t^2E(plaq)", "E(clover)",
                            "t^2E(clover)", "Q");
   nlohmann::json rows = nlohmann::json::array();
@@ -44,7 +44,7 @@ int run_flow(const FlowSettings& s) {
                   m.e_clover, m.t2e_clover, m.charge);
   });
   const double step = ms.size() > 1 ? ms[1].t : s.eps;
-  std::fprintf(stderr, "[kqcd flow] %zu steps of %g in %.2f s\n", ms.size() - 1, step, timer.seconds());
+  if (loaded.grid->rank() == 0) std::fprintf(stderr, "[kqcd flow] %zu steps of %g in %.2f s\n", ms.size() - 1, step, timer.seconds());
   if (s.json) {
     nlohmann::json j{{"lattice", cfg.lattice.dims()}, {"eps", step}, {"tmax", s.tmax},
                      {"integrator", "Luescher RK3"}, {"measurements", rows},
@@ -66,6 +66,7 @@ void add_flow_command(CLI::App& app, Action& action) {
       ->capture_default_str();
   cmd->add_flag("--accept-bad", s->accept_bad, "Accept failed checksums, header values or SU(3) checks with a warning");
   cmd->add_flag("--json", s->json, "Print JSON");
+  add_grid_option(cmd, s->grid);
   cmd->callback([&action, s] { action = [s] { return run_flow(*s); }; });
 }
 

@@ -3,12 +3,14 @@
 // even-odd system in double precision, optionally Gaussian-smears source and sink, and contracts
 // the meson two-point functions of all 16 Gamma(n) (conventions.md) on the device.
 #include "commands.hpp"
+#include "gauge_summary.hpp"
 
 #include <bench.hpp>
 #include <kqcd/core/boundary.hpp>
 #include <kqcd/fields/host_convert.hpp>
 #include <kqcd/fields/random_fields.hpp>
 #include <kqcd/io/atomic_file.hpp>
+#include <kqcd/io/distributed_gauge.hpp>
 #include <kqcd/io/gauge_io.hpp>
 #include <kqcd/ops/contraction.hpp>
 #include <kqcd/ops/gaussian_smear.hpp>
@@ -31,6 +33,7 @@ namespace kqcd::cli {
 namespace {
 struct MeasureSettings {
   std::string config;
+  std::string grid = "auto";
   std::string format = "auto";
   bool accept_bad = false;
   double kappa = 0;
@@ -130,20 +133,20 @@ std::vector<Momentum> parse_momenta(const std::string& text) {
 
 using Gauge = GaugeField<Kokkos::complex<double>>;
 
-Gauge load_gauge(const MeasureSettings& s) {
+/// The configuration on the process grid (one rank: the whole lattice); grid outlives the field.
+Gauge load_measure_gauge(const MeasureSettings& s, std::unique_ptr<ProcessGrid>& grid) {
   if (s.config.rfind("unit:", 0) == 0) {
-    Gauge u(parse_lattice(s.config.substr(5)));
+    grid = std::make_unique<ProcessGrid>(parse_lattice(s.config.substr(5)), parse_grid(s.grid));
+    Gauge u(grid->lattice());
     unit_gauge(u);
     return u;
   }
   GaugeReadOptions options;
   options.format = parse_gauge_format(s.format);
   options.accept_bad = s.accept_bad;
-  const HostGaugeConfig cfg = read_gauge(s.config, options);
-  for (const auto& w : cfg.warnings) std::fprintf(stderr, "kqcd: warning: %s\n", w.c_str());
-  Gauge u(cfg.lattice);
-  import_gauge(u, cfg.links, HostGaugeOrder::milc);
-  return u;
+  LoadedGauge loaded = load_gauge(s.config, options, s.grid);
+  grid = std::move(loaded.grid);
+  return loaded.u;
 }
 
 int run_measure(const MeasureSettings& s) {
@@ -163,8 +166,11 @@ int run_measure(const MeasureSettings& s) {
   parse_source(s.source); // syntax, before reading the file
   if (!(s.tol > 0)) throw invalid_argument("--tol must be positive, found " + std::to_string(s.tol));
 
-  const Gauge u = load_gauge(s);
+  std::unique_ptr<ProcessGrid> grid;
+  const Gauge u = load_measure_gauge(s, grid);
   const Lattice lat = u.lattice();
+  const Lattice global(lat.global_dims());
+  const bool root = grid->rank() == 0;
   // Links for the quark smearing: the configuration's, or smeared ones.
   const Gauge us = link_smear.steps > 0 ? smear(u, link_smear) : u;
   const SourceSpec src = parse_source(s.source, &lat);
@@ -188,7 +194,7 @@ int run_measure(const MeasureSettings& s) {
       [&](int spin, int colour, const SolverResult& r) {
         ++done;
         all_converged = all_converged && r.converged();
-        std::fprintf(stderr, "kqcd: solve %2d/12 (spin %d, colour %d): %s, %d iterations, true residual %.3e, %.3f s\n", done,
+        if (root) std::fprintf(stderr, "kqcd: solve %2d/12 (spin %d, colour %d): %s, %d iterations, true residual %.3e, %.3f s\n", done,
                      spin, colour, r.converged() ? "converged" : to_string(r.status), r.iterations, r.true_residual, r.seconds);
       });
   };
@@ -203,7 +209,7 @@ int run_measure(const MeasureSettings& s) {
   all.insert(all.end(), momenta.begin(), momenta.end());
   const auto corr = meson_correlators(S, src.origin, all);
   const auto prop_corr = propagator_correlator(S, src.origin);
-  const int Lt = lat.dim(3);
+  const int Lt = global.dim(3);
 
   auto table = [&](const TimesliceSums& c, bool imag) {
     nlohmann::json m = nlohmann::json::array();
@@ -215,7 +221,7 @@ int run_measure(const MeasureSettings& s) {
     return m;
   };
   nlohmann::json j;
-  j["lattice"] = lat.dims();
+  j["lattice"] = global.dims();
   j["config"] = s.config;
   j["kappa"] = s.kappa;
   j["mass"] = mass;
@@ -243,18 +249,18 @@ int run_measure(const MeasureSettings& s) {
   j["solver"] = solves;
   j["provenance"] = bench::provenance_json();
 
-  if (!s.out.empty()) write_file_atomically(s.out, j.dump(2) + "\n", s.force);
+  if (!s.out.empty()) detail::on_root([&] { write_file_atomically(s.out, j.dump(2) + "\n", s.force); });
   if (s.json) {
     std::cout << std::setprecision(17) << j.dump(2) << "\n";
   } else {
     std::printf("%s: lattice %s, kappa %.6f (m = %.6f), c_sw %.6f, mu %.6f, source %s\n", s.config.c_str(),
-                lat.to_string().c_str(), s.kappa, mass, s.csw, s.mu, src.text.c_str());
+                global.to_string().c_str(), s.kappa, mass, s.csw, s.mu, src.text.c_str());
     std::printf("%3s %22s %22s %22s\n", "t", "prop_corr", "C_15 (g5, pion)", "C_8 (g4)");
     for (int t = 0; t < Lt; ++t)
       std::printf("%3d %22.15e %22.15e %22.15e\n", t, prop_corr[std::size_t(t)], corr[0][t][15].real(), corr[0][t][8].real());
   }
   if (!all_converged) {
-    std::fprintf(stderr, "kqcd: error: not every solve converged to --tol %.3e\n", s.tol);
+    if (root) std::fprintf(stderr, "kqcd: error: not every solve converged to --tol %.3e\n", s.tol);
     return 1;
   }
   return 0;
@@ -293,6 +299,7 @@ void add_measure_command(CLI::App& app, Action& action) {
   cmd->add_option("--max-iter", s->max_iter, "Iteration limit of each solve")->capture_default_str();
   cmd->add_option("--momenta", s->momenta, "Extra sink momenta PX,PY,PZ;... (integers; p_i = 2 pi PX / L_i)");
   cmd->add_flag("--json", s->json, "Print JSON");
+  add_grid_option(cmd, s->grid);
   cmd->add_option("--out", s->out, "Also write the JSON to this file (atomically)");
   cmd->add_flag("--force", s->force, "Replace an existing --out file");
   cmd->callback([&action, s] { action = [s] { return run_measure(*s); }; });

@@ -17,17 +17,16 @@ struct PlaquetteSettings {
   std::string format = "auto";
   bool json = false;
   bool accept_bad = false;
+  std::string grid = "auto";
 };
 
 int run_plaquette(const PlaquetteSettings& s) {
   GaugeReadOptions options;
   options.format = parse_gauge_format(s.format);
   options.accept_bad = s.accept_bad;
-  const HostGaugeConfig cfg = read_gauge(s.config, options);
-  for (const auto& w : cfg.warnings) std::fprintf(stderr, "kqcd: warning: %s\n", w.c_str());
-
-  DeviceGauge u(cfg.lattice);
-  import_gauge(u, cfg.links, HostGaugeOrder::milc);
+  const LoadedGauge loaded = load_gauge(s.config, options, s.grid);
+  const HostGaugeConfig& cfg = loaded.cfg;
+  const DeviceGauge& u = loaded.u;
   if (s.json) {
     std::cout << gauge_summary_json(u).dump(2) << "\n";
     return 0;
@@ -47,6 +46,7 @@ void add_plaquette_command(CLI::App& app, Action& action) {
       ->check(CLI::IsMember({"auto", "nersc", "ildg", "milc"}))
       ->capture_default_str();
   cmd->add_flag("--json", s->json, "Print JSON");
+  add_grid_option(cmd, s->grid);
   cmd->add_flag("--accept-bad", s->accept_bad, "Accept failed checksums, header values or SU(3) checks with a warning");
   cmd->callback([&action, s] { action = [s] { return run_plaquette(*s); }; });
 }

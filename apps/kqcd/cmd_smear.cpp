@@ -5,6 +5,7 @@
 
 #include <kqcd/core/error.hpp>
 #include <kqcd/fields/host_convert.hpp>
+#include <kqcd/io/distributed_gauge.hpp>
 #include <kqcd/io/gauge_io.hpp>
 #include <kqcd/ops/smearing.hpp>
 
@@ -16,7 +17,7 @@ namespace kqcd::cli {
 
 namespace {
 struct SmearSettings {
-  std::string config, format = "auto", method = "ape", hyp = "0.75,0.6,0.3", dirs = "all", out;
+  std::string config, format = "auto", method = "ape", hyp = "0.75,0.6,0.3", dirs = "all", out, grid = "auto";
   int steps = 1;
   double alpha = 2.5, rho = 0.1;
   bool json = false, accept_bad = false, force = false;
@@ -49,14 +50,11 @@ int run_smear(const SmearSettings& s) {
   GaugeReadOptions options;
   options.format = parse_gauge_format(s.format);
   options.accept_bad = s.accept_bad;
-  HostGaugeConfig cfg = read_gauge(s.config, options);
-  for (const auto& w : cfg.warnings) std::fprintf(stderr, "kqcd: warning: %s\n", w.c_str());
-  DeviceGauge u(cfg.lattice);
-  import_gauge(u, cfg.links, HostGaugeOrder::milc);
-  const DeviceGauge smeared = smear(u, sp);
+  const LoadedGauge loaded = load_gauge(s.config, options, s.grid);
+  const HostGaugeConfig& cfg = loaded.cfg;
+  const DeviceGauge smeared = smear(loaded.u, sp);
   if (!s.out.empty()) {
-    cfg.links = export_gauge(smeared);
-    write_nersc(s.out, cfg, s.force);
+    write_gauge_on_root(s.out, GaugeFormat::nersc, smeared, s.force);
     std::fprintf(stderr, "[kqcd smear] smeared field written to %s\n", s.out.c_str());
   }
   if (s.json) {
@@ -93,6 +91,7 @@ void add_smear_command(CLI::App& app, Action& action) {
       ->capture_default_str();
   cmd->add_flag("--accept-bad", s->accept_bad, "Accept failed checksums, header values or SU(3) checks with a warning");
   cmd->add_flag("--json", s->json, "Print JSON (the fields of kqcd plaquette)");
+  add_grid_option(cmd, s->grid);
   cmd->callback([&action, s] { action = [s] { return run_smear(*s); }; });
 }
 

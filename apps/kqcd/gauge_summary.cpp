@@ -1,6 +1,7 @@
 #include "gauge_summary.hpp"
 
 #include <bench.hpp>
+#include <kqcd/io/distributed_gauge.hpp>
 #include <kqcd/ops/gauge_observables.hpp>
 
 #include <cstdio>
@@ -11,7 +12,7 @@ nlohmann::json gauge_summary_json(const DeviceGauge& u) {
   const auto plaq = plaquette(u);
   const double trace = link_trace(u);
   const auto poly = polyakov_loop(u, Nd - 1);
-  return {{"lattice", u.lattice().dims()}, {"plaquette", plaq.total}, {"spatial", plaq.spatial},
+  return {{"lattice", u.lattice().global_dims()}, {"plaquette", plaq.total}, {"spatial", plaq.spatial},
           {"temporal", plaq.temporal},     {"link_trace", trace},     {"polyakov", {poly.real(), poly.imag()}},
           {"provenance", bench::provenance_json()}};
 }
@@ -25,6 +26,25 @@ std::string gauge_summary_text(const DeviceGauge& u) {
                 "plaquette  %.12f (spatial %.12f, temporal %.12f)\nlink trace %.12f\npolyakov   %.12f %+.12f i (t direction)\n",
                 plaq.total, plaq.spatial, plaq.temporal, trace, poly.real(), poly.imag());
   return buf;
+}
+
+LoadedGauge load_gauge(const std::string& path, const GaugeReadOptions& options, const std::string& grid) {
+  LoadedGauge g;
+  const auto shape = parse_grid(grid); // bad text fails before the file is read
+  g.cfg = read_gauge_on_root(path, options);
+  for (const auto& w : g.cfg.warnings) std::fprintf(stderr, "kqcd: warning: %s\n", w.c_str());
+  g.grid = std::make_unique<ProcessGrid>(g.cfg.lattice, shape);
+  g.u = DeviceGauge(g.grid->lattice());
+  scatter_gauge(g.u, g.cfg.links);
+  g.cfg.links.clear();
+  if (g.grid->size() > 1 && g.grid->rank() == 0)
+    std::fprintf(stderr, "[kqcd] %s on a %s process grid, %s sites per rank\n", g.cfg.lattice.to_string().c_str(),
+                 g.grid->to_string().c_str(), g.grid->lattice().to_string().c_str());
+  return g;
+}
+
+void add_grid_option(CLI::App* cmd, std::string& grid) {
+  cmd->add_option("--grid", grid, "MPI process grid GXxGYxGZxGT over the lattice under mpiexec, or auto")->capture_default_str();
 }
 
 } // namespace kqcd::cli

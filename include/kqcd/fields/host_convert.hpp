@@ -5,6 +5,8 @@
 //   HostGaugeOrder::milc   [site][mu][row][col]   (MILC's site-major su3_matrix link[4])
 //   HostGaugeOrder::qdp    [mu][site][row][col]   (QDP++'s multi1d<LatticeColorMatrix>, lexicographic)
 // Spinor order: [site][spin][colour] (QDP++'s LatticeFermion and MILC's wilson_vector).
+// On a distributed lattice the host array is this rank's sub-lattice, lexicographic in its local
+// coordinates (io/distributed_gauge.hpp moves whole configurations between ranks).
 #pragma once
 
 #include <kqcd/core/error.hpp>
@@ -37,7 +39,6 @@ template <class GT, class ES>
 void import_gauge(GaugeField<GT, ES>& u, const std::vector<std::complex<double>>& host,
                   HostGaugeOrder order = HostGaugeOrder::milc) {
   const Lattice& lat = u.lattice();
-  require_single_rank(lat, "lexicographic host import/export");
   detail::check_host_size(host.size(), std::size_t(lat.volume()) * Nd * Nc * Nc, "import_gauge");
   ProfileScope prof("kqcd::import_gauge");
   for (int p = 0; p < 2; ++p) {
@@ -60,7 +61,6 @@ void import_gauge(GaugeField<GT, ES>& u, const std::vector<std::complex<double>>
 template <class GT, class ES>
 std::vector<std::complex<double>> export_gauge(const GaugeField<GT, ES>& u, HostGaugeOrder order = HostGaugeOrder::milc) {
   const Lattice& lat = u.lattice();
-  require_single_rank(lat, "lexicographic host import/export");
   std::vector<std::complex<double>> host(std::size_t(lat.volume()) * Nd * Nc * Nc);
   ProfileScope prof("kqcd::export_gauge");
   for (int p = 0; p < 2; ++p) {
@@ -83,7 +83,6 @@ std::vector<std::complex<double>> export_gauge(const GaugeField<GT, ES>& u, Host
 template <class ST, int nspin, class ES>
 void import_spinor(CBSpinor<ST, nspin, ES>& psi, const std::vector<std::complex<double>>& host) {
   const Lattice& lat = psi.lattice();
-  require_single_rank(lat, "lexicographic host import/export");
   detail::check_host_size(host.size(), std::size_t(lat.volume()) * nspin * Nc, "import_spinor");
   auto h = Kokkos::create_mirror_view(psi.view());
   for (int s = 0; s < lat.cb_volume(); ++s) {
@@ -102,7 +101,6 @@ void import_spinor(CBSpinor<ST, nspin, ES>& psi, const std::vector<std::complex<
 template <class ST, int nspin, class ES>
 void export_spinor(const CBSpinor<ST, nspin, ES>& psi, std::vector<std::complex<double>>& host) {
   const Lattice& lat = psi.lattice();
-  require_single_rank(lat, "lexicographic host import/export");
   host.resize(std::size_t(lat.volume()) * nspin * Nc);
   auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), psi.view());
   for (int s = 0; s < lat.cb_volume(); ++s) {

@@ -149,6 +149,7 @@ template <class DensityView, class OutView, class Member> struct TimesliceSumFun
   double p[3]; ///< momentum components 2 pi n_i / L_i
   int blocks;
   int block_size;
+  int offset[Nd]; ///< the sub-lattice's origin in the global lattice (zero on one rank)
 
   KOKKOS_FUNCTION void operator()(const Member& team) const {
     const int t = team.league_rank() / blocks, blk = team.league_rank() % blocks;
@@ -159,8 +160,8 @@ template <class DensityView, class OutView, class Member> struct TimesliceSumFun
     Kokkos::parallel_reduce(
         Kokkos::TeamThreadRange(team, begin, end),
         [&](std::int64_t xs, Sum16& a) {
-          const int x = int(xs % lat.dim(0)), y = int((xs / lat.dim(0)) % lat.dim(1)),
-                    z = int(xs / (std::int64_t(lat.dim(0)) * lat.dim(1)));
+          const int x = int(xs % lat.dim(0)) + offset[0], y = int((xs / lat.dim(0)) % lat.dim(1)) + offset[1],
+                    z = int(xs / (std::int64_t(lat.dim(0)) * lat.dim(1))) + offset[2];
           const double phase = -(p[0] * (x - x0[0]) + p[1] * (y - x0[1]) + p[2] * (z - x0[2]));
           const cplxd e(Kokkos::cos(phase), Kokkos::sin(phase));
           const std::int64_t site = xs + v3 * t;
@@ -172,7 +173,7 @@ template <class DensityView, class OutView, class Member> struct TimesliceSumFun
         },
         Kokkos::Sum<Sum16>(acc));
     Kokkos::single(Kokkos::PerTeam(team), [&]() {
-      const int tt = (t - t0 + lat.dim(3)) % lat.dim(3);
+      const int lt = lat.global_dim(3), tt = (t + offset[3] - t0 + lt) % lt;
       for (int n = 0; n < ncomp; ++n) {
         Kokkos::atomic_add(&out(tt, n, 0), acc.re[n]);
         Kokkos::atomic_add(&out(tt, n, 1), acc.im[n]);

@@ -41,30 +41,46 @@ template <class View> struct LinkTraceFunctor {
   }
 };
 
-/// tr of the product of U_dir along the line through each site with x_dir = 0; i enumerates
-/// those sites lexicographically in the other three directions.
+/// The ordered product of U_dir along the line through the site with x_dir = 0 (on a
+/// distributed lattice: this rank's segment of it); i enumerates those sites lexicographically
+/// in the other three directions.
+template <class View> KOKKOS_INLINE_FUNCTION SU3<double> polyakov_segment(const View (&u)[2], const Lattice& lat, int dir, int i) {
+  Coords c;
+  for (int mu = 0; mu < Nd; ++mu) {
+    if (mu == dir) continue;
+    c.x[mu] = i % lat.dim(mu);
+    i /= lat.dim(mu);
+  }
+  auto line = SU3<double>::identity();
+  for (int t = 0; t < lat.dim(dir); ++t) {
+    c.x[dir] = t;
+    line = line * load_su3<double>(u[Lattice::parity(c)], lat.cb_index(c), dir);
+  }
+  return line;
+}
+
+/// Sum over the lines of tr of the Polyakov line (one rank holds the whole lattice).
 template <class View> struct PolyakovFunctor {
   View u[2];
   Lattice lat;
   int dir;
 
   KOKKOS_FUNCTION void operator()(int i, double& re, double& im) const {
-    Coords c;
-    for (int mu = 0; mu < Nd; ++mu) {
-      if (mu == dir) continue;
-      c.x[mu] = i % lat.dim(mu);
-      i /= lat.dim(mu);
-    }
-    auto line = SU3<double>::identity();
-    for (int t = 0; t < lat.dim(dir); ++t) {
-      c.x[dir] = t;
-      line = line * load_su3<double>(u[Lattice::parity(c)], lat.cb_index(c), dir);
-    }
+    const auto line = polyakov_segment(u, lat, dir, i);
     for (int a = 0; a < Nc; ++a) {
       re += line.m[a][a].real();
       im += line.m[a][a].imag();
     }
   }
+};
+
+/// Stores each line's segment on this rank (the ranks along dir multiply them in order).
+template <class View, class Out> struct PolyakovSegmentFunctor {
+  View u[2];
+  Lattice lat;
+  int dir;
+  Out out;
+  KOKKOS_FUNCTION void operator()(int i) const { store_su3(out, i, 0, polyakov_segment(u, lat, dir, i)); }
 };
 
 } // namespace kqcd

@@ -7,6 +7,7 @@
 // t counted from the source timeslice; at p = 0 the real part is the C_n(t) of conventions.md.
 #pragma once
 
+#include <kqcd/comm/reduce.hpp>
 #include <kqcd/core/profile.hpp>
 #include <kqcd/core/tune.hpp>
 #include <kqcd/fields/propagator.hpp>
@@ -45,7 +46,6 @@ template <class Real, class ES> PropagatorSite<typename PropagatorField<Real, ES
 /// index mu * 4 + nu, spins of a and b; degrand_rossi: index n of Gamma(n)).
 template <class ST, class ES>
 DensityView<ES> colour_contract(const SpinorField<ST, Ns, ES>& a, const SpinorField<ST, Ns, ES>& b, ContractType type) {
-  require_single_rank(a.lattice(), "contractions");
   if (!(a.lattice() == b.lattice())) throw invalid_argument("colour_contract: the two spinor fields live on different lattices");
   const Lattice lat = a.lattice();
   DensityView<ES> out("kqcd::contraction", lat.volume(), 16);
@@ -65,7 +65,6 @@ DensityView<ES> colour_contract(const SpinorField<ST, Ns, ES>& a, const SpinorFi
 
 /// tr[g5 S^dag g5 Gamma(n) S Gamma(n)] per site, n = 0..15.
 template <class Real, class ES> DensityView<ES> meson_density(const PropagatorField<Real, ES>& S) {
-  require_single_rank(S.lattice(), "contractions");
   const Lattice lat = S.lattice();
   DensityView<ES> out("kqcd::meson_density", lat.volume(), 16);
   using SV = typename PropagatorField<Real, ES>::view_type;
@@ -77,7 +76,6 @@ template <class Real, class ES> DensityView<ES> meson_density(const PropagatorFi
 
 /// sum over spins and colours of |S(x)|^2 per site (one component).
 template <class Real, class ES> DensityView<ES> propagator_norm_density(const PropagatorField<Real, ES>& S) {
-  require_single_rank(S.lattice(), "contractions");
   const Lattice lat = S.lattice();
   DensityView<ES> out("kqcd::prop_norm_density", lat.volume(), 1);
   using SV = typename PropagatorField<Real, ES>::view_type;
@@ -97,7 +95,9 @@ TimesliceSums timeslice_sum(const DensityView<ES>& density, const Lattice& lat, 
                            std::to_string(ncomp) + " components, expected the lattice volume and 1..16");
   ProfileScope prof("kqcd::timeslice_sum");
   auto compute = std::optional<ProfileScope::Phase>(std::in_place, prof, ProfilePhase::compute);
-  const int Lt = lat.dim(3);
+  // Timeslices and momentum phases are global: a distributed lattice adds its origin, and the
+  // ranks' partial sums are added up (each global timeslice is spread over the ranks holding it).
+  const int Lt = lat.global_dim(3);
   using traits = ArchTraits<ES>;
   using Out = Kokkos::View<double** [2], Kokkos::LayoutRight, typename ES::memory_space>;
   Out out("kqcd::timeslice_sum", Lt, ncomp);
@@ -106,12 +106,14 @@ TimesliceSums timeslice_sum(const DensityView<ES>& density, const Lattice& lat, 
   const int blocks = int((v3 + block - 1) / block);
   using Policy = Kokkos::TeamPolicy<ES>;
   using F = TimesliceSumFunctor<DensityView<ES>, Out, typename Policy::member_type>;
-  F f{density, out, lat, ncomp, origin.x[3], {origin.x[0], origin.x[1], origin.x[2]}, {}, blocks, block};
-  for (int i = 0; i < 3; ++i) f.p[i] = 2.0 * std::numbers::pi * mom.n[std::size_t(i)] / lat.dim(i);
-  Kokkos::parallel_for("kqcd::timeslice_sum", Policy(Lt * blocks, std::min(traits::max_team_size, block)), f);
+  F f{density, out, lat, ncomp, origin.x[3], {origin.x[0], origin.x[1], origin.x[2]}, {}, blocks, block,
+      {lat.origin(0), lat.origin(1), lat.origin(2), lat.origin(3)}};
+  for (int i = 0; i < 3; ++i) f.p[i] = 2.0 * std::numbers::pi * mom.n[std::size_t(i)] / lat.global_dim(i);
+  Kokkos::parallel_for("kqcd::timeslice_sum", Policy(lat.dim(3) * blocks, std::min(traits::max_team_size, block)), f);
   compute.reset();
   auto d2h = prof.phase(ProfilePhase::d2h);
   auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), out);
+  comm::sum_in_place(lat, h.data(), int(h.size()));
   TimesliceSums r(std::size_t(Lt), std::vector<std::complex<double>>(std::size_t(ncomp), 0.0));
   for (int t = 0; t < Lt; ++t)
     for (int n = 0; n < ncomp; ++n) r[std::size_t(t)][std::size_t(n)] = {h(t, n, 0), h(t, n, 1)};

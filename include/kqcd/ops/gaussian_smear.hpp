@@ -5,6 +5,7 @@
 // twisted or antiperiodic operator.
 #pragma once
 
+#include <kqcd/comm/halo.hpp>
 #include <kqcd/core/boundary.hpp>
 #include <kqcd/core/error.hpp>
 #include <kqcd/fields/gauge_field.hpp>
@@ -26,7 +27,6 @@ void gaussian_smear(SpinorField<ST, Ns, ES>& psi, const GaugeField<GT, ES>& u, c
                     const BoundaryPhases& bc = BoundaryPhases::periodic()) {
   if (params.steps < 0) throw invalid_argument("Gaussian smearing: the number of steps must be >= 0, found " + std::to_string(params.steps));
   if (params.steps == 0) return;
-  require_single_rank(u.lattice(), "Gaussian smearing");
   if (!(psi.lattice() == u.lattice())) throw invalid_argument("Gaussian smearing: spinor and gauge field live on different lattices");
   using Real = typename ST::value_type;
   using SV = typename SpinorField<ST, Ns, ES>::cb_type::view_type;
@@ -36,8 +36,16 @@ void gaussian_smear(SpinorField<ST, Ns, ES>& psi, const GaugeField<GT, ES>& u, c
   SpinorField<ST, Ns, ES> tmp(lat, "gaussian_smear_tmp");
   SpinorField<ST, Ns, ES>* src = &psi;
   SpinorField<ST, Ns, ES>* dst = &tmp;
+  // On a distributed lattice the hops off the sub-lattice read the ghost zones (site_table.hpp):
+  // the links' once, the spinor's before every half step.
+  if (lat.distributed()) {
+    HaloExchange<GV, ES> gauge_halo(lat);
+    for (int p = 0; p < 2; ++p) gauge_halo.exchange(u[p].view(), p);
+  }
+  HaloExchange<SV, ES> halo(lat);
   for (int step = 0; step < params.steps; ++step) {
     for (int p = 0; p < 2; ++p) {
+      halo.exchange((*src)[1 - p].view(), 1 - p);
       GaussianSmearFunctor<GV, SV> f{{u[0].view(), u[1].view()}, {(*src)[0].view(), (*src)[1].view()}, (*dst)[p].view(), lat,
                                      {}, Real(alpha), Real(1.0 - 6.0 * alpha), p};
       for (int mu = 0; mu < 3; ++mu) f.phase[mu] = ST(Real(bc.b[std::size_t(mu)].real()), Real(bc.b[std::size_t(mu)].imag()));

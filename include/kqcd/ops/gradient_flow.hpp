@@ -4,6 +4,7 @@
 // (ops/topology.hpp), t^2 E(t) for both, and the clover topological charge.
 #pragma once
 
+#include <kqcd/comm/extended_field.hpp>
 #include <kqcd/core/error.hpp>
 #include <kqcd/kernels/gradient_flow.hpp>
 #include <kqcd/ops/gauge_observables.hpp>
@@ -36,10 +37,23 @@ template <class GT, class ES> FlowMeasurement flow_measure(const GaugeField<GT, 
 /// Integrates the flow in place; owns the work fields (a second field and the RK generators).
 template <class GT, class ES> class WilsonFlow {
 public:
-  explicit WilsonFlow(const Lattice& lat) : tmp_(lat, "flow_tmp"), acc_(lat, "flow_acc") { require_single_rank(lat, "the Wilson flow"); }
+  /// On a distributed lattice the flow runs on an extended field of depth 1 whose halo is
+  /// refilled before every stage (each stage reaches one link further).
+  explicit WilsonFlow(const Lattice& lat)
+      : ext_(lat, 1), tmp_(ext_.extended(), "flow_tmp"), acc_(ext_.extended(), "flow_acc") {
+    if (lat.distributed()) work_ = GaugeField<GT, ES>(ext_.extended(), "flow_extended");
+  }
 
   /// u <- V_{t+eps}(u): one Runge-Kutta step of size eps.
   void step(GaugeField<GT, ES>& u, double eps) {
+    if (!u.lattice().distributed()) return stages(u, eps);
+    ext_.copy_interior(u, work_);
+    stages(work_, eps);
+    ext_.extract(work_, u);
+  }
+
+private:
+  void stages(GaugeField<GT, ES>& u, double eps) {
     using View = typename CBGaugeField<GT, ES>::view_type;
     constexpr double a[3] = {0.0, -17.0 / 9.0, -1.0}, b[3] = {0.25, 8.0 / 9.0, 0.75};
     // Stages ping-pong between u and tmp_ (u -> tmp_ -> u -> tmp_), then tmp_ is copied back, so u
@@ -47,6 +61,7 @@ public:
     for (int stage = 0; stage < 3; ++stage) {
       GaugeField<GT, ES>& src = stage == 1 ? tmp_ : u;
       GaugeField<GT, ES>& dst = stage == 1 ? u : tmp_;
+      ext_.fill_halo(src);
       const LinkReader<View> in{{src[0].view(), src[1].view()}, u.lattice()};
       const FlowStageRule<View> rule{{acc_[0].view(), acc_[1].view()}, u.lattice(), a[stage], b[stage] * eps};
       for (int p = 0; p < 2; ++p)
@@ -56,8 +71,8 @@ public:
     for (int p = 0; p < 2; ++p) Kokkos::deep_copy(u[p].view(), tmp_[p].view());
   }
 
-private:
-  GaugeField<GT, ES> tmp_, acc_;
+  LatticeExtension ext_;
+  GaugeField<GT, ES> tmp_, acc_, work_;
 };
 
 /// Flow u in place from t = 0 to tmax in steps of eps (the last step lands on tmax: ceil(tmax/eps)

@@ -15,6 +15,7 @@
 // Both are the solvers' operator concept (vector_type, create_vector(), apply(out, in, isign)).
 #pragma once
 
+#include <kqcd/comm/extended_field.hpp>
 #include <kqcd/core/profile.hpp>
 #include <kqcd/kernels/clover_term.hpp>
 #include <kqcd/kernels/local_terms.hpp>
@@ -63,8 +64,19 @@ private:
 template <class Real, class ExecSpace>
 CloverField<Real, ExecSpace>::CloverField(const gauge_type& u, double diag, double csw, Inverse inverse, double mu)
     : lattice_(u.lattice()) {
-  // The field strength needs links of diagonal neighbours (an extended gauge field).
-  require_single_rank(lattice_, "the clover term");
+  if (lattice_.distributed()) {
+    // The field strength needs links of diagonal neighbours: build on the extended gauge field
+    // (comm/extended_field.hpp) and keep this rank's sites.
+    const LatticeExtension ext(lattice_, 1);
+    const CloverField whole(ext.extend(u), diag, csw, inverse, mu);
+    for (int p = 0; p < 2; ++p) {
+      const int q = ext.map().ext_parity(p);
+      a_[p] = ext.extract_sites<ExecSpace>(whole.a_[q], p);
+      if (inverse != Inverse::none) inv_[p] = ext.extract_sites<ExecSpace>(whole.inv_[q], p);
+      if (inverse == Inverse::twisted) twist_[p] = ext.extract_sites<ExecSpace>(whole.twist_[q], p);
+    }
+    return;
+  }
   const int n = lattice_.cb_volume();
   using GV = typename gauge_type::cb_type::view_type;
   for (int p = 0; p < 2; ++p) {

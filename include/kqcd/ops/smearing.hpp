@@ -4,6 +4,7 @@
 // only spatial staples enter); HYP is defined over all four directions.
 #pragma once
 
+#include <kqcd/comm/extended_field.hpp>
 #include <kqcd/core/error.hpp>
 #include <kqcd/core/profile.hpp>
 #include <kqcd/core/tune.hpp>
@@ -40,7 +41,6 @@ namespace detail {
 template <class GT, class ES, class Rule>
 void link_update_step(const GaugeField<GT, ES>& in, GaugeField<GT, ES>& out, unsigned update_mask, unsigned staple_mask,
                       const Rule& rule, const char* label) {
-  require_single_rank(in.lattice(), label);
   using View = typename CBGaugeField<GT, ES>::view_type;
   const LinkReader<View> reader{{in[0].view(), in[1].view()}, in.lattice()};
   // out and in are distinct, so tuning trials need no backup.
@@ -51,7 +51,6 @@ void link_update_step(const GaugeField<GT, ES>& in, GaugeField<GT, ES>& out, uns
 }
 
 template <class GT, class ES> void hyp_step(const GaugeField<GT, ES>& in, GaugeField<GT, ES>& out, const SmearParams& sp) {
-  require_single_rank(in.lattice(), "HYP smearing");
   using GView = typename CBGaugeField<GT, ES>::view_type;
   using traits = ArchTraits<ES>;
   using BView = Kokkos::View<GT* [12][Nc][Nc], typename traits::gauge_layout, typename traits::memory_space>;
@@ -73,9 +72,11 @@ template <class GT, class ES> void hyp_step(const GaugeField<GT, ES>& in, GaugeF
 }
 } // namespace detail
 
-/// One smearing step from `in` into `out` (distinct fields on the same lattice).
+/// One smearing step from `in` into `out` (distinct fields on the same single-rank lattice; smear()
+/// runs the steps of a distributed lattice on an extended field).
 template <class GT, class ES>
 void smear_step(const GaugeField<GT, ES>& in, GaugeField<GT, ES>& out, const SmearParams& sp) {
+  require_single_rank(in.lattice(), "smear_step (smear() runs a distributed lattice)");
   const unsigned mask = direction_mask(sp.spatial_only);
   switch (sp.method) {
   case SmearMethod::ape:
@@ -105,16 +106,28 @@ GaugeField<GT, ES> smear(const GaugeField<GT, ES>& u, const SmearParams& sp, Cal
   check_smear_params(sp);
   ProfileScope prof("kqcd::smear");
   auto init = std::optional<ProfileScope::Phase>(std::in_place, prof, ProfilePhase::init);
-  GaugeField<GT, ES> a(u.lattice(), "smeared_a"), b(u.lattice(), "smeared_b");
-  for (int p = 0; p < 2; ++p) Kokkos::deep_copy(a[p].view(), u[p].view());
+  // On a distributed lattice every step runs on an extended field of depth 1 (HYP's three levels
+  // stay inside the hypercube around each link, so they too reach one site in each direction);
+  // its halo is refilled before every step.
+  const LatticeExtension ext(u.lattice(), 1);
+  const bool distributed = u.lattice().distributed();
+  GaugeField<GT, ES> a = distributed ? ext.extend(u) : GaugeField<GT, ES>(u.lattice(), "smeared_a");
+  GaugeField<GT, ES> b(ext.extended(), "smeared_b");
+  GaugeField<GT, ES> result = distributed ? GaugeField<GT, ES>(u.lattice(), "smeared") : a;
+  if (distributed) ext.extract(a, result); // what 0 steps return
+  else
+    for (int p = 0; p < 2; ++p) Kokkos::deep_copy(a[p].view(), u[p].view());
   init.reset();
   auto compute = prof.phase(ProfilePhase::compute);
   for (int step = 1; step <= sp.steps; ++step) {
+    if (step > 1) ext.fill_halo(a);
     smear_step(a, b, sp);
     std::swap(a, b);
-    if constexpr (!std::is_same_v<Callback, std::nullptr_t>) each_step(step, std::as_const(a));
+    if (distributed) ext.extract(a, result);
+    else result = a;
+    if constexpr (!std::is_same_v<Callback, std::nullptr_t>) each_step(step, std::as_const(result));
   }
-  return a;
+  return result;
 }
 
 } // namespace kqcd

@@ -86,19 +86,19 @@ inline SourceSpec parse_source(const std::string& text, const Lattice* lat = nul
     throw fail("unknown source kind '" + kind + "'");
   }
   for (int mu = 0; mu < Nd; ++mu)
-    if (s.origin.x[mu] < 0 || (lat && s.origin.x[mu] >= lat->dim(mu)))
+    if (s.origin.x[mu] < 0 || (lat && s.origin.x[mu] >= lat->global_dim(mu)))
       throw fail("coordinate " + std::to_string(s.origin.x[mu]) + " in direction " + std::to_string(mu) +
-                 (lat ? " is outside the lattice " + lat->to_string() : std::string(" is negative")));
+                 (lat ? " is outside the lattice " + Lattice(lat->global_dims()).to_string() : std::string(" is negative")));
   return s;
 }
 
 /// Fill b with the source column (spin, colour) of `spec` (zero elsewhere), on the device.
 template <class ST, class ES> void make_source(SpinorField<ST, Ns, ES>& b, const SourceSpec& spec, int spin, int colour) {
-  require_single_rank(b.lattice(), "sources");
+  // The origin is a global site; on a distributed lattice each rank fills its own sites.
   const Lattice lat = b.lattice();
   for (int d = 0; d < Nd; ++d)
-    if (spec.origin.x[d] < 0 || spec.origin.x[d] >= lat.dim(d))
-      throw invalid_argument("source '" + spec.text + "': outside the lattice " + lat.to_string());
+    if (spec.origin.x[d] < 0 || spec.origin.x[d] >= lat.global_dim(d))
+      throw invalid_argument("source '" + spec.text + "': outside the lattice " + Lattice(lat.global_dims()).to_string());
   if (spin < 0 || spin >= Ns || colour < 0 || colour >= Nc)
     throw invalid_argument("make_source: spin " + std::to_string(spin) + " / colour " + std::to_string(colour) + " out of range");
   const SourceKind kind = spec.kind;
@@ -108,7 +108,9 @@ template <class ST, class ES> void make_source(SpinorField<ST, Ns, ES>& b, const
     auto v = b[p].view();
     Kokkos::deep_copy(v, ST(0, 0));
     Kokkos::parallel_for("kqcd::make_source", Kokkos::RangePolicy<ES>(0, lat.cb_volume()), KOKKOS_LAMBDA(int s) {
-      const Coords c = lat.cb_coords(s, p);
+      Coords c = lat.cb_coords(s, p);
+      const std::int64_t key = lat.global_lex_index(c); // the noise is keyed by the global site
+      for (int mu = 0; mu < Nd; ++mu) c.x[mu] += lat.origin(mu);
       if (c.x[3] != x0.x[3]) return;
       double re = 0, im = 0;
       switch (kind) {
@@ -118,7 +120,7 @@ template <class ST, class ES> void make_source(SpinorField<ST, Ns, ES>& b, const
       case SourceKind::wall: re = 1; break;
       case SourceKind::z2:
       case SourceKind::z4: {
-        const auto w = rng.words(std::uint32_t(lat.lex_index(c)), 0x4e4f4953u, 0u, 0u).v[0];
+        const auto w = rng.words(std::uint32_t(key), 0x4e4f4953u, 0u, 0u).v[0];
         if (kind == SourceKind::z2) re = (w & 1u) ? -1 : 1;
         else {
           const int k = int(w & 3u);
