@@ -72,7 +72,9 @@ nlohmann::json run_contract(const Lattice& lattice, const std::string& precision
 nlohmann::json run_io(const Lattice& lattice, bool quick);
 
 /// Gauge algorithms (double): kind "smear" (APE, stout, HYP step), "flow" (RK3 step, clover
-/// observables) or "heatbath" (one sweep); one record per case: time per call and sites per second.
+/// observables), "heatbath" (one sweep) or "clover" (the clover term and its inverse built, per
+/// block inverter); one record per case: time per call and sites per second.
+inline constexpr std::array<const char*, 4> gauge_kinds{"smear", "flow", "heatbath", "clover"};
 nlohmann::json run_gauge(const std::string& kind, const Lattice& lattice, const std::string& backend, bool quick);
 
 /// What the default suite runs. Every list is selectable from the command line.
@@ -81,7 +83,7 @@ struct SuiteOptions {
   std::vector<std::string> backends;                   ///< empty: the default execution space
   std::vector<std::string> precisions{"single", "double"};
   std::vector<std::string> operators{"dslash", "eo", "clover", "clover-dynamic", "twisted", "twisted-clover"};
-  std::vector<std::string> families{"dslash", "solver", "contract", "smear", "flow", "heatbath", "io"};
+  std::vector<std::string> families{"dslash", "solver", "contract", "smear", "flow", "heatbath", "clover", "io"};
   std::vector<std::string> solver_precisions{"double", "mixed"};
   std::vector<std::string> solvers{"cg", "bicgstab"};
   std::vector<std::string> configs;                    ///< gauge files for the solver cases (besides random fields)

@@ -8,8 +8,10 @@
 #include <kqcd/fields/random_fields.hpp>
 #include <kqcd/ops/gradient_flow.hpp>
 #include <kqcd/ops/heatbath.hpp>
+#include <kqcd/ops/local_operators.hpp>
 #include <kqcd/ops/smearing.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <functional>
 
@@ -63,6 +65,19 @@ template <class ES> nlohmann::json time_gauge(const std::string& kind, const Lat
     WilsonFlow<Kokkos::complex<double>, ES> flow(lattice);
     record("wilson_flow_rk3", time_call<ES>([&] { flow.step(u, 0.01); }, quick), "one RK3 step (three stages)");
     record("clover_observables", time_call<ES>([&] { (void)clover_observables(u); }, quick), "E (clover) and Q");
+  } else if (kind == "clover") {
+    using Field = CloverField<double, ES>;
+    constexpr double diag = 4.1, csw = 1.3, mu = 0.3;
+    for (auto inverter : {Field::BlockInverter::ldl, Field::BlockInverter::kokkos_kernels}) {
+      if (inverter == Field::BlockInverter::kokkos_kernels && !Field::kokkos_kernels_available) continue;
+      const std::string how = inverter == Field::BlockInverter::ldl ? "ldl" : "kokkos_kernels";
+      const std::string note = inverter == Field::BlockInverter::ldl ? "6x6 blocks inverted by kqcd's L D L^dag"
+                                                                      : "6x6 blocks inverted by Kokkos Kernels' SerialLU + SerialInverseLU";
+      record("build_inverse_" + how, time_call<ES>([&] { Field f(u, diag, csw, Field::Inverse::inverse, 0.0, inverter); }, quick),
+             "A and A^-1 of both parities; " + note);
+      record("build_twisted_" + how, time_call<ES>([&] { Field f(u, diag, csw, Field::Inverse::twisted, mu, inverter); }, quick),
+             "A, X = B A and mu B of both parities, B = (A^2 + mu^2)^-1; " + note);
+    }
   } else {
     HeatbathParams hp;
     std::uint32_t sweep = 0;
@@ -74,8 +89,8 @@ template <class ES> nlohmann::json time_gauge(const std::string& kind, const Lat
 } // namespace
 
 nlohmann::json run_gauge(const std::string& kind, const Lattice& lattice, const std::string& backend_in, bool quick) {
-  if (kind != "smear" && kind != "flow" && kind != "heatbath")
-    throw invalid_argument("bench: unknown gauge benchmark '" + kind + "' (smear, flow, heatbath)");
+  if (std::find(gauge_kinds.begin(), gauge_kinds.end(), kind) == gauge_kinds.end())
+    throw invalid_argument("bench: unknown gauge benchmark '" + kind + "' (smear, flow, heatbath, clover)");
   const std::string backend = backend_or_default(backend_in);
   nlohmann::json results;
   if (!with_execution_space(backend, [&]<class ES>() { results = time_gauge<ES>(kind, lattice, quick); }))

@@ -33,7 +33,7 @@ Lattice largest(const std::vector<Lattice>& lats) {
 } // namespace
 
 std::vector<Case> suite_cases(const SuiteOptions& o) {
-  check_all(o.families, {"dslash", "solver", "contract", "smear", "flow", "heatbath", "io"}, "family");
+  check_all(o.families, {"dslash", "solver", "contract", "smear", "flow", "heatbath", "clover", "io"}, "family");
   check_all(o.precisions, {"single", "double"}, "precision");
   check_all(o.operators, {"dslash", "wilson", "eo", "clover", "clover-dynamic", "twisted", "twisted-clover"}, "operator");
   check_all(o.solvers, {"cg", "bicgstab"}, "solver");
@@ -86,7 +86,7 @@ std::vector<Case> suite_cases(const SuiteOptions& o) {
           cases.push_back({"contract", "meson correlators " + prec + " " + where, backend, [lat, prec, backend, q = o.quick](double copy) {
                              return run_contract(lat, prec, backend, copy, q);
                            }});
-      for (const char* kind : {"smear", "flow", "heatbath"})
+      for (const char* kind : gauge_kinds)
         if (has(o.families, kind))
           cases.push_back({kind, std::string(kind) + " double " + where, backend, [k = std::string(kind), lat, backend, q = o.quick](double) {
                              return run_gauge(k, lat, backend, q);

@@ -23,7 +23,7 @@ struct BenchSettings {
   std::string backend;
   std::string precisions = "single,double";
   std::string operators = "dslash,eo,clover,clover-dynamic,twisted,twisted-clover";
-  std::string families = "dslash,solver,contract,smear,flow,heatbath,io";
+  std::string families = "dslash,solver,contract,smear,flow,heatbath,clover,io";
   std::string solvers = "cg,bicgstab";
   std::string solver_precisions = "double,mixed";
   std::string configs = "auto";
@@ -182,7 +182,7 @@ void add_bench_command(CLI::App& app, Action& action) {
       ->capture_default_str();
 
   std::vector<std::pair<std::string, CLI::App*>> gauge_benches;
-  for (const char* kind : {"smear", "flow", "heatbath"}) {
+  for (const char* kind : bench::gauge_kinds) {
     auto* g = cmd->add_subcommand(kind, std::string("Gauge algorithm throughput: ") + kind + " (double)");
     g->fallthrough();
     g->add_option("--lattice", s->gauge_lattice, "Lattice LXxLYxLZxLT")->capture_default_str();

@@ -6,7 +6,8 @@
 // (kernels/local_terms.hpp). Optionally the inverse of each block, or for twisted clover the two
 // Hermitian parts X = B A and W = mu B of (A + i mu)^-1 = X - i W, B = (A^2 + mu^2)^-1 (A and B
 // commute), in the same packed format: the kernel then applies the inverse in one pass over X and
-// W. All arithmetic is in double.
+// W. All arithmetic is in double. The 6x6 block inverse is a policy: kqcd's own L D L^dag
+// (LDLBlockInverse, below) or Kokkos Kernels' batched LU (kernels/clover_inverse_kokkos_kernels.hpp).
 #pragma once
 
 #include <kqcd/kernels/field_strength.hpp>
@@ -39,6 +40,17 @@ KOKKOS_INLINE_FUNCTION void hermitian6_inverse(const cd m[6][6], cd inv[6][6]) {
     for (int i = 0; i < 6; ++i) inv[i][j] = v[i];
   }
 }
+} // namespace detail
+
+/// Block inverse by kqcd's own L D L^dag factorisation (Hermitian blocks, no pivoting).
+struct LDLBlockInverse {
+  static constexpr const char* name = "LDL";
+  KOKKOS_INLINE_FUNCTION static void invert(const detail::cd m[6][6], detail::cd inv[6][6]) {
+    detail::hermitian6_inverse(m, inv);
+  }
+};
+
+namespace detail {
 template <class View> KOKKOS_INLINE_FUNCTION void store_packed(const View& v, int site, int b, const cd m[6][6]) {
   using R = typename View::non_const_value_type;
   for (int i = 0; i < 6; ++i) v(site, b, i) = R(m[i][i].real());
@@ -52,7 +64,7 @@ template <class View> KOKKOS_INLINE_FUNCTION void store_packed(const View& v, in
 } // namespace detail
 
 /// inverse_kind: 0 no inverse, 1 A^-1 in inv, 2 X = B A in inv and W = mu B in twist, B = (A^2 + mu^2)^-1.
-template <class GaugeView, class CloverView> struct CloverBuildFunctor {
+template <class GaugeView, class CloverView, class BlockInverse = LDLBlockInverse> struct CloverBuildFunctor {
   LinkReader<GaugeView> u;
   CloverView a, inv, twist;
   int parity;
@@ -93,7 +105,7 @@ template <class GaugeView, class CloverView> struct CloverBuildFunctor {
             w[i][j] = acc;
           }
         }
-      detail::hermitian6_inverse(w, winv);
+      BlockInverse::invert(w, winv);
       if (inverse_kind == 1) {
         detail::store_packed(inv, s, b, winv);
         continue;

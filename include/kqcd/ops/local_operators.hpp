@@ -17,6 +17,7 @@
 
 #include <kqcd/comm/extended_field.hpp>
 #include <kqcd/core/profile.hpp>
+#include <kqcd/kernels/clover_inverse_kokkos_kernels.hpp>
 #include <kqcd/kernels/clover_term.hpp>
 #include <kqcd/kernels/local_terms.hpp>
 #include <kqcd/ops/wilson_dslash.hpp>
@@ -37,9 +38,15 @@ public:
   using gauge_type = GaugeField<Kokkos::complex<Real>, ExecSpace>;
   enum class Inverse { none, inverse, twisted };
 
+  /// How the 6x6 blocks are inverted: kqcd's L D L^dag, or Kokkos Kernels' batched LU (only where
+  /// kqcd was built with Kokkos Kernels: `kokkos_kernels_available`).
+  enum class BlockInverter { ldl, kokkos_kernels };
+  static constexpr bool kokkos_kernels_available = KQCD_HAVE_KOKKOS_KERNELS != 0;
+
   /// A = diag + c_sw (i/4) sum sigma F; `inverse` selects what else is stored (mu for twisted only).
   // Defined below the class (not inline): compiled once in the library (src/instances/).
-  CloverField(const gauge_type& u, double diag, double csw, Inverse inverse, double mu = 0.0);
+  CloverField(const gauge_type& u, double diag, double csw, Inverse inverse, double mu = 0.0,
+              BlockInverter inverter = BlockInverter::ldl);
   static const char* inverse_name(Inverse i) {
     return i == Inverse::none ? "no inverse" : i == Inverse::inverse ? "inverse" : "twisted inverse";
   }
@@ -57,18 +64,24 @@ public:
   }
 
 private:
+  template <class BlockInverse> void build(const gauge_type& u, int parity, double diag, double csw, Inverse inverse, double mu);
+
   Lattice lattice_;
   view_type a_[2], inv_[2], twist_[2];
 };
 
 template <class Real, class ExecSpace>
-CloverField<Real, ExecSpace>::CloverField(const gauge_type& u, double diag, double csw, Inverse inverse, double mu)
+CloverField<Real, ExecSpace>::CloverField(const gauge_type& u, double diag, double csw, Inverse inverse, double mu,
+                                          BlockInverter inverter)
     : lattice_(u.lattice()) {
+  if (inverter == BlockInverter::kokkos_kernels && !kokkos_kernels_available)
+    throw invalid_argument("clover block inverse: Kokkos Kernels requested, but kqcd was built without it "
+                           "(KQCD_ENABLE_KOKKOS_KERNELS)");
   if (lattice_.distributed()) {
     // The field strength needs links of diagonal neighbours: build on the extended gauge field
     // (comm/extended_field.hpp) and keep this rank's sites.
     const LatticeExtension ext(lattice_, 1);
-    const CloverField whole(ext.extend(u), diag, csw, inverse, mu);
+    const CloverField whole(ext.extend(u), diag, csw, inverse, mu, inverter);
     for (int p = 0; p < 2; ++p) {
       const int q = ext.map().ext_parity(p);
       a_[p] = ext.extract_sites<ExecSpace>(whole.a_[q], p);
@@ -77,26 +90,39 @@ CloverField<Real, ExecSpace>::CloverField(const gauge_type& u, double diag, doub
     }
     return;
   }
-  const int n = lattice_.cb_volume();
-  using GV = typename gauge_type::cb_type::view_type;
   for (int p = 0; p < 2; ++p) {
-    a_[p] = view_type(Kokkos::view_alloc(Kokkos::WithoutInitializing, "clover"), n);
-    if (inverse != Inverse::none) inv_[p] = view_type(Kokkos::view_alloc(Kokkos::WithoutInitializing, "clover_inv"), n);
-    if (inverse == Inverse::twisted)
-      twist_[p] = view_type(Kokkos::view_alloc(Kokkos::WithoutInitializing, "clover_inv_twist"), n);
-    CloverBuildFunctor<GV, view_type> f{LinkReader<GV>{{u[0].view(), u[1].view()}, lattice_},
-                                        a_[p],
-                                        inv_[p],
-                                        twist_[p],
-                                        p,
-                                        diag,
-                                        csw,
-                                        mu,
-                                        inverse == Inverse::none ? 0 : inverse == Inverse::inverse ? 1 : 2};
-    // Idempotent (reads only links), so tuning trials need no backup.
-    tuned_site_launch<ExecSpace, Real>("kqcd::CloverField::build", inverse_name(inverse), lattice_.to_string(), n, f);
+#if KQCD_HAVE_KOKKOS_KERNELS
+    if (inverter == BlockInverter::kokkos_kernels) {
+      build<BatchedLUBlockInverse>(u, p, diag, csw, inverse, mu);
+      continue;
+    }
+#endif
+    build<LDLBlockInverse>(u, p, diag, csw, inverse, mu);
   }
   Kokkos::fence("kqcd::CloverField::build");
+}
+
+template <class Real, class ExecSpace>
+template <class BlockInverse>
+void CloverField<Real, ExecSpace>::build(const gauge_type& u, int p, double diag, double csw, Inverse inverse, double mu) {
+  const int n = lattice_.cb_volume();
+  using GV = typename gauge_type::cb_type::view_type;
+  a_[p] = view_type(Kokkos::view_alloc(Kokkos::WithoutInitializing, "clover"), n);
+  if (inverse != Inverse::none) inv_[p] = view_type(Kokkos::view_alloc(Kokkos::WithoutInitializing, "clover_inv"), n);
+  if (inverse == Inverse::twisted)
+    twist_[p] = view_type(Kokkos::view_alloc(Kokkos::WithoutInitializing, "clover_inv_twist"), n);
+  CloverBuildFunctor<GV, view_type, BlockInverse> f{LinkReader<GV>{{u[0].view(), u[1].view()}, lattice_},
+                                                    a_[p],
+                                                    inv_[p],
+                                                    twist_[p],
+                                                    p,
+                                                    diag,
+                                                    csw,
+                                                    mu,
+                                                    inverse == Inverse::none ? 0 : inverse == Inverse::inverse ? 1 : 2};
+  // Idempotent (reads only links), so tuning trials need no backup.
+  tuned_site_launch<ExecSpace, Real>("kqcd::CloverField::build",
+                                     std::string(inverse_name(inverse)) + ", " + BlockInverse::name, lattice_.to_string(), n, f);
 }
 
 /// A = 4 + m.
@@ -166,8 +192,10 @@ public:
   static constexpr double local_reals = 72.0;
   static constexpr const char* name = inv == CloverInverse::stored ? "clover" : "clover-dynamic";
 
-  CloverTerm(const typename field_type::gauge_type& u, double mass, double csw)
-      : field_(u, 4.0 + mass, csw, inv == CloverInverse::stored ? field_type::Inverse::inverse : field_type::Inverse::none) {}
+  CloverTerm(const typename field_type::gauge_type& u, double mass, double csw,
+             typename field_type::BlockInverter inverter = field_type::BlockInverter::ldl)
+      : field_(u, 4.0 + mass, csw, inv == CloverInverse::stored ? field_type::Inverse::inverse : field_type::Inverse::none, 0.0,
+               inverter) {}
   const field_type& field() const { return field_; }
   local_type local(int parity, int) const { return {field_.term(parity)}; }
   inverse_type inverse(int parity, int) const {
@@ -192,8 +220,9 @@ public:
   static constexpr double local_reals = 144.0; // X and W read by the inverse
   static constexpr const char* name = "twisted-clover";
 
-  TwistedCloverTerm(const typename field_type::gauge_type& u, double mass, double csw, double mu)
-      : field_(u, 4.0 + mass, csw, field_type::Inverse::twisted, mu), mu_(mu) {}
+  TwistedCloverTerm(const typename field_type::gauge_type& u, double mass, double csw, double mu,
+                    typename field_type::BlockInverter inverter = field_type::BlockInverter::ldl)
+      : field_(u, 4.0 + mass, csw, field_type::Inverse::twisted, mu, inverter), mu_(mu) {}
   const field_type& field() const { return field_; }
   double mu() const { return mu_; }
   local_type local(int parity, int isign) const { return {field_.term(parity), Real(isign * mu_)}; }
