@@ -33,6 +33,7 @@ set(kqcd_term_clover "CloverTerm<@real@, @space@>")
 set(kqcd_term_clover-dynamic "CloverTerm<@real@, @space@, CloverInverse::dynamic>")
 set(kqcd_term_twisted "TwistedMassTerm<@real@, @space@>")
 set(kqcd_term_twisted-clover "TwistedCloverTerm<@real@, @space@>")
+set(kqcd_term_wilson-mass "WilsonMassTerm<@real@, @space@>")
 
 set(gen ${PROJECT_BINARY_DIR}/generated)
 set(KQCD_INSTANCE_SOURCES "")
@@ -70,11 +71,13 @@ template class ${type};
         string(APPEND dslash_extern "extern template class ${type};\n")
       endforeach()
     endforeach()
-    if(prec STREQUAL "half" OR NOT KQCD_OPERATORS)
+    if(prec STREQUAL "half")
       continue()
     endif()
     string(APPEND local_extern "extern template class CloverField<${real}, ${space}>;\n")
-    foreach(op IN LISTS KQCD_OPERATORS)
+    # The Wilson operator through the site-local path (A = 4 + m) is always compiled: it is the
+    # c_sw = 0, mu = 0 limit the other operators are checked against.
+    foreach(op IN LISTS KQCD_OPERATORS ITEMS wilson-mass)
       string(CONFIGURE "${kqcd_term_${op}}" term @ONLY)
       set(file ${gen}/instances/local_operators_${dev}_${prec}_${op}.cpp)
       set(clover_field "")
