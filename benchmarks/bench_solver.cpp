@@ -1,6 +1,6 @@
 // Time to solution of the even-odd Wilson system with CG on the normal equations or BiCGStab, in
 // double, single, or mixed precision (double reliable updates around single inner iterations, or
-// around half inner iterations with reconstruct-12 links: mixed-half, CG only), on a gauge
+// around half inner iterations with reconstruct-12 links: mixed-half), on a gauge
 // file or a random (hot) gauge field, and the split of that time between operator applications
 // (the Dslash) and the linear algebra.
 #include "bench.hpp"
@@ -69,8 +69,6 @@ template <class ES> nlohmann::json time_solver(const SolverOptions& o, const Hos
       using Sloppy = std::decay_t<decltype(sloppy)>;
       if constexpr (std::is_same_v<Outer, Sloppy>)
         res = cg ? cg_normal(t_outer, x, b, params) : bicgstab(t_outer, x, b, params);
-      else if constexpr (std::is_same_v<typename Sloppy::dslash_type::precision, half>)
-        res = cg_normal(t_outer, t_sloppy, x, b, params); // run_solver refuses bicgstab with mixed-half
       else
         res = cg ? cg_normal(t_outer, t_sloppy, x, b, params) : bicgstab(t_outer, t_sloppy, x, b, params);
       if (res.seconds < best) {
@@ -117,8 +115,6 @@ template <class ES> nlohmann::json time_solver(const SolverOptions& o, const Hos
 nlohmann::json run_solver(const SolverOptions& o) {
   if (o.precision != "double" && o.precision != "single" && o.precision != "mixed" && o.precision != "mixed-half")
     throw invalid_argument("precision '" + o.precision + "': expected double, single, mixed or mixed-half");
-  if (o.precision == "mixed-half" && o.solver != "cg")
-    throw invalid_argument("precision mixed-half runs with --solver cg only (BiCGStab has no half inner solver yet)");
   if (o.solver != "cg" && o.solver != "bicgstab") throw invalid_argument("solver '" + o.solver + "': expected cg or bicgstab");
   const std::string backend = backend_or_default(o.backend);
   HostGaugeConfig cfg;

@@ -53,7 +53,6 @@ std::vector<Case> suite_cases(const SuiteOptions& o) {
     auto add_solver_cases = [&](const Lattice& lat, const std::string& config, const std::string& what) {
       for (const auto& solver : o.solvers)
         for (const auto& prec : o.solver_precisions) {
-          if (prec == "mixed-half" && solver != "cg") continue; // CG only
           SolverOptions s;
           s.lattice = lat;
           s.config = config;

@@ -112,7 +112,7 @@ void add_bench_command(CLI::App& app, Action& action) {
   cmd->add_option("--operators", s->operators, "Suite: Dslash operators")->capture_default_str();
   cmd->add_option("--families", s->families, "Suite: benchmark families to run")->capture_default_str();
   cmd->add_option("--solvers", s->solvers, "Suite: solvers (cg = CG on the normal equations, bicgstab)")->capture_default_str();
-  cmd->add_option("--solver-precisions", s->solver_precisions, "Suite: solver precisions (double, single, mixed, mixed-half: CG only)")
+  cmd->add_option("--solver-precisions", s->solver_precisions, "Suite: solver precisions (double, single, mixed, mixed-half)")
       ->capture_default_str();
   cmd->add_option("--configs", s->configs,
                   "Suite: gauge files for the solver cases (comma-separated), 'auto' (the shared 8^4 beta 6.0 MILC file "
@@ -168,7 +168,7 @@ void add_bench_command(CLI::App& app, Action& action) {
   cg->add_option("--config", s->cg.config, "Solve on this gauge file instead (its own lattice)");
   cg->add_option("--solver", s->cg.solver, "cg or bicgstab")->check(CLI::IsMember({"cg", "bicgstab"}))->capture_default_str();
   cg->add_option("--precision", s->cg.precision,
-                 "double, single, mixed (single inner iterations) or mixed-half (half inner iterations, recon 12; cg only)")
+                 "double, single, mixed (single inner iterations) or mixed-half (half inner iterations, recon 12)")
       ->check(CLI::IsMember({"double", "single", "mixed", "mixed-half"}))
       ->capture_default_str();
   cg->add_option("--kappa", s->cg.kappa, "Hopping parameter")->check(CLI::PositiveNumber)->capture_default_str();

@@ -8,6 +8,7 @@
 #include <kqcd/ops/blas.hpp>
 #include <kqcd/ops/local_operators.hpp>
 #include <kqcd/ops/wilson_operator.hpp>
+#include <kqcd/solvers/bicgstab.hpp>
 #include <kqcd/solvers/cg.hpp>
 #include <kqcd/solvers/cg_multi.hpp>
 
@@ -161,7 +162,7 @@ TEMPLATE_LIST_TEST_CASE("even-odd operators with reconstruct-12 match reconstruc
   REQUIRE(twisted < 10 * tol<Real>());
 }
 
-TEMPLATE_LIST_TEST_CASE("mixed double-half CG with reliable updates reaches 1e-10", "[compress][half][solvers]",
+TEMPLATE_LIST_TEST_CASE("mixed double-half CG and BiCGStab with reliable updates reach 1e-10", "[compress][half][solvers]",
                         kqcd::EnabledExecutionSpaces) {
   using ES = TestType;
   constexpr auto mode = ArchTraits<ES>::neighbour_mode;
@@ -177,29 +178,32 @@ TEMPLATE_LIST_TEST_CASE("mixed double-half CG with reliable updates reaches 1e-1
   const WilsonEOOperator<kqcd::half, ES, mode, Recon12> sloppy(uf, mass, bc);
   typename EO::field_type b(lat), x(lat);
   random_spinor(b, 6);
-  auto b_hat = eo.create_vector(), x_e = eo.create_vector();
-  eo.prepare_source(b_hat, b);
-  SolverParams params;
-  params.tol = 1e-10;
-  const auto res = cg_normal(eo, sloppy, x_e, b_hat, params);
-  // The even-odd system's residual with the double operator, computed here.
-  auto t = eo.create_vector();
-  eo.apply(t, x_e, 1);
-  std::vector<std::complex<double>> dxe(std::size_t(lat.volume()) * 12, 0.0), bh(dxe.size(), 0.0);
-  export_spinor(t, dxe);
-  export_spinor(b_hat, bh);
-  const double r_eo = ref::rel_diff(dxe, bh);
-  CAPTURE(r_eo);
-  REQUIRE(r_eo <= 1e-10);
-  eo.reconstruct(x, x_e, b);
-  // The full system, with the host reference operator in double.
-  std::array<std::complex<double>, 4> hb{1.0, 1.0, 1.0, -1.0};
-  const auto dx = ref::wilson(lat.dims(), export_gauge(u), export_spinor(x), mass, hb, 1);
-  const double r = ref::rel_diff(dx, export_spinor(b));
-  CAPTURE(res.iterations, res.residual_updates, res.true_residual, r);
-  REQUIRE(res.converged());
-  REQUIRE(res.residual_updates > 2);
-  REQUIRE(r < 1e-9);
+  for (bool use_bicgstab : {false, true}) {
+    CAPTURE(use_bicgstab);
+    auto b_hat = eo.create_vector(), x_e = eo.create_vector();
+    eo.prepare_source(b_hat, b);
+    SolverParams params;
+    params.tol = 1e-10;
+    const auto res = use_bicgstab ? bicgstab(eo, sloppy, x_e, b_hat, params) : cg_normal(eo, sloppy, x_e, b_hat, params);
+    // The even-odd system's residual with the double operator, computed here.
+    auto t = eo.create_vector();
+    eo.apply(t, x_e, 1);
+    std::vector<std::complex<double>> dxe(std::size_t(lat.volume()) * 12, 0.0), bh(dxe.size(), 0.0);
+    export_spinor(t, dxe);
+    export_spinor(b_hat, bh);
+    const double r_eo = ref::rel_diff(dxe, bh);
+    CAPTURE(r_eo);
+    REQUIRE(r_eo <= 1e-10);
+    eo.reconstruct(x, x_e, b);
+    // The full system, with the host reference operator in double.
+    std::array<std::complex<double>, 4> hb{1.0, 1.0, 1.0, -1.0};
+    const auto dx = ref::wilson(lat.dims(), export_gauge(u), export_spinor(x), mass, hb, 1);
+    const double r = ref::rel_diff(dx, export_spinor(b));
+    CAPTURE(res.iterations, res.residual_updates, res.true_residual, r);
+    REQUIRE(res.converged());
+    REQUIRE(res.residual_updates > 2);
+    REQUIRE(r < 1e-9);
+  }
 }
 
 TEMPLATE_LIST_TEST_CASE("multi-RHS Dslash equals the single-RHS one for each right-hand side", "[compress][multi]",

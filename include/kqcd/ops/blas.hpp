@@ -155,22 +155,57 @@ template <class ES> void copy(HalfCBSpinor<ES>& dst, const HalfCBSpinor<ES>& src
   Kokkos::deep_copy(dst.norm(), src.norm());
 }
 
-/// y = a x + b y, computed in float per site.
-template <class ES> void axpby(double a, const HalfCBSpinor<ES>& x, double b, HalfCBSpinor<ES>& y) {
-  detail::check_same_shape(x, y, "axpby");
+namespace detail {
+/// z = f(x, y, w) component by component, in float, one site per iteration (each site of a half
+/// spinor shares one norm, so it is loaded and stored whole); z may alias any input.
+template <class ES, class F>
+void half_combine(const char* op, const HalfCBSpinor<ES>& x, const HalfCBSpinor<ES>& y, const HalfCBSpinor<ES>& w,
+                  HalfCBSpinor<ES>& z, F f) {
+  check_same_shape(x, z, op);
+  check_same_shape(y, z, op);
+  check_same_shape(w, z, op);
   using A = SpinorAccess<HalfCBSpinor<ES>>;
   const auto xr = A::template read<float>(x);
   const auto yr = A::template read<float>(y);
-  const auto yw = A::template write<float>(y);
-  const float af(a), bf(b);
-  Kokkos::parallel_for("kqcd::blas::axpby_half", detail::range(y), KOKKOS_LAMBDA(int i) {
-    Kokkos::complex<float> xv[Nc][Ns], yv[Nc][Ns];
+  const auto wr = A::template read<float>(w);
+  const auto zw = A::template write<float>(z);
+  Kokkos::parallel_for(std::string("kqcd::blas::") + op + "_half", range(z), KOKKOS_LAMBDA(int i) {
+    Kokkos::complex<float> xv[Nc][Ns], yv[Nc][Ns], wv[Nc][Ns];
     xr.load(i, xv);
     yr.load(i, yv);
+    wr.load(i, wv);
     for (int c = 0; c < Nc; ++c)
-      for (int sp = 0; sp < Ns; ++sp) yv[c][sp] = af * xv[c][sp] + bf * yv[c][sp];
-    yw.store(i, yv);
+      for (int sp = 0; sp < Ns; ++sp) xv[c][sp] = f(xv[c][sp], yv[c][sp], wv[c][sp]);
+    zw.store(i, xv);
   });
+}
+} // namespace detail
+
+/// y = a x + b y, computed in float per site.
+template <class ES> void axpby(double a, const HalfCBSpinor<ES>& x, double b, HalfCBSpinor<ES>& y) {
+  const float af(a), bf(b);
+  detail::half_combine("axpby", x, y, y, y,
+                       KOKKOS_LAMBDA(Kokkos::complex<float> xv, Kokkos::complex<float> yv, Kokkos::complex<float>) {
+                         return af * xv + bf * yv;
+                       });
+}
+/// y = a x + y (complex a), in float per site.
+template <class ES> void caxpy(Kokkos::complex<double> a, const HalfCBSpinor<ES>& x, HalfCBSpinor<ES>& y) {
+  const Kokkos::complex<float> ac(float(a.real()), float(a.imag()));
+  detail::half_combine("caxpy", x, y, y, y,
+                       KOKKOS_LAMBDA(Kokkos::complex<float> xv, Kokkos::complex<float> yv, Kokkos::complex<float>) {
+                         return ac * xv + yv;
+                       });
+}
+/// z = x + a y + b w (complex a, b), in float per site.
+template <class ES>
+void cxpaypbz(const HalfCBSpinor<ES>& x, Kokkos::complex<double> a, const HalfCBSpinor<ES>& y, Kokkos::complex<double> b,
+              const HalfCBSpinor<ES>& w, HalfCBSpinor<ES>& z) {
+  const Kokkos::complex<float> ac(float(a.real()), float(a.imag())), bc(float(b.real()), float(b.imag()));
+  detail::half_combine("cxpaypbz", x, y, w, z,
+                       KOKKOS_LAMBDA(Kokkos::complex<float> xv, Kokkos::complex<float> yv, Kokkos::complex<float> wv) {
+                         return xv + ac * yv + bc * wv;
+                       });
 }
 
 template <class ES> void axpy(double a, const HalfCBSpinor<ES>& x, HalfCBSpinor<ES>& y) { axpby(a, x, 1.0, y); }

@@ -10,9 +10,7 @@
 
 #include <kqcd/core/profile.hpp>
 #include <kqcd/ops/blas.hpp>
-#include <kqcd/solvers/solver.hpp>
-
-#include <Kokkos_Timer.hpp>
+#include <kqcd/solvers/outer_residual.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -25,37 +23,19 @@ SolverResult cg_normal(const Op& op, const SloppyOp& sop, typename Op::vector_ty
                        const typename Op::vector_type& b, const SolverParams& params) {
   ProfileScope prof("kqcd::cg_normal");
   auto compute = prof.phase(ProfilePhase::compute); // work vectors are allocated inside
-  Kokkos::Timer timer;
   SolverResult res;
   constexpr bool same_precision = std::is_same_v<typename Op::vector_type, typename SloppyOp::vector_type>;
   const double delta = same_precision ? 0.0 : params.reliable_delta;
-  const double b2 = blas::norm2(b);
-  auto finish = [&](SolverStatus st, double r2, const std::string& why) {
-    res.status = st;
-    res.true_residual = b2 > 0 ? std::sqrt(r2 / b2) : 0.0;
-    res.seconds = timer.seconds();
-    res.message = why;
-    if (params.verbosity >= 1)
-      std::fprintf(stderr, "[kqcd] %s CG: %s after %d iterations, true residual %.3e, %.3f s\n", params.label.c_str(),
-                   to_string(st), res.iterations, res.true_residual, res.seconds);
-    return res;
-  };
+  detail::OuterResidual<Op> outer(op, b, params, "CG", res);
+  const double b2 = outer.b2(), target2 = outer.target2();
+  auto finish = [&](SolverStatus st, double r2, const std::string& why) { return outer.finish(st, r2, why); };
   if (b2 == 0.0) {
     blas::zero(x);
     return finish(SolverStatus::converged, 0.0, "zero source");
   }
-  const double target2 = params.tol * params.tol * b2;
-
-  auto r = op.create_vector("cg_r");
-  auto t = op.create_vector("cg_t");
-  // r = b - D x; returns |r|^2
-  auto true_residual = [&]() {
-    op.apply(t, x, 1);
-    Kokkos::deep_copy(r.view(), b.view());
-    blas::axpy(-1.0, t, r);
-    ++res.residual_updates;
-    return blas::norm2(r);
-  };
+  auto& r = outer.r();
+  auto& t = outer.t();
+  auto true_residual = [&] { return outer.update(x); };
   double r2_true = true_residual();
   if (r2_true <= target2) return finish(SolverStatus::converged, r2_true, "initial guess already solves the system");
 
