@@ -2,6 +2,7 @@
 // GFLOP/s and GB/s (byte model named) next to a STREAM copy measured in the same run.
 #pragma once
 
+#include <kqcd/core/error.hpp>
 #include <kqcd/core/lattice.hpp>
 #include <kqcd/core/provenance.hpp>
 
@@ -15,6 +16,13 @@
 namespace kqcd::bench {
 
 nlohmann::json to_json(const Provenance& p);
+
+/// The error for what the library leaves out (cmake/kqcd_instances.cmake): `what` is not compiled
+/// into this build, `variable` = `listed`; the benchmarks refuse it rather than compile it.
+inline invalid_argument not_compiled(const std::string& what, const std::string& listed, const char* variable) {
+  return invalid_argument(what + " is not compiled into this build (" + variable + " = " + listed +
+                          "): reconfigure with -D" + variable + "=...");
+}
 
 /// The provenance object of work run on `backend` (empty: the default execution space).
 nlohmann::json provenance_json(const std::string& backend = {});

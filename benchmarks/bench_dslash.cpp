@@ -89,11 +89,6 @@ template <class Term, class... Args> nlohmann::json time_local(const DslashOptio
           {"launch", op.dslash().last_launch_config().to_string()}};
 }
 
-/// What the library leaves out (cmake/kqcd_instances.cmake) is refused, not compiled here.
-invalid_argument not_compiled(const std::string& what, const std::string& listed, const char* variable) {
-  return invalid_argument(what + " is not compiled into this build (" + variable + " = " + listed +
-                          "): reconfigure with -D" + variable + "=...");
-}
 
 template <bool compiled, class Term, class... Args> nlohmann::json time_local_if(const DslashOptions& opts, Args... args) {
   if constexpr (compiled) return time_local<Term>(opts, args...);

@@ -95,8 +95,8 @@ template <class ES> nlohmann::json time_solver(const SolverOptions& o, const Hos
       random_spinor(b, 5);
       run(opd, oph, x, b);
     } else {
-      throw invalid_argument("precision mixed-half needs half precision and reconstruct-12 compiled in (KQCD_PRECISIONS, "
-                             "KQCD_RECONSTRUCT)");
+      if constexpr (!precision_compiled<half>) throw not_compiled("precision half (of mixed-half)", compiled_precisions, "KQCD_PRECISIONS");
+      else throw not_compiled("reconstruction 12 (of mixed-half)", compiled_reconstructions, "KQCD_RECONSTRUCT");
     }
   } else if (o.precision == "double" || o.precision == "mixed") {
     auto b = opd.create_vector("b"), x = opd.create_vector("x");
