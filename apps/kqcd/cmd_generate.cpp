@@ -1,11 +1,11 @@
 // kqcd generate: quenched Wilson-action configurations by Cabibbo-Marinari heat bath and
 // over-relaxation (ops/heatbath.hpp), written as NERSC. One progress line per sweep on stderr. The
-// configuration depends only on the options, not on the backend or the thread count.
+// configuration depends only on the options, not on the backend, the thread count or the process
+// grid: under mpiexec every rank updates its sub-lattice (--grid) and writes its part of the file.
 #include "commands.hpp"
 #include "gauge_summary.hpp"
 
-#include <kqcd/fields/host_convert.hpp>
-#include <kqcd/io/gauge_io.hpp>
+#include <kqcd/io/distributed_gauge.hpp>
 #include <kqcd/ops/gauge_observables.hpp>
 #include <kqcd/ops/heatbath.hpp>
 
@@ -16,7 +16,7 @@ namespace kqcd::cli {
 
 namespace {
 struct GenerateSettings {
-  std::string lattice, out, start = "cold";
+  std::string lattice, out, start = "cold", grid = "auto";
   double beta = 6.0;
   int sweeps = 0, n_or = 4;
   std::uint64_t seed = 0;
@@ -25,24 +25,29 @@ struct GenerateSettings {
 
 int run_generate(const GenerateSettings& s) {
   const Lattice lat = parse_lattice(s.lattice);
+  const auto shape = parse_grid(s.grid);
   HeatbathParams hp;
   hp.beta = s.beta;
   hp.n_or = s.n_or;
   hp.seed = s.seed;
   check_heatbath(lat, hp);
-  DeviceGauge u(lat);
+  detail::on_root([&] { check_output_path(s.out, s.force); }); // before the work, not after
+  const ProcessGrid grid(lat, shape);
+  const bool root = grid.rank() == 0;
+  if (grid.size() > 1 && root)
+    std::fprintf(stderr, "[kqcd generate] %s on a %s process grid, %s sites per rank\n", lat.to_string().c_str(),
+                 grid.to_string().c_str(), grid.lattice().to_string().c_str());
+  DeviceGauge u(grid.lattice());
   if (s.start == "hot") hot_start(u, s.seed);
   else unit_gauge(u);
   Kokkos::Timer timer;
   for (int sweep = 0; sweep < s.sweeps; ++sweep) {
     heatbath_sweep(u, hp, std::uint32_t(sweep));
-    std::fprintf(stderr, "[kqcd generate] sweep %d/%d plaquette %.10f (%.2f s)\n", sweep + 1, s.sweeps, plaquette(u).total,
-                 timer.seconds());
+    const double plaq = plaquette(u).total;
+    if (root)
+      std::fprintf(stderr, "[kqcd generate] sweep %d/%d plaquette %.10f (%.2f s)\n", sweep + 1, s.sweeps, plaq, timer.seconds());
   }
-  HostGaugeConfig cfg;
-  cfg.lattice = lat;
-  cfg.links = export_gauge(u);
-  write_nersc(s.out, cfg, s.force);
+  write_gauge(s.out, GaugeFormat::nersc, u, s.force);
   if (s.json) {
     auto j = gauge_summary_json(u);
     j["beta"] = s.beta;
@@ -75,6 +80,7 @@ void add_generate_command(CLI::App& app, Action& action) {
       ->capture_default_str();
   cmd->add_option("--out", s->out, "Output file (NERSC 3x3, IEEE64BIG)")->required();
   cmd->add_flag("--force", s->force, "Replace an existing --out file");
+  add_grid_option(cmd, s->grid);
   cmd->add_flag("--json", s->json, "Print JSON (the fields of kqcd plaquette and the run's settings)");
   cmd->callback([&action, s] { action = [s] { return run_generate(*s); }; });
 }

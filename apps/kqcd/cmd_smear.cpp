@@ -54,7 +54,7 @@ int run_smear(const SmearSettings& s) {
   const HostGaugeConfig& cfg = loaded.cfg;
   const DeviceGauge smeared = smear(loaded.u, sp);
   if (!s.out.empty()) {
-    write_gauge_on_root(s.out, GaugeFormat::nersc, smeared, s.force);
+    write_gauge(s.out, GaugeFormat::nersc, smeared, s.force);
     std::fprintf(stderr, "[kqcd smear] smeared field written to %s\n", s.out.c_str());
   }
   if (s.json) {

@@ -31,12 +31,15 @@ std::string gauge_summary_text(const DeviceGauge& u) {
 LoadedGauge load_gauge(const std::string& path, const GaugeReadOptions& options, const std::string& grid) {
   LoadedGauge g;
   const auto shape = parse_grid(grid); // bad text fails before the file is read
-  g.cfg = read_gauge_on_root(path, options);
-  for (const auto& w : g.cfg.warnings) std::fprintf(stderr, "kqcd: warning: %s\n", w.c_str());
+  const GaugeFileLayout layout = read_gauge_header(path, options);
+  g.cfg.lattice = layout.lattice;
+  g.cfg.format = layout.format;
+  g.cfg.precision = layout.precision;
   g.grid = std::make_unique<ProcessGrid>(g.cfg.lattice, shape);
   g.u = DeviceGauge(g.grid->lattice());
-  scatter_gauge(g.u, g.cfg.links);
-  g.cfg.links.clear();
+  g.cfg.warnings = read_gauge_into(g.u, path, layout, options);
+  if (g.grid->rank() == 0)
+    for (const auto& w : g.cfg.warnings) std::fprintf(stderr, "kqcd: warning: %s\n", w.c_str());
   if (g.grid->size() > 1 && g.grid->rank() == 0)
     std::fprintf(stderr, "[kqcd] %s on a %s process grid, %s sites per rank\n", g.cfg.lattice.to_string().c_str(),
                  g.grid->to_string().c_str(), g.grid->lattice().to_string().c_str());

@@ -21,10 +21,10 @@ nlohmann::json gauge_summary_json(const DeviceGauge& u);
 /// Three lines: plaquette, link trace, Polyakov loop.
 std::string gauge_summary_text(const DeviceGauge& u);
 
-/// A configuration read on rank 0 and spread over the process grid (one rank: the whole lattice).
+/// A configuration read by every rank of the process grid, each its own sites (one rank: the whole lattice).
 /// The grid outlives the field.
 struct LoadedGauge {
-  HostGaugeConfig cfg; ///< lattice, format, precision (links and warnings on rank 0 only)
+  HostGaugeConfig cfg; ///< lattice, format, precision, warnings (no links)
   std::unique_ptr<ProcessGrid> grid;
   DeviceGauge u;
 };

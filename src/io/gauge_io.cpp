@@ -70,36 +70,6 @@ Lattice lattice_from_dims(const Verifier& v, const std::array<std::int64_t, Nd>&
   }
 }
 
-namespace {
-double load_real(std::string_view data, std::size_t offset, int word_bytes, Endian order) {
-  const auto bits = load_uint(data, offset, word_bytes, order);
-  return word_bytes == 4 ? double(std::bit_cast<float>(std::uint32_t(bits))) : std::bit_cast<double>(bits);
-}
-} // namespace
-
-std::vector<std::complex<double>> decode_links(const Verifier& v, std::string_view data, std::int64_t volume, int rows,
-                                               int word_bytes, Endian order) {
-  const std::size_t stored = std::size_t(rows) * Nc;
-  v.require(data.size() == std::size_t(volume) * Nd * stored * 2 * word_bytes, "link data size does not match");
-  std::vector<std::complex<double>> links(std::size_t(volume) * Nd * Nc * Nc);
-  std::size_t at = 0;
-  for (std::size_t link = 0; link < std::size_t(volume) * Nd; ++link) {
-    std::complex<double>* m = links.data() + link * Nc * Nc;
-    for (std::size_t k = 0; k < stored; ++k, at += 2 * word_bytes) {
-      const double re = load_real(data, at, word_bytes, order), im = load_real(data, at + word_bytes, word_bytes, order);
-      if (!std::isfinite(re) || !std::isfinite(im))
-        v.fail("link " + std::to_string(link % Nd) + " of site " + std::to_string(link / Nd) + " holds a non-finite number");
-      m[k] = {re, im};
-    }
-    if (rows == 2)
-      for (int c = 0; c < Nc; ++c) {
-        const int c1 = (c + 1) % Nc, c2 = (c + 2) % Nc;
-        m[6 + c] = std::conj(m[c1] * m[3 + c2] - m[c2] * m[3 + c1]);
-      }
-  }
-  return links;
-}
-
 std::string encode_links(const std::vector<std::complex<double>>& links, int word_bytes, Endian order) {
   std::string out;
   out.reserve(links.size() * 2 * word_bytes);
@@ -124,21 +94,7 @@ double su3_deviation(const std::complex<double>* m) {
   return std::max(dev, std::abs(det - 1.0));
 }
 
-void check_unitarity(Verifier& v, const std::vector<std::complex<double>>& links) {
-  // Float data reaches about 5e-7 (a few ulps per product in the 3x3 sums); 1e-5 leaves room.
-  const double tolerance = 1e-5;
-  const std::size_t n = links.size() / (Nc * Nc);
-  for (std::size_t i = 0; i < n; ++i) {
-    const double dev = su3_deviation(links.data() + i * Nc * Nc);
-    if (!(dev <= tolerance)) {
-      v.check(false, "SU(3) link " + std::to_string(i % Nd) + " of site " + std::to_string(i / Nd),
-              "|U U^dag - 1|, |det U - 1| <= " + fixed(tolerance, 6), fixed(dev, 6));
-      return; // one warning is enough when accepted
-    }
-  }
-}
-
-HeaderObservables measure(const Lattice& lat, const std::vector<std::complex<double>>& links) {
+GaugeHeaderObservables measure(const Lattice& lat, const std::vector<std::complex<double>>& links) {
   GaugeField<Kokkos::complex<double>, Kokkos::DefaultHostExecutionSpace> u(lat, "io_measure");
   import_gauge(u, links, HostGaugeOrder::milc);
   return {plaquette(u).total, link_trace(u)};
@@ -189,6 +145,8 @@ bool parse_hex32(std::string_view text, std::uint32_t& out) {
   return r.ec == std::errc() && r.ptr == text.data() + text.size();
 }
 
+std::uint32_t rotl(std::uint32_t x, int r) { return r == 0 ? x : (x << r) | (x >> (32 - r)); }
+
 std::uint32_t crc32(std::string_view data) {
   static const auto table = [] {
     std::array<std::uint32_t, 256> t{};
@@ -217,15 +175,75 @@ GaugeFormat parse_gauge_format(const std::string& name) {
 }
 
 namespace {
-GaugeFormat detect(const std::string& path, std::string_view file) {
-  if (looks_like_nersc(file)) return GaugeFormat::nersc;
-  if (looks_like_ildg(file)) return GaugeFormat::ildg;
-  if (looks_like_milc(file)) return GaugeFormat::milc;
+class MemorySource : public ByteSource {
+public:
+  explicit MemorySource(std::string_view bytes) : bytes_(bytes) {}
+  std::uint64_t size() const override { return bytes_.size(); }
+  std::string read(std::uint64_t offset, std::size_t n) const override {
+    return offset >= bytes_.size() ? std::string() : std::string(bytes_.substr(std::size_t(offset), n));
+  }
+
+private:
+  std::string_view bytes_;
+};
+
+class FileSource : public ByteSource {
+public:
+  explicit FileSource(const std::string& path) : path_(path), f_(path, std::ios::binary | std::ios::ate) {
+    if (!f_) throw io_error("cannot open '" + path + "'");
+    const auto size = f_.tellg();
+    if (size < 0) throw io_error("cannot read '" + path + "'");
+    size_ = std::uint64_t(size);
+  }
+  std::uint64_t size() const override { return size_; }
+  std::string read(std::uint64_t offset, std::size_t n) const override {
+    if (offset >= size_) return {};
+    std::string out(std::size_t(std::min<std::uint64_t>(n, size_ - offset)), '\0');
+    f_.clear();
+    f_.seekg(std::streamoff(offset));
+    if (!f_.read(out.data(), std::streamsize(out.size()))) throw io_error("cannot read '" + path_ + "'");
+    return out;
+  }
+
+private:
+  std::string path_;
+  mutable std::ifstream f_;
+  std::uint64_t size_ = 0;
+};
+
+GaugeFormat detect(const std::string& path, std::string_view first_bytes) {
+  if (looks_like_nersc(first_bytes)) return GaugeFormat::nersc;
+  if (looks_like_ildg(first_bytes)) return GaugeFormat::ildg;
+  if (looks_like_milc(first_bytes)) return GaugeFormat::milc;
   throw io_error("'" + path + "': not a NERSC, ILDG/LIME or MILC gauge configuration (unrecognised first bytes)");
+}
+
+constexpr std::size_t detection_bytes = 16;
+
+GaugeFileLayout layout_of(const ByteSource& source, const std::string& path, const GaugeReadOptions& options) {
+  const GaugeFormat format =
+      options.format == GaugeFormat::auto_detect ? detect(path, source.read(0, detection_bytes)) : options.format;
+  std::vector<std::string> no_warnings; // a header has damage or nothing to warn about
+  const Verifier v(path, options.accept_bad, no_warnings);
+  switch (format) {
+  case GaugeFormat::nersc: return nersc_layout(v, source);
+  case GaugeFormat::ildg: return ildg_layout(v, source);
+  case GaugeFormat::milc: return milc_layout(v, source);
+  case GaugeFormat::auto_detect: break;
+  }
+  throw invalid_argument("read_gauge: no format");
 }
 } // namespace
 
-GaugeFormat detect_gauge_format(const std::string& path) { return detect(path, read_whole_file(path)); }
+GaugeFileLayout read_gauge_layout(const std::string& path, const GaugeReadOptions& options) {
+  return layout_of(FileSource(path), path, options);
+}
+
+GaugeFileLayout gauge_layout_from_bytes(std::string_view file, const std::string& path, const GaugeReadOptions& options) {
+  return layout_of(MemorySource(file), path, options);
+}
+
+GaugeFormat detect_gauge_format(const std::string& path) { return detect(path, FileSource(path).read(0, detection_bytes)); }
 
 HostGaugeConfig read_gauge(const std::string& path, const GaugeReadOptions& options) {
   ProfileScope prof("kqcd::read_gauge");
@@ -239,15 +257,17 @@ HostGaugeConfig read_gauge(const std::string& path, const GaugeReadOptions& opti
 }
 
 HostGaugeConfig read_gauge_bytes(std::string_view file, const std::string& path, const GaugeReadOptions& options) {
-  const GaugeFormat format = options.format == GaugeFormat::auto_detect ? detect(path, file) : options.format;
+  const GaugeFileLayout layout = gauge_layout_from_bytes(file, path, options);
   HostGaugeConfig cfg;
-  Verifier v(path, options.accept_bad, cfg.warnings);
-  switch (format) {
-  case GaugeFormat::nersc: read_nersc(v, file, cfg); break;
-  case GaugeFormat::ildg: read_ildg(v, file, cfg); break;
-  case GaugeFormat::milc: read_milc(v, file, cfg); break;
-  case GaugeFormat::auto_detect: break;
-  }
+  cfg.lattice = layout.lattice;
+  cfg.format = layout.format;
+  cfg.precision = layout.precision;
+  // The whole lattice is one block.
+  auto block = decode_gauge_block(
+      layout, file.substr(std::size_t(layout.data_offset), std::size_t(layout.lattice.volume()) * layout.site_bytes()),
+      layout.lattice);
+  verify_gauge_file(layout, path, options, block.check, [&] { return measure(layout.lattice, block.links); }, cfg.warnings);
+  cfg.links = std::move(block.links);
   return cfg;
 }
 

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <kqcd/core/error.hpp>
+#include <kqcd/io/gauge_file.hpp>
 #include <kqcd/io/gauge_io.hpp>
 
 #include <array>
@@ -12,7 +13,16 @@
 
 namespace kqcd::io_detail {
 
-enum class Endian { big, little };
+using Endian = ByteOrder;
+
+/// Random access to a file's bytes, whole in memory or read on demand (headers only).
+class ByteSource {
+public:
+  virtual ~ByteSource() = default;
+  virtual std::uint64_t size() const = 0;
+  /// Up to n bytes from offset (fewer at the end of the file).
+  virtual std::string read(std::uint64_t offset, std::size_t n) const = 0;
+};
 
 /// Unsigned integer of width bytes at data[offset] (the caller has checked the bounds).
 std::uint64_t load_uint(std::string_view data, std::size_t offset, int width, Endian order);
@@ -44,21 +54,13 @@ private:
 /// A lattice from header dimensions, each bounded before the volume is formed.
 Lattice lattice_from_dims(const Verifier& v, const std::array<std::int64_t, Nd>& dims);
 
-/// Decode volume * Nd links of `rows` stored rows (2: the third is conj(row0 x row1)) of complex
-/// numbers in words of word_bytes (4: float, 8: double); non-finite values are damage.
-std::vector<std::complex<double>> decode_links(const Verifier& v, std::string_view data, std::int64_t volume, int rows,
-                                               int word_bytes, Endian order);
-/// All three rows, as words of word_bytes.
+/// Words of word_bytes (4: float, 8: double) in the given order.
 std::string encode_links(const std::vector<std::complex<double>>& links, int word_bytes, Endian order);
 
-/// Every link in SU(3) to within what float storage allows (the bound for double files too: they
-/// are often float data widened, as the reference purgaug file is).
-void check_unitarity(Verifier& v, const std::vector<std::complex<double>>& links);
+/// Largest deviation of the 3x3 matrix m from SU(3).
+double su3_deviation(const std::complex<double>* m);
 
-struct HeaderObservables {
-  double plaquette, link_trace;
-};
-HeaderObservables measure(const Lattice& lat, const std::vector<std::complex<double>>& links);
+GaugeHeaderObservables measure(const Lattice& lat, const std::vector<std::complex<double>>& links);
 
 /// The links fit the lattice and are finite (a writer's precondition); throws invalid_argument.
 void require_writable(const std::string& path, const HostGaugeConfig& cfg);
@@ -72,12 +74,20 @@ bool parse_hex32(std::string_view text, std::uint32_t& out);
 
 std::uint32_t crc32(std::string_view data);
 
-void read_nersc(Verifier& v, std::string_view file, HostGaugeConfig& cfg);
-void read_milc(Verifier& v, std::string_view file, HostGaugeConfig& cfg);
-void read_ildg(Verifier& v, std::string_view file, HostGaugeConfig& cfg);
+std::uint32_t rotl(std::uint32_t x, int r);
 
-bool looks_like_nersc(std::string_view file);
-bool looks_like_milc(std::string_view file);
-bool looks_like_ildg(std::string_view file);
+/// Each format's header: the layout, with the file's size checked against it.
+GaugeFileLayout nersc_layout(const Verifier& v, const ByteSource& file);
+GaugeFileLayout milc_layout(const Verifier& v, const ByteSource& file);
+GaugeFileLayout ildg_layout(const Verifier& v, const ByteSource& file);
+
+bool looks_like_nersc(std::string_view first_bytes);
+bool looks_like_milc(std::string_view first_bytes);
+bool looks_like_ildg(std::string_view first_bytes);
+
+/// NERSC header text, MILC has no writer; ILDG records around the binary data.
+std::string nersc_header(const Lattice& lat, GaugeHeaderObservables obs, std::uint32_t checksum);
+std::string ildg_prefix(const Lattice& lat, std::uint64_t data_bytes);
+std::string ildg_suffix(std::uint64_t data_bytes, std::uint32_t suma, std::uint32_t sumb);
 
 } // namespace kqcd::io_detail

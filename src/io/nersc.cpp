@@ -4,9 +4,6 @@
 // reference files reproduce it, IEEE32BIG and IEEE64BIG alike).
 #include "io_common.hpp"
 
-#include <kqcd/io/atomic_file.hpp>
-
-#include <cmath>
 #include <map>
 
 namespace kqcd::io_detail {
@@ -19,12 +16,6 @@ std::string_view trim(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\r')) s.remove_prefix(1);
   while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
   return s;
-}
-
-std::uint32_t word_sum(std::string_view data, Endian order) {
-  std::uint32_t sum = 0;
-  for (std::size_t i = 0; i + 4 <= data.size(); i += 4) sum += std::uint32_t(load_uint(data, i, 4, order));
-  return sum;
 }
 
 struct Precision {
@@ -42,17 +33,19 @@ bool parse_floating_point(const std::string& s, Precision& p) {
 }
 } // namespace
 
-bool looks_like_nersc(std::string_view file) { return file.starts_with(begin_marker); }
+bool looks_like_nersc(std::string_view first_bytes) { return first_bytes.starts_with(begin_marker); }
 
-void read_nersc(Verifier& v, std::string_view file, HostGaugeConfig& cfg) {
-  v.require(looks_like_nersc(file), "not a NERSC file: it does not start with BEGIN_HEADER");
-  const auto end = file.substr(0, max_header_bytes).find(end_marker);
+GaugeFileLayout nersc_layout(const Verifier& v, const ByteSource& source) {
+  // The header, END_HEADER's line included, lies within the first MiB and a line.
+  const std::string head = source.read(0, max_header_bytes + 4096);
+  v.require(looks_like_nersc(head), "not a NERSC file: it does not start with BEGIN_HEADER");
+  const auto end = std::string_view(head).substr(0, max_header_bytes).find(end_marker);
   v.require(end != std::string_view::npos, "NERSC header has no END_HEADER in its first MiB");
-  const auto data_start = file.find('\n', end);
+  const auto data_start = head.find('\n', end);
   v.require(data_start != std::string_view::npos, "NERSC header: END_HEADER line is not terminated (file truncated)");
 
   std::map<std::string, std::string> header;
-  std::string_view text = file.substr(begin_marker.size(), end - begin_marker.size());
+  std::string_view text = std::string_view(head).substr(begin_marker.size(), end - begin_marker.size());
   while (!text.empty()) {
     const auto nl = text.find('\n');
     const std::string_view line = text.substr(0, nl);
@@ -67,10 +60,11 @@ void read_nersc(Verifier& v, std::string_view file, HostGaugeConfig& cfg) {
     return it->second;
   };
 
+  GaugeFileLayout layout;
   const std::string& datatype = field("DATATYPE");
   v.require(datatype == "4D_SU3_GAUGE" || datatype == "4D_SU3_GAUGE_3x3",
             "NERSC header: DATATYPE is '" + datatype + "', expected 4D_SU3_GAUGE or 4D_SU3_GAUGE_3x3");
-  const int rows = datatype == "4D_SU3_GAUGE" ? 2 : 3;
+  layout.rows = datatype == "4D_SU3_GAUGE" ? 2 : 3;
   Precision prec{};
   v.require(parse_floating_point(field("FLOATING_POINT"), prec),
             "NERSC header: FLOATING_POINT is '" + field("FLOATING_POINT") + "', expected IEEE32BIG, IEEE32LITTLE, "
@@ -80,61 +74,43 @@ void read_nersc(Verifier& v, std::string_view file, HostGaugeConfig& cfg) {
     const std::string key = "DIMENSION_" + std::to_string(mu + 1);
     v.require(parse_int(field(key), dims[mu]), "NERSC header: " + key + " is '" + field(key) + "', not an integer");
   }
-  cfg.lattice = lattice_from_dims(v, dims);
-  cfg.format = "nersc";
-  cfg.precision = prec.word_bytes == 4 ? "single" : "double";
+  layout.lattice = lattice_from_dims(v, dims);
+  layout.format = "nersc";
+  layout.precision = prec.word_bytes == 4 ? "single" : "double";
+  layout.word_bytes = prec.word_bytes;
+  layout.order = prec.order;
+  layout.data_offset = data_start + 1;
 
-  const std::string_view data = file.substr(data_start + 1);
-  const std::size_t expected_bytes = std::size_t(cfg.lattice.volume()) * Nd * rows * Nc * 2 * prec.word_bytes;
-  v.require(data.size() == expected_bytes, "NERSC data is " + std::to_string(data.size()) + " bytes, expected " +
-                                               std::to_string(expected_bytes) + " for " + datatype + " " +
-                                               field("FLOATING_POINT") + " on " + cfg.lattice.to_string() +
-                                               (data.size() < expected_bytes ? " (truncated)" : " (extra bytes)"));
+  const std::uint64_t data_bytes = source.size() - layout.data_offset;
+  const std::uint64_t expected_bytes = std::uint64_t(layout.lattice.volume()) * layout.site_bytes();
+  v.require(data_bytes == expected_bytes, "NERSC data is " + std::to_string(data_bytes) + " bytes, expected " +
+                                              std::to_string(expected_bytes) + " for " + datatype + " " +
+                                              field("FLOATING_POINT") + " on " + layout.lattice.to_string() +
+                                              (data_bytes < expected_bytes ? " (truncated)" : " (extra bytes)"));
 
-  const std::uint32_t sum = word_sum(data, prec.order);
-  std::uint32_t stated = 0;
+  layout.checksum = GaugeChecksumKind::nersc_sum;
   const auto checksum = header.find("CHECKSUM");
-  if (checksum == header.end()) v.check(false, "CHECKSUM", "a CHECKSUM header line", "none");
-  else {
-    v.require(parse_hex32(checksum->second, stated), "NERSC header: CHECKSUM '" + checksum->second + "' is not hexadecimal");
-    v.check(sum == stated, "CHECKSUM", hex32(stated) + " (header)", hex32(sum) + " (data)");
-  }
-
-  cfg.links = decode_links(v, data, cfg.lattice.volume(), rows, prec.word_bytes, prec.order);
-  check_unitarity(v, cfg.links);
-
-  // Header values carry 10 decimals; single-precision writers sum in float.
-  const double tolerance = prec.word_bytes == 4 ? 1e-6 : 1e-9;
-  const auto measured = measure(cfg.lattice, cfg.links);
-  for (const auto& [key, value] : {std::pair<std::string, double>{"PLAQUETTE", measured.plaquette},
-                                   std::pair<std::string, double>{"LINK_TRACE", measured.link_trace}}) {
+  layout.checksum_stated = checksum != header.end();
+  if (layout.checksum_stated)
+    v.require(parse_hex32(checksum->second, layout.stated[0]),
+              "NERSC header: CHECKSUM '" + checksum->second + "' is not hexadecimal");
+  for (const std::string key : {"PLAQUETTE", "LINK_TRACE"}) {
     const auto it = header.find(key);
-    if (it == header.end()) continue;
-    char* parse_end = nullptr;
-    const double stated_value = std::strtod(it->second.c_str(), &parse_end);
-    v.require(parse_end && *parse_end == '\0' && !it->second.empty(),
-              "NERSC header: " + key + " '" + it->second + "' is not a number");
-    v.check(std::abs(stated_value - value) <= tolerance, key, it->second + " (header)", fixed(value) + " (data)");
+    if (it != header.end()) layout.header_values.emplace_back(key, it->second);
   }
+  // Header values carry 10 decimals; single-precision writers sum in float.
+  layout.header_tolerance = prec.word_bytes == 4 ? 1e-6 : 1e-9;
+  return layout;
+}
+
+std::string nersc_header(const Lattice& lat, GaugeHeaderObservables obs, std::uint32_t checksum) {
+  std::string header = "BEGIN_HEADER\nHDR_VERSION = 1.0\nDATATYPE = 4D_SU3_GAUGE_3x3\nSTORAGE_FORMAT = 1.0\n";
+  for (int mu = 0; mu < Nd; ++mu) header += "DIMENSION_" + std::to_string(mu + 1) + " = " + std::to_string(lat.dim(mu)) + "\n";
+  header += "LINK_TRACE = " + fixed(obs.link_trace) + "\nPLAQUETTE = " + fixed(obs.plaquette) + "\nCHECKSUM = " +
+            hex32(checksum) + "\n";
+  for (int mu = 0; mu < Nd; ++mu) header += "BOUNDARY_" + std::to_string(mu + 1) + " = PERIODIC\n";
+  header += "FLOATING_POINT = IEEE64BIG\nCREATOR = kqcd\nEND_HEADER\n";
+  return header;
 }
 
 } // namespace kqcd::io_detail
-
-namespace kqcd {
-
-void write_nersc(const std::string& path, const HostGaugeConfig& cfg, bool force) {
-  using namespace io_detail;
-  require_writable(path, cfg);
-  const std::string data = encode_links(cfg.links, 8, Endian::big);
-  const auto measured = measure(cfg.lattice, cfg.links);
-  std::string header = "BEGIN_HEADER\nHDR_VERSION = 1.0\nDATATYPE = 4D_SU3_GAUGE_3x3\nSTORAGE_FORMAT = 1.0\n";
-  for (int mu = 0; mu < Nd; ++mu)
-    header += "DIMENSION_" + std::to_string(mu + 1) + " = " + std::to_string(cfg.lattice.dim(mu)) + "\n";
-  header += "LINK_TRACE = " + fixed(measured.link_trace) + "\nPLAQUETTE = " + fixed(measured.plaquette) +
-            "\nCHECKSUM = " + hex32(word_sum(data, Endian::big)) + "\n";
-  for (int mu = 0; mu < Nd; ++mu) header += "BOUNDARY_" + std::to_string(mu + 1) + " = PERIODIC\n";
-  header += "FLOATING_POINT = IEEE64BIG\nCREATOR = kqcd\nEND_HEADER\n";
-  write_file_atomically(path, header + data, force);
-}
-
-} // namespace kqcd

@@ -16,6 +16,7 @@
 #include <kqcd/solvers/cg.hpp>
 
 #include "host_fields.hpp"
+#include "mpi_compare.hpp"
 
 #include <mpi.h>
 
@@ -37,11 +38,6 @@ std::vector<std::array<int, Nd>> grids() {
   case 4: return {{1, 1, 2, 2}, {2, 1, 1, 2}, {1, 1, 1, 4}, {2, 2, 1, 1}, {0, 0, 0, 0}};
   default: return {{0, 0, 0, 0}};
   }
-}
-
-double global_max(double v) {
-  MPI_Allreduce(MPI_IN_PLACE, &v, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-  return v;
 }
 
 /// max |local - global| over this rank's sites, relative to the largest |global| component,

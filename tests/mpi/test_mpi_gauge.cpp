@@ -1,15 +1,14 @@
 // Distributed gauge-field features against the single-process computation of the same global
 // field (every rank also builds the whole lattice from the same seed): the extended field with
 // its corners, plaquette, Polyakov loops, clover observables, APE/stout/HYP smearing, the Wilson
-// flow and the clover operators with their solves. Run at 1, 2 and 4 ranks over several grids;
-// comparisons are reduced over the ranks before they are checked, so every rank takes the same
-// path (a one-sided failure cannot deadlock a collective).
+// flow and the clover operators with their solves (gauge files: test_mpi_io.cpp). Run at 1, 2 and
+// 4 ranks over several grids; comparisons are reduced over the ranks before they are checked, so
+// every rank takes the same path (a one-sided failure cannot deadlock a collective).
 #include "test_harness.hpp"
 
 #include <kqcd/comm/extended_field.hpp>
 #include <kqcd/comm/process_grid.hpp>
 #include <kqcd/fields/random_fields.hpp>
-#include <kqcd/io/distributed_gauge.hpp>
 #include <kqcd/ops/contraction.hpp>
 #include <kqcd/ops/gauge_observables.hpp>
 #include <kqcd/ops/gaussian_smear.hpp>
@@ -22,6 +21,7 @@
 #include <kqcd/solvers/cg.hpp>
 
 #include "host_fields.hpp"
+#include "mpi_compare.hpp"
 
 #include <mpi.h>
 
@@ -44,42 +44,6 @@ std::vector<std::array<int, Nd>> grids() {
   case 4: return {{1, 1, 2, 2}, {2, 1, 1, 2}, {1, 1, 1, 4}, {2, 2, 1, 1}};
   default: return {{0, 0, 0, 0}};
   }
-}
-
-double global_max(double v) {
-  MPI_Allreduce(MPI_IN_PLACE, &v, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-  return v;
-}
-
-/// max over the links of `a` of |a - global| at the global site global_of(coordinates), over
-/// the ranks.
-template <class Gauge, class Map> double link_diff(const Gauge& a, const Gauge& global, Map global_of) {
-  const Lattice& la = a.lattice();
-  const Lattice& gl = global.lattice();
-  double diff = 0;
-  for (int p = 0; p < 2; ++p) {
-    auto ah = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), a[p].view());
-    auto g0 = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), global[0].view());
-    auto g1 = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), global[1].view());
-    for (int s = 0; s < la.cb_volume(); ++s) {
-      const Coords g = global_of(la.cb_coords(s, p));
-      const auto& gh = Lattice::parity(g) == 0 ? g0 : g1;
-      const int gs = gl.cb_index(g);
-      for (int mu = 0; mu < Nd; ++mu)
-        for (int i = 0; i < Nc; ++i)
-          for (int j = 0; j < Nc; ++j) diff = std::max(diff, double(Kokkos::abs(ah(s, mu, i, j) - gh(gs, mu, i, j))));
-    }
-  }
-  return global_max(diff);
-}
-
-/// max |local - global| over the links of this rank's sub-lattice, over the ranks.
-template <class Gauge> double gauge_diff(const Gauge& local, const Gauge& global) {
-  const Lattice& ll = local.lattice();
-  return link_diff(local, global, [&](Coords c) {
-    for (int mu = 0; mu < Nd; ++mu) c.x[mu] += ll.origin(mu);
-    return c;
-  });
 }
 
 /// max |local - global| / max |global| over the sites of a full spinor field, over the ranks.
@@ -379,56 +343,4 @@ TEMPLATE_LIST_TEST_CASE("distributed sources, Gaussian smearing and contractions
     REQUIRE(pl.size() == pg_.size());
     for (std::size_t t = 0; t < pl.size(); ++t) CHECK(std::abs(pl[t] - pg_[t]) < 100 * tol<Real>() * std::abs(pg_[t]));
   }
-}
-
-TEST_CASE("gauge files read on rank 0 and scattered, written through rank 0, equal the single-process ones", "[mpi]") {
-  using Gauge = GaugeField<Kokkos::complex<double>>;
-  // Reference values of ../shared/data/README.md.
-  const std::vector<std::pair<std::string, double>> files = {{"milc-l4444.milc", 0.5948501589},
-                                                             {"milc-l4444.ildg", 0.5948501589},
-                                                             {"nersc-l4444.cfg", -1},
-                                                             {"purgaug-l4448.nersc", 0.9022631188},
-                                                             {"milc-l8888-b6.0.milc", 0.5935602404}};
-  int world_rank = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
-  for (const auto& [name, reference] : files) {
-    CAPTURE(name);
-    // The single-process answer: every rank reads the whole file itself.
-    const HostGaugeConfig whole = read_gauge(shared_data(name));
-    Gauge ug(whole.lattice);
-    import_gauge(ug, whole.links);
-    const double plaq = plaquette(ug).total;
-    if (reference > 0) CHECK(std::abs(plaq - reference) < 1e-9);
-    std::vector<std::array<int, Nd>> shapes = {{0, 0, 0, 0}};
-    if (ProcessGrid::world_size() == 2) shapes.push_back({2, 1, 1, 1});
-    if (ProcessGrid::world_size() == 4) shapes.push_back({1, 2, 1, 2});
-    for (const auto& shape : shapes) {
-      const HostGaugeConfig cfg = read_gauge_on_root(shared_data(name));
-      CHECK(cfg.lattice.dims() == whole.lattice.dims());
-      CHECK(cfg.format == whole.format);
-      ProcessGrid pg(cfg.lattice, shape);
-      CAPTURE(pg.to_string());
-      Gauge ul(pg.lattice());
-      scatter_gauge(ul, cfg.links);
-      CHECK(gauge_diff(ul, ug) == 0.0);
-      CHECK(std::abs(plaquette(ul).total - plaq) < 1e-13);
-      // Round trips through both writers (double precision: exact).
-      for (const auto format : {GaugeFormat::nersc, GaugeFormat::ildg}) {
-        const std::string path = "test_mpi_io_" + name + (format == GaugeFormat::nersc ? ".nersc" : ".ildg") + "." +
-                                 std::to_string(ProcessGrid::world_size());
-        write_gauge_on_root(path, format, ul, true);
-        // An existing file is kept without force, on every rank.
-        CHECK_THROWS_AS(write_gauge_on_root(path, format, ul, false), kqcd::io_error);
-        const HostGaugeConfig back = read_gauge_on_root(path);
-        Gauge ur(pg.lattice());
-        scatter_gauge(ur, back.links);
-        CHECK(gauge_diff(ur, ug) < 1e-15);
-        MPI_Barrier(MPI_COMM_WORLD);
-        if (world_rank == 0) std::remove(path.c_str());
-      }
-    }
-  }
-  // A failure on rank 0 is thrown on every rank.
-  CHECK_THROWS_AS(read_gauge_on_root(shared_data("no-such-file")), kqcd::io_error);
-  CHECK_THROWS_AS(read_gauge_on_root(shared_data("README.md")), kqcd::io_error);
 }

@@ -1,22 +1,31 @@
-// Gauge configurations on a process grid, through rank 0: rank 0 reads and verifies the file
-// (read_gauge: checksums, header plaquette and link trace, SU(3)) and sends every rank its
-// sub-lattice; writing gathers the links to rank 0, which writes atomically (write_nersc,
-// write_ildg). A failure on rank 0 is thrown on every rank with rank 0's message, so all ranks
-// leave together. This is not parallel I/O yet: rank 0 holds the whole configuration once.
-// On one rank (or without MPI) these are read_gauge, import_gauge and export_gauge.
+// Gauge configurations on a process grid, by parallel I/O: rank 0 parses the header and sends
+// every rank the layout (read_gauge_header); each rank then reads only its own sites' bytes with
+// MPI-IO (a subarray of the global site order, one element = one site's bytes), decodes and checks
+// them, and the checksums and checks are combined over the ranks before one verification that
+// every rank does alike, with the distributed plaquette and link trace for the header's values
+// (read_gauge_into). Writing (write_gauge) is the reverse: each rank encodes its sites and writes
+// them into a temporary file beside the target, rank 0 adds the header and trailer (after the
+// checksum reduction) and renames it over the target. Any failure is thrown on every rank with the
+// same message and leaves no file behind. On a lattice held by one rank (or without MPI) the
+// same code reads and writes with plain file streams, as read_gauge and write_nersc do.
 #pragma once
 
 #include <kqcd/comm/mpi.hpp>
 #include <kqcd/core/error.hpp>
 #include <kqcd/core/lattice.hpp>
 #include <kqcd/fields/host_convert.hpp>
+#include <kqcd/io/atomic_file.hpp>
+#include <kqcd/io/gauge_file.hpp>
 #include <kqcd/io/gauge_io.hpp>
+#include <kqcd/ops/gauge_observables.hpp>
 
-#include <array>
 #include <cstdint>
-#include <complex>
+#include <cstdio>
+#include <fstream>
 #include <string>
+#include <type_traits>
 #include <vector>
+#include <unistd.h>
 
 namespace kqcd {
 
@@ -29,26 +38,33 @@ inline int world_rank() {
   return r;
 }
 
-/// Runs f on rank 0 of MPI_COMM_WORLD; a kqcd::error it throws is thrown on every rank.
-template <class F> void on_root(F&& f) {
+/// Runs f on every rank of comm; if it throws a kqcd::error on any rank, every rank throws the
+/// error of the lowest such rank (so all leave a collective together, with one message).
+template <class F> void all_or_none([[maybe_unused]] comm::handle comm, F&& f) {
   int kind = 0; // 0 ok, 1 io_error, 2 invalid_argument, 3 other kqcd::error
   std::string msg;
-  if (world_rank() == 0) try {
-      f();
-    } catch (const io_error& e) {
-      kind = 1, msg = e.what();
-    } catch (const invalid_argument& e) {
-      kind = 2, msg = e.what();
-    } catch (const error& e) {
-      kind = 3, msg = e.what();
-    }
+  try {
+    f();
+  } catch (const io_error& e) {
+    kind = 1, msg = e.what();
+  } catch (const invalid_argument& e) {
+    kind = 2, msg = e.what();
+  } catch (const error& e) {
+    kind = 3, msg = e.what();
+  }
 #if KQCD_HAVE_MPI
-  if (comm::mpi_active()) {
+  if (comm::mpi_active() && comm != MPI_COMM_NULL) {
+    int rank = 0, size = 1;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    int first = kind ? rank : size;
+    MPI_Allreduce(MPI_IN_PLACE, &first, 1, MPI_INT, MPI_MIN, comm);
+    if (first == size) return;
     int head[2] = {kind, int(msg.size())};
-    MPI_Bcast(head, 2, MPI_INT, 0, MPI_COMM_WORLD);
+    MPI_Bcast(head, 2, MPI_INT, first, comm);
     kind = head[0];
     msg.resize(std::size_t(head[1]));
-    if (head[1] > 0) MPI_Bcast(msg.data(), head[1], MPI_CHAR, 0, MPI_COMM_WORLD);
+    if (head[1] > 0) MPI_Bcast(msg.data(), head[1], MPI_CHAR, first, comm);
   }
 #endif
   if (kind == 1) throw io_error(msg);
@@ -56,140 +72,206 @@ template <class F> void on_root(F&& f) {
   if (kind == 3) throw error(msg);
 }
 
+/// Runs f on rank 0 of MPI_COMM_WORLD; a kqcd::error it throws is thrown on every rank.
+template <class F> void on_root(F&& f) {
 #if KQCD_HAVE_MPI
-inline void bcast_string(std::string& s) {
-  int n = int(s.size());
-  MPI_Bcast(&n, 1, MPI_INT, 0, MPI_COMM_WORLD);
-  s.resize(std::size_t(n));
-  if (n > 0) MPI_Bcast(s.data(), n, MPI_CHAR, 0, MPI_COMM_WORLD);
-}
-#endif
-
-/// Every rank's sub-lattice (origin and extents), known on every rank.
-struct RankBlocks {
-  std::vector<std::array<int, 2 * Nd>> blocks; ///< origin[0..3], dims[0..3] per rank of lat's communicator
-};
-inline RankBlocks rank_blocks(const Lattice& lat) {
-  RankBlocks r;
-  std::array<int, 2 * Nd> mine{};
-  for (int mu = 0; mu < Nd; ++mu) mine[mu] = lat.origin(mu), mine[Nd + mu] = lat.dim(mu);
-#if KQCD_HAVE_MPI
-  int n = 1;
-  MPI_Comm_size(lat.communicator(), &n);
-  r.blocks.resize(std::size_t(n));
-  MPI_Allgather(mine.data(), 2 * Nd, MPI_INT, r.blocks.data(), 2 * Nd, MPI_INT, lat.communicator());
+  const comm::handle world = comm::mpi_active() ? MPI_COMM_WORLD : MPI_COMM_NULL;
 #else
-  r.blocks.push_back(mine);
+  const comm::handle world = comm::null_handle();
 #endif
-  return r;
+  all_or_none(world, [&] {
+    if (world_rank() == 0) f();
+  });
 }
 
-/// Copies the links of the block (origin, dims) between the global array (milc order) and a
-/// block array in the block's own lexicographic order.
-inline void copy_block(std::vector<std::complex<double>>& global, const Lattice& global_lat, std::vector<std::complex<double>>& block,
-                       const std::array<int, 2 * Nd>& b, bool to_block) {
-  constexpr std::size_t per_site = Nd * Nc * Nc;
-  const std::int64_t v = std::int64_t(b[4]) * b[5] * b[6] * b[7];
-  block.resize(std::size_t(v) * per_site);
-  for (std::int64_t i = 0; i < v; ++i) {
-    Coords c;
-    std::int64_t r = i;
-    for (int mu = 0; mu < Nd; ++mu) {
-      c.x[mu] = int(r % b[Nd + mu]) + b[mu];
-      r /= b[Nd + mu];
-    }
-    auto* g = global.data() + std::size_t(global_lat.lex_index(c)) * per_site;
-    auto* l = block.data() + std::size_t(i) * per_site;
-    for (std::size_t k = 0; k < per_site; ++k) (to_block ? l[k] : g[k]) = (to_block ? g[k] : l[k]);
+#if KQCD_HAVE_MPI
+inline void bcast_string(std::string& s, MPI_Comm comm = MPI_COMM_WORLD) {
+  int n = int(s.size());
+  MPI_Bcast(&n, 1, MPI_INT, 0, comm);
+  s.resize(std::size_t(n));
+  if (n > 0) MPI_Bcast(s.data(), n, MPI_CHAR, 0, comm);
+}
+
+/// The checks of every rank's block, combined, on every rank.
+inline GaugeBlockCheck allreduce_check(GaugeChecksumKind kind, GaugeBlockCheck c, MPI_Comm comm) {
+  if (kind == GaugeChecksumKind::nersc_sum) {
+    std::uint64_t s[2] = {c.sum[0], c.sum[1]};
+    MPI_Allreduce(MPI_IN_PLACE, s, 2, MPI_UINT64_T, MPI_SUM, comm);
+    c.sum[0] = std::uint32_t(s[0]), c.sum[1] = std::uint32_t(s[1]); // mod 2^32
+  } else {
+    MPI_Allreduce(MPI_IN_PLACE, c.sum, 2, MPI_UINT32_T, MPI_BXOR, comm);
   }
+  std::int64_t first[2] = {c.nonfinite_link, c.bad_su3_link};
+  MPI_Allreduce(MPI_IN_PLACE, first, 2, MPI_INT64_T, MPI_MIN, comm);
+  // The deviation of the first bad link, from the rank holding it.
+  double dev = c.bad_su3_link == first[1] && first[1] != GaugeBlockCheck::none ? c.bad_su3_deviation : 0.0;
+  MPI_Allreduce(MPI_IN_PLACE, &dev, 1, MPI_DOUBLE, MPI_MAX, comm);
+  c.nonfinite_link = first[0], c.bad_su3_link = first[1], c.bad_su3_deviation = dev;
+  return c;
 }
 
-inline void check_message_size(std::size_t doubles) {
-  if (doubles > std::size_t(INT32_MAX))
-    throw invalid_argument("distributed gauge I/O: a rank's block of " + std::to_string(doubles) +
-                           " doubles exceeds one MPI message; use more ranks");
+/// The file view of this rank's sites: a subarray of the global lattice (t slowest, x fastest)
+/// of elements of one site's bytes. Free both types after use.
+struct SiteView {
+  MPI_Datatype site = MPI_DATATYPE_NULL, block = MPI_DATATYPE_NULL;
+  SiteView(const Lattice& lat, std::size_t site_bytes) {
+    int sizes[Nd], subsizes[Nd], starts[Nd];
+    for (int mu = 0; mu < Nd; ++mu) {
+      sizes[Nd - 1 - mu] = lat.global_dim(mu);
+      subsizes[Nd - 1 - mu] = lat.dim(mu);
+      starts[Nd - 1 - mu] = lat.origin(mu);
+    }
+    MPI_Type_contiguous(int(site_bytes), MPI_BYTE, &site);
+    MPI_Type_commit(&site);
+    MPI_Type_create_subarray(Nd, sizes, subsizes, starts, MPI_ORDER_C, site, &block);
+    MPI_Type_commit(&block);
+  }
+  ~SiteView() {
+    MPI_Type_free(&block);
+    MPI_Type_free(&site);
+  }
+  SiteView(const SiteView&) = delete;
+  SiteView& operator=(const SiteView&) = delete;
+};
+
+inline std::string mpi_error_text(int code) {
+  char text[MPI_MAX_ERROR_STRING];
+  int n = 0;
+  MPI_Error_string(code, text, &n);
+  return std::string(text, std::size_t(n));
+}
+#endif
+
+/// This rank's sites' bytes of the file (layout's data, lat's sub-lattice).
+inline std::string read_site_bytes(const std::string& path, const GaugeFileLayout& layout, const Lattice& lat) {
+  std::string bytes(std::size_t(lat.volume()) * layout.site_bytes(), '\0');
+  if (!lat.distributed()) {
+    std::ifstream f(path, std::ios::binary);
+    if (!f) throw io_error("cannot open '" + path + "'");
+    f.seekg(std::streamoff(layout.data_offset));
+    if (!f.read(bytes.data(), std::streamsize(bytes.size()))) throw io_error("cannot read '" + path + "'");
+    return bytes;
+  }
+#if KQCD_HAVE_MPI
+  MPI_File fh;
+  int rc = MPI_File_open(lat.communicator(), path.c_str(), MPI_MODE_RDONLY, MPI_INFO_NULL, &fh);
+  // MPI_File_open is collective: every rank sees the same result.
+  if (rc != MPI_SUCCESS) throw io_error("cannot open '" + path + "': " + mpi_error_text(rc));
+  const SiteView view(lat, layout.site_bytes());
+  rc = MPI_File_set_view(fh, MPI_Offset(layout.data_offset), view.site, view.block, "native", MPI_INFO_NULL);
+  if (rc == MPI_SUCCESS) rc = MPI_File_read_at_all(fh, 0, bytes.data(), int(lat.volume()), view.site, MPI_STATUS_IGNORE);
+  MPI_File_close(&fh);
+  if (rc != MPI_SUCCESS) throw io_error("cannot read '" + path + "': " + mpi_error_text(rc));
+#endif
+  return bytes;
 }
 } // namespace detail
 
-/// read_gauge on rank 0; every rank gets the lattice, format and precision (links and warnings
-/// on rank 0 only). Call scatter_gauge next.
-inline HostGaugeConfig read_gauge_on_root(const std::string& path, const GaugeReadOptions& options = {}) {
-  HostGaugeConfig cfg;
-  detail::on_root([&] { cfg = read_gauge(path, options); });
+/// The file's layout (lattice, format, precision, where the links are, what it claims), parsed on
+/// rank 0 of MPI_COMM_WORLD and known on every rank; errors are thrown on every rank.
+inline GaugeFileLayout read_gauge_header(const std::string& path, const GaugeReadOptions& options = {}) {
+  std::string text;
+  detail::on_root([&] { text = serialize_layout(read_gauge_layout(path, options)); });
 #if KQCD_HAVE_MPI
-  if (comm::mpi_active()) {
-    std::array<int, Nd> dims = cfg.lattice.dims();
-    MPI_Bcast(dims.data(), Nd, MPI_INT, 0, MPI_COMM_WORLD);
-    if (detail::world_rank() != 0) cfg.lattice = Lattice(dims);
-    detail::bcast_string(cfg.format);
-    detail::bcast_string(cfg.precision);
-  }
+  if (comm::mpi_active()) detail::bcast_string(text);
 #endif
-  return cfg;
+  return deserialize_layout(text);
 }
 
-/// u (on a process grid of the configuration's lattice) takes its sites of `links`, the whole
-/// configuration in milc order, which only rank 0 needs to hold.
-template <class GT, class ES> void scatter_gauge(GaugeField<GT, ES>& u, const std::vector<std::complex<double>>& links) {
-  const Lattice& lat = u.lattice();
-  if (!lat.distributed()) return import_gauge(u, links, HostGaugeOrder::milc);
-#if KQCD_HAVE_MPI
-  const Lattice global(lat.global_dims());
-  const auto blocks = detail::rank_blocks(lat);
-  std::vector<std::complex<double>> mine;
-  if (lat.rank() == 0) {
-    detail::check_host_size(links.size(), std::size_t(global.volume()) * Nd * Nc * Nc, "scatter_gauge");
-    for (std::size_t r = 1; r < blocks.blocks.size(); ++r) {
-      std::vector<std::complex<double>> block;
-      detail::copy_block(const_cast<std::vector<std::complex<double>>&>(links), global, block, blocks.blocks[r], true);
-      detail::check_message_size(2 * block.size());
-      MPI_Send(block.data(), int(2 * block.size()), MPI_DOUBLE, int(r), 0, lat.communicator());
-    }
-    detail::copy_block(const_cast<std::vector<std::complex<double>>&>(links), global, mine, blocks.blocks[0], true);
-  } else {
-    mine.resize(std::size_t(lat.volume()) * Nd * Nc * Nc);
-    detail::check_message_size(2 * mine.size());
-    MPI_Recv(mine.data(), int(2 * mine.size()), MPI_DOUBLE, 0, 0, lat.communicator(), MPI_STATUS_IGNORE);
-  }
-  import_gauge(u, mine, HostGaugeOrder::milc);
-#endif
-}
-
-/// The whole configuration in milc order on rank 0 (empty on the other ranks).
-template <class GT, class ES> std::vector<std::complex<double>> gather_gauge(const GaugeField<GT, ES>& u) {
-  const Lattice& lat = u.lattice();
-  if (!lat.distributed()) return export_gauge(u, HostGaugeOrder::milc);
-  std::vector<std::complex<double>> all;
-#if KQCD_HAVE_MPI
-  const Lattice global(lat.global_dims());
-  const auto blocks = detail::rank_blocks(lat);
-  auto mine = export_gauge(u, HostGaugeOrder::milc);
-  detail::check_message_size(2 * mine.size());
-  if (lat.rank() == 0) {
-    all.resize(std::size_t(global.volume()) * Nd * Nc * Nc);
-    detail::copy_block(all, global, mine, blocks.blocks[0], false);
-    for (std::size_t r = 1; r < blocks.blocks.size(); ++r) {
-      const auto& b = blocks.blocks[r];
-      std::vector<std::complex<double>> block(std::size_t(b[4]) * b[5] * b[6] * b[7] * Nd * Nc * Nc);
-      MPI_Recv(block.data(), int(2 * block.size()), MPI_DOUBLE, int(r), 1, lat.communicator(), MPI_STATUS_IGNORE);
-      detail::copy_block(all, global, block, b, false);
-    }
-  } else {
-    MPI_Send(mine.data(), int(2 * mine.size()), MPI_DOUBLE, 0, 1, lat.communicator());
-  }
-#endif
-  return all;
-}
-
-/// Gathers u to rank 0, which writes it (NERSC or ILDG, atomically); a failure is thrown on every rank.
+/// Reads the links of u's sites (u on a process grid of layout.lattice, or the whole lattice),
+/// verifies the whole file (checksums, SU(3), header plaquette and link trace) and returns the
+/// accepted verification failures (options.accept_bad), the same on every rank. Collective.
 template <class GT, class ES>
-void write_gauge_on_root(const std::string& path, GaugeFormat format, const GaugeField<GT, ES>& u, bool force = false) {
-  if (format != GaugeFormat::nersc && format != GaugeFormat::ildg)
-    throw invalid_argument("write_gauge_on_root: only NERSC and ILDG are written");
-  HostGaugeConfig cfg;
-  cfg.lattice = Lattice(u.lattice().global_dims());
-  cfg.links = gather_gauge(u);
-  detail::on_root([&] { format == GaugeFormat::nersc ? write_nersc(path, cfg, force) : write_ildg(path, cfg, force); });
+std::vector<std::string> read_gauge_into(GaugeField<GT, ES>& u, const std::string& path, const GaugeFileLayout& layout,
+                                         const GaugeReadOptions& options = {}) {
+  static_assert(std::is_same_v<typename GaugeField<GT, ES>::real_type, double>,
+                "read_gauge_into: header plaquettes are checked in double precision");
+  const Lattice& lat = u.lattice();
+  if (lat.global_dims() != layout.lattice.dims())
+    throw invalid_argument("read_gauge_into: the field's lattice " + Lattice(lat.global_dims()).to_string() +
+                           " is not the file's " + layout.lattice.to_string());
+  GaugeBlock block;
+  detail::all_or_none(lat.communicator(), [&] { block = decode_gauge_block(layout, detail::read_site_bytes(path, layout, lat), lat); });
+  GaugeBlockCheck all = block.check;
+#if KQCD_HAVE_MPI
+  if (lat.distributed()) all = detail::allreduce_check(layout.checksum, all, lat.communicator());
+#endif
+  std::vector<std::string> warnings;
+  bool imported = false;
+  auto measure = [&] {
+    if (!imported) import_gauge(u, block.links, HostGaugeOrder::milc), imported = true;
+    return GaugeHeaderObservables{plaquette(u).total, link_trace(u)};
+  };
+  verify_gauge_file(layout, path, options, all, measure, warnings);
+  if (!imported) import_gauge(u, block.links, HostGaugeOrder::milc);
+  return warnings;
+}
+
+/// Writes u as NERSC (3x3, IEEE64BIG) or ILDG (64-bit, scidac-checksum), atomically: an existing
+/// path is replaced only with force, and a failure leaves no file. Collective over u's ranks.
+template <class GT, class ES>
+void write_gauge(const std::string& path, GaugeFormat format, const GaugeField<GT, ES>& u, bool force = false) {
+  const Lattice& lat = u.lattice();
+  if (!lat.distributed()) {
+    // One rank holds the whole lattice: write as write_nersc / write_ildg do (on world rank 0
+    // when every rank holds a copy).
+    HostGaugeConfig cfg;
+    cfg.lattice = Lattice(lat.global_dims());
+    cfg.links = export_gauge(u, HostGaugeOrder::milc);
+    detail::on_root([&] { format == GaugeFormat::nersc ? write_nersc(path, cfg, force) : write_ildg(path, cfg, force); });
+    return;
+  }
+#if KQCD_HAVE_MPI
+  const MPI_Comm comm = lat.communicator();
+  const GaugeFileLayout layout = writer_layout(format, Lattice(lat.global_dims()));
+  std::string tmp = path + ".tmp" + std::to_string(::getpid());
+  detail::all_or_none(comm, [&] {
+    if (lat.rank() == 0) check_output_path(path, force);
+  });
+  detail::bcast_string(tmp, comm); // rank 0's process id names it
+  std::string data;
+  detail::all_or_none(comm, [&] { data = encode_gauge_block(layout, export_gauge(u, HostGaugeOrder::milc), path); });
+  const GaugeBlockCheck all =
+      detail::allreduce_check(layout.checksum, checksum_gauge_block(layout, data, lat), comm);
+  GaugeHeaderObservables obs{};
+  if (format == GaugeFormat::nersc) obs = {plaquette(u).total, link_trace(u)};
+  std::string header = gauge_file_header(layout, all, obs), trailer = gauge_file_trailer(layout, all);
+  detail::bcast_string(header, comm); // rank 0's text is the file's
+  detail::bcast_string(trailer, comm);
+
+  MPI_File fh;
+  int rc = MPI_File_open(comm, tmp.c_str(), MPI_MODE_CREATE | MPI_MODE_WRONLY, MPI_INFO_NULL, &fh);
+  if (rc != MPI_SUCCESS) throw io_error("cannot write '" + tmp + "': " + detail::mpi_error_text(rc));
+  int ok = 1;
+  {
+    const detail::SiteView view(lat, layout.site_bytes());
+    const MPI_Offset data_bytes = MPI_Offset(layout.lattice.volume()) * MPI_Offset(layout.site_bytes());
+    // A file left by an earlier process of the same id would keep its longer tail.
+    ok &= MPI_File_set_size(fh, MPI_Offset(header.size()) + data_bytes + MPI_Offset(trailer.size())) == MPI_SUCCESS;
+    if (lat.rank() == 0) {
+      ok &= MPI_File_write_at(fh, 0, header.data(), int(header.size()), MPI_BYTE, MPI_STATUS_IGNORE) == MPI_SUCCESS;
+      if (!trailer.empty())
+        ok &= MPI_File_write_at(fh, MPI_Offset(header.size()) + data_bytes, trailer.data(), int(trailer.size()), MPI_BYTE,
+                                MPI_STATUS_IGNORE) == MPI_SUCCESS;
+    }
+    ok &= MPI_File_set_view(fh, MPI_Offset(header.size()), view.site, view.block, "native", MPI_INFO_NULL) == MPI_SUCCESS;
+    ok &= MPI_File_write_at_all(fh, 0, data.data(), int(lat.volume()), view.site, MPI_STATUS_IGNORE) == MPI_SUCCESS;
+    ok &= MPI_File_sync(fh) == MPI_SUCCESS;
+  }
+  MPI_File_close(&fh);
+  MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_LAND, comm);
+  detail::all_or_none(comm, [&] {
+    if (lat.rank() != 0) return;
+    try {
+      if (!ok) throw io_error("cannot write '" + tmp + "'");
+      check_output_path(path, force); // another process may have made it meanwhile
+      if (std::rename(tmp.c_str(), path.c_str()) != 0) throw io_error("cannot rename '" + tmp + "' to '" + path + "'");
+    } catch (...) {
+      std::remove(tmp.c_str());
+      throw;
+    }
+  });
+#endif
 }
 
 } // namespace kqcd

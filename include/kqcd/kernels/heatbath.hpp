@@ -5,8 +5,9 @@
 // (0,2) in turn. With M = U C^dag and the quaternion part of M's (i,j) block = k u (u in SU(2)):
 //   heat bath (Kennedy-Pendleton): x = r u drawn from sqrt(1 - x0^2) exp(alpha x0), alpha = 2 beta k / 3;
 //   over-relaxation: r = (u^dag)^2, which keeps Re tr(U C^dag) exactly.
-// Random numbers are Philox (core/random.hpp) with counter (site lexicographic, 4 mu + subgroup,
-// update index, 2 attempt + word), so a seed gives the same field for any backend and thread count.
+// Random numbers are Philox (core/random.hpp) with counter (GLOBAL site lexicographic, 4 mu +
+// subgroup, update index, 2 attempt + word), so a seed gives the same field for any backend, thread
+// count and process grid.
 // Kennedy-Pendleton gives up after 256 rejected attempts (only at alpha << 1) and leaves that
 // subgroup unchanged.
 #pragma once
@@ -21,7 +22,8 @@ struct HeatbathRule {
   Philox rng;
   std::uint32_t update; ///< unique per heat-bath pass (sweep)
   bool overrelax;
-  Lattice lat;
+  Lattice local;        ///< this rank's sub-lattice (its origin and global extents key the random numbers)
+  int shift[Nd];        ///< the update runs on coordinates x + shift (an extended field), 0 on one rank
 
   KOKKOS_INLINE_FUNCTION SU2<double> kennedy_pendleton(double alpha, std::uint32_t site, std::uint32_t sub) const {
     constexpr double two_pi = 2 * Kokkos::numbers::pi;
@@ -45,7 +47,9 @@ struct HeatbathRule {
   KOKKOS_INLINE_FUNCTION SU3<double> operator()(const SU3<double>& u, const SU3<double>& staple, const Coords& x, int,
                                                 int mu) const {
     SU3<double> w = u;
-    const auto site = std::uint32_t(lat.lex_index(x));
+    Coords c = x;
+    for (int nu = 0; nu < Nd; ++nu) c.x[nu] -= shift[nu];
+    const auto site = std::uint32_t(local.global_lex_index(c));
     for (int sub = 0; sub < 3; ++sub) {
       int i, j;
       su2_subgroup(sub, i, j);
