@@ -157,8 +157,9 @@ template <class ES> void copy(HalfCBSpinor<ES>& dst, const HalfCBSpinor<ES>& src
 
 namespace detail {
 /// z = f(x, y, w) component by component, in float, one site per iteration (each site of a half
-/// spinor shares one norm, so it is loaded and stored whole); z may alias any input.
-template <class ES, class F>
+/// spinor shares one norm, so it is loaded and stored whole); z may alias any input. With
+/// n_inputs = 2, f's third argument is zero and w is not read (pass any spinor of the shape).
+template <int n_inputs, class ES, class F>
 void half_combine(const char* op, const HalfCBSpinor<ES>& x, const HalfCBSpinor<ES>& y, const HalfCBSpinor<ES>& w,
                   HalfCBSpinor<ES>& z, F f) {
   check_same_shape(x, z, op);
@@ -173,7 +174,7 @@ void half_combine(const char* op, const HalfCBSpinor<ES>& x, const HalfCBSpinor<
     Kokkos::complex<float> xv[Nc][Ns], yv[Nc][Ns], wv[Nc][Ns];
     xr.load(i, xv);
     yr.load(i, yv);
-    wr.load(i, wv);
+    if constexpr (n_inputs == 3) wr.load(i, wv);
     for (int c = 0; c < Nc; ++c)
       for (int sp = 0; sp < Ns; ++sp) xv[c][sp] = f(xv[c][sp], yv[c][sp], wv[c][sp]);
     zw.store(i, xv);
@@ -184,7 +185,7 @@ void half_combine(const char* op, const HalfCBSpinor<ES>& x, const HalfCBSpinor<
 /// y = a x + b y, computed in float per site.
 template <class ES> void axpby(double a, const HalfCBSpinor<ES>& x, double b, HalfCBSpinor<ES>& y) {
   const float af(a), bf(b);
-  detail::half_combine("axpby", x, y, y, y,
+  detail::half_combine<2>("axpby", x, y, y, y,
                        KOKKOS_LAMBDA(Kokkos::complex<float> xv, Kokkos::complex<float> yv, Kokkos::complex<float>) {
                          return af * xv + bf * yv;
                        });
@@ -192,7 +193,7 @@ template <class ES> void axpby(double a, const HalfCBSpinor<ES>& x, double b, Ha
 /// y = a x + y (complex a), in float per site.
 template <class ES> void caxpy(Kokkos::complex<double> a, const HalfCBSpinor<ES>& x, HalfCBSpinor<ES>& y) {
   const Kokkos::complex<float> ac(float(a.real()), float(a.imag()));
-  detail::half_combine("caxpy", x, y, y, y,
+  detail::half_combine<2>("caxpy", x, y, y, y,
                        KOKKOS_LAMBDA(Kokkos::complex<float> xv, Kokkos::complex<float> yv, Kokkos::complex<float>) {
                          return ac * xv + yv;
                        });
@@ -202,7 +203,7 @@ template <class ES>
 void cxpaypbz(const HalfCBSpinor<ES>& x, Kokkos::complex<double> a, const HalfCBSpinor<ES>& y, Kokkos::complex<double> b,
               const HalfCBSpinor<ES>& w, HalfCBSpinor<ES>& z) {
   const Kokkos::complex<float> ac(float(a.real()), float(a.imag())), bc(float(b.real()), float(b.imag()));
-  detail::half_combine("cxpaypbz", x, y, w, z,
+  detail::half_combine<3>("cxpaypbz", x, y, w, z,
                        KOKKOS_LAMBDA(Kokkos::complex<float> xv, Kokkos::complex<float> yv, Kokkos::complex<float> wv) {
                          return xv + ac * yv + bc * wv;
                        });
