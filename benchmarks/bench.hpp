@@ -49,6 +49,8 @@ struct DslashOptions {
   bool quick = false;               ///< a smoke run: few iterations, small copy
   std::array<int, Nd> grid{0, 0, 0, 0}; ///< MPI process grid over `lattice` (zeros: automatic)
   bool overlap = true;              ///< interior computed while the halo is in flight
+  bool graph = false;               ///< eo: submit a Kokkos graph of the operator's two kernels per call
+  std::string block_launch;         ///< --rhs > 1: team | team-scratch | mdrange | range (empty: tuned)
 };
 
 struct SolverOptions {

@@ -15,6 +15,8 @@
 #include <kqcd/ops/wilson_operator.hpp>
 
 #include <cstdio>
+#include <map>
+#include <optional>
 
 namespace kqcd::bench {
 
@@ -130,8 +132,24 @@ nlohmann::json time_dslash(const DslashOptions& opts) {
   fill_random(in, 42);
   fill_random(in_e, 43);
   const bool eo = opts.op == "eo";
+  // --graph: the operator's two kernels captured once (with the shapes tuned by a first apply) and
+  // submitted as one graph per call.
+  // Only for recon 18 in the backend's neighbour mode: each graph compiles the kernels again.
+  std::optional<Kokkos::Experimental::Graph<ES>> graph;
+  if (opts.graph) {
+    if (!eo || opts.lattice.distributed())
+      throw invalid_argument("--graph times the even-odd operator (--operator eo) on one process");
+    if constexpr (std::is_same_v<Recon, Recon18> && mode == ArchTraits<ES>::neighbour_mode && !std::is_same_v<Real, kqcd::half>) {
+      op.apply(out_e, in_e, 1);
+      graph = op.make_graph(out_e, in_e, 1);
+      graph->instantiate();
+    } else {
+      throw invalid_argument("--graph runs with --recon 18, single or double, and the backend's neighbour mode");
+    }
+  }
   auto call = [&] {
-    if (eo) op.apply(out_e, in_e, 1);
+    if (graph) graph->submit();
+    else if (eo) op.apply(out_e, in_e, 1);
     else op.dslash().apply(out, in, 1, 0);
   };
   const auto [per_call, iters] = time_calls<ES>(opts, call);
@@ -147,7 +165,8 @@ nlohmann::json time_dslash(const DslashOptions& opts) {
                    {"gbytes_per_s", ranks * bytes / per_call * 1e-9},
                    {"neighbours", mode == NeighbourMode::table ? "table" : "on-the-fly"},
                    {"sites_per_team", op.dslash_sites_per_team()},
-                   {"launch", op.dslash().last_launch_config().to_string()}};
+                   {"launch", op.dslash().last_launch_config().to_string()},
+                   {"graph", opts.graph}};
   if (opts.lattice.distributed()) {
     r["gflops_per_rank"] = flops / per_call * 1e-9;
     r["overlap"] = opts.overlap;
@@ -163,6 +182,16 @@ template <class ES, class Real, class Recon> nlohmann::json time_multi(const Dsl
   random_gauge(u, 1234);
   D d(u, BoundaryPhases::antiperiodic_time());
   if (opts.sites_per_team > 0) d.set_sites_per_team(opts.sites_per_team);
+  if (!opts.block_launch.empty()) {
+    // The shapes the tuner tries, at one size: 256 threads on the GPU, 8 sites per team on the CPU.
+    const bool gpu = ArchTraits<ES>::max_team_size > 1;
+    const int spt = gpu ? 256 / detail::vector_lanes(opts.rhs) : 8;
+    const std::map<std::string, LaunchConfig> shapes = {{"team", {PolicyKind::team, gpu ? spt : 1, spt}},
+                                                        {"team-scratch", {PolicyKind::team_scratch, gpu ? spt : 1, spt}},
+                                                        {"mdrange", {PolicyKind::mdrange, 0, spt}},
+                                                        {"range", {PolicyKind::range, 0, 0}}};
+    d.set_block_launch(shapes.at(opts.block_launch));
+  }
   typename D::multi_spinor_type in(opts.lattice, 1, opts.rhs, "bench_in"), out(opts.lattice, 0, opts.rhs, "bench_out");
   typename D::spinor_type one(opts.lattice, 1);
   for (int r = 0; r < opts.rhs; ++r) {
@@ -176,7 +205,8 @@ template <class ES, class Real, class Recon> nlohmann::json time_multi(const Dsl
           {"gflops", d.flops(false, opts.rhs) / per_call * 1e-9},
           {"gbytes_per_s", d.bytes(false, opts.rhs) / per_call * 1e-9},
           {"neighbours", ArchTraits<ES>::neighbour_mode == NeighbourMode::table ? "table" : "on-the-fly"},
-          {"sites_per_team", d.sites_per_team()}};
+          {"sites_per_team", d.sites_per_team()},
+          {"launch", d.last_launch_config().to_string()}};
 }
 
 /// The same on the virtual-node SIMD layout (fields/simd_fields.hpp).
@@ -225,7 +255,7 @@ template <class ES, class Real> bool simd_fits(const Lattice& lat) {
 template <class ES, class Real> nlohmann::json time_dslash_mode(const DslashOptions& opts) {
   if (opts.layout != "auto" && opts.layout != "scalar" && opts.layout != "simd")
     throw invalid_argument("layout '" + opts.layout + "': expected auto, scalar or simd");
-  if constexpr (ArchTraits<ES>::simd_layout && !std::is_same_v<Real, half>) {
+  if constexpr (ArchTraits<ES>::simd_layout && !std::is_same_v<Real, kqcd::half>) {
     // The SIMD layout is the faster one where it exists; it has its own neighbour table.
     const bool plain = opts.recon == 18 && opts.rhs == 1 && !opts.lattice.distributed();
     if (opts.layout == "simd" && !plain)
@@ -264,7 +294,7 @@ template <class ES, class Real> nlohmann::json time_dslash_layout(const DslashOp
     if (opts.recon == 8) return with_recon.template operator()<Recon8>();
     return with_recon.template operator()<Recon18>();
   }
-  if constexpr (!std::is_same_v<Real, half>) {
+  if constexpr (!std::is_same_v<Real, kqcd::half>) {
     if (n == "table") return time_dslash<ES, Real, NeighbourMode::table>(opts);
     if (n == "on-the-fly") return time_dslash<ES, Real, NeighbourMode::on_the_fly>(opts);
     if (n == "auto") return time_dslash<ES, Real, ArchTraits<ES>::neighbour_mode>(opts);

@@ -6,9 +6,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <iostream>
 #include <sstream>
 
@@ -22,13 +24,13 @@ namespace {
 constexpr const char* format_name = "kqcd-tunecache";
 constexpr int format_version = 1;
 
-const char* kind_name(PolicyKind k) { return k == PolicyKind::range ? "range" : "team"; }
+constexpr PolicyKind all_kinds[] = {PolicyKind::range, PolicyKind::team, PolicyKind::team_scratch, PolicyKind::mdrange};
 
 nlohmann::json to_json(const TuneEntry& e) {
   return {{"kernel", e.key.kernel},         {"aux", e.key.aux},
           {"lattice", e.key.lattice},       {"precision", e.key.precision},
           {"backend", e.key.backend},       {"device", e.key.device},
-          {"kqcd_version", e.key.version},  {"policy", kind_name(e.config.kind)},
+          {"kqcd_version", e.key.version},  {"policy", policy_kind_name(e.config.kind)},
           {"team_size", e.config.team_size}, {"sites_per_team", e.config.sites_per_team},
           {"seconds", e.seconds}};
 }
@@ -40,8 +42,10 @@ TuneEntry from_json(const nlohmann::json& j) {
            j.at("backend").get<std::string>(),   j.at("device").get<std::string>(),
            j.at("kqcd_version").get<std::string>()};
   const auto policy = j.at("policy").get<std::string>();
-  if (policy != "range" && policy != "team") throw std::runtime_error("policy '" + policy + "' is neither range nor team");
-  e.config.kind = policy == "range" ? PolicyKind::range : PolicyKind::team;
+  const auto kind = std::ranges::find_if(all_kinds, [&](PolicyKind k) { return policy == policy_kind_name(k); });
+  if (kind == std::end(all_kinds))
+    throw std::runtime_error("policy '" + policy + "' is none of range, team, team-scratch, mdrange");
+  e.config.kind = *kind;
   e.config.team_size = j.at("team_size").get<int>();
   e.config.sites_per_team = j.at("sites_per_team").get<int>();
   if (e.config.team_size < 0 || e.config.sites_per_team < 0) throw std::runtime_error("negative launch size");
@@ -108,10 +112,22 @@ std::string env(const char* name) {
 }
 } // namespace
 
+const char* policy_kind_name(PolicyKind k) {
+  switch (k) {
+    case PolicyKind::range: return "range";
+    case PolicyKind::team: return "team";
+    case PolicyKind::team_scratch: return "team-scratch";
+    case PolicyKind::mdrange: return "mdrange";
+  }
+  return "?";
+}
+
 std::string LaunchConfig::to_string() const {
   if (kind == PolicyKind::range)
     return sites_per_team > 0 ? "range(chunk " + std::to_string(sites_per_team) + ")" : "range";
-  return "team(" + std::to_string(team_size) + " threads, " + std::to_string(sites_per_team) + " sites)";
+  if (kind == PolicyKind::mdrange) return "mdrange(tile " + std::to_string(sites_per_team) + " sites)";
+  return std::string(policy_kind_name(kind)) + "(" + std::to_string(team_size) + " threads, " + std::to_string(sites_per_team) +
+         " sites)";
 }
 
 std::string TuneKey::str() const {

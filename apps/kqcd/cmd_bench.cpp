@@ -156,6 +156,11 @@ void add_bench_command(CLI::App& app, Action& action) {
       ->capture_default_str();
   dslash->add_option("--grid", s->dslash_grid, "MPI process grid GXxGYxGZxGT over the lattice, or auto")->capture_default_str();
   dslash->add_flag("!--no-overlap", s->dslash.overlap, "On several ranks: exchange the halo first, then compute (no overlap)");
+  dslash->add_option("--block-launch", s->dslash.block_launch,
+                     "--rhs > 1: launch shape team, team-scratch, mdrange or range instead of the tuned one")
+      ->check(CLI::IsMember({"team", "team-scratch", "mdrange", "range"}));
+  dslash->add_flag("--graph", s->dslash.graph,
+                   "--operator eo: time a Kokkos graph of the operator's two kernels, submitted once per call");
 
   auto* io = cmd->add_subcommand("io", "Gauge file write and read throughput (NERSC and ILDG, double)");
   io->fallthrough();

@@ -16,6 +16,9 @@
 
 #include <wilson_reference.hpp>
 
+#include <optional>
+#include <vector>
+
 using namespace kqcd;
 using namespace kqcd::test;
 
@@ -206,8 +209,8 @@ TEMPLATE_LIST_TEST_CASE("mixed double-half CG and BiCGStab with reliable updates
   }
 }
 
-TEMPLATE_LIST_TEST_CASE("multi-RHS Dslash equals the single-RHS one for each right-hand side", "[compress][multi]",
-                        kqcd::test::Configs) {
+TEMPLATE_LIST_TEST_CASE("multi-RHS Dslash equals the single-RHS one for each right-hand side, in every launch shape",
+                        "[compress][multi]", kqcd::test::Configs) {
   using ES = space_of<TestType>;
   using Real = real_of<TestType>;
   using D = WilsonDslash<Real, ES>;
@@ -215,9 +218,18 @@ TEMPLATE_LIST_TEST_CASE("multi-RHS Dslash equals the single-RHS one for each rig
   using Block = typename D::multi_spinor_type;
   typename D::gauge_type u(test_lattice);
   import_gauge(u, random_host_gauge(test_lattice, 111));
-  const D d(u, mixed_bc());
+  D d(u, mixed_bc());
+  // The tuned shape, then each block shape the tuner chooses from (kernels/dslash_wilson.hpp).
+  const int team = ArchTraits<ES>::max_team_size > 1 ? 32 : 1;
+  const std::vector<std::optional<LaunchConfig>> shapes = {std::nullopt,
+                                                           LaunchConfig{PolicyKind::team, team, team},
+                                                           LaunchConfig{PolicyKind::team_scratch, team, team},
+                                                           LaunchConfig{PolicyKind::mdrange, 0, 8},
+                                                           LaunchConfig{PolicyKind::range, 0, 0}};
+  for (const auto& shape : shapes)
   for (int n : {2, 5, 16}) {
-    CAPTURE(n);
+    if (shape) d.set_block_launch(*shape);
+    CAPTURE(n, shape ? shape->to_string() : "tuned");
     Block in(test_lattice, 1, n), x(test_lattice, 0, n), out(test_lattice, 0, n), out_xpay(test_lattice, 0, n);
     std::vector<Single> in_s, x_s;
     for (int r = 0; r < n; ++r) {

@@ -2,6 +2,8 @@
 // enabled backend.
 #include "test_harness.hpp"
 
+#include <kqcd/core/gpu_complex.hpp>
+#include <kqcd/core/scratch.hpp>
 #include <kqcd/core/site_table.hpp>
 #include <kqcd/fields/host_convert.hpp>
 #include <kqcd/fields/random_fields.hpp>
@@ -9,9 +11,54 @@
 
 #include <catch2/matchers/catch_matchers_floating_point.hpp>
 
+#include <complex>
+#include <random>
+#include <limits>
 #include <set>
 
 using namespace kqcd;
+
+namespace {
+/// Every GPUComplex operation of row i of (a, b, c), on the device: r(i, 0..7).
+template <class View, class Out> struct GPUComplexOps {
+  View a, b, c;
+  Out r;
+  using T = typename View::value_type::value_type;
+  KOKKOS_FUNCTION void operator()(int i) const {
+    const auto x = a(i), y = b(i), z = c(i);
+    r(i, 0) = x + y;
+    r(i, 1) = x - y;
+    r(i, 2) = x * y;
+    r(i, 3) = T(0.5) * x;
+    r(i, 4) = conj(x);
+    r(i, 5) = cmadd(x, y, z);
+    r(i, 6) = cjmadd(x, y, z);
+    r(i, 7) = GPUComplex<T>(norm2(x), -x.imag()) - (-z);
+  }
+};
+
+/// Each team: thread t puts t + league_rank into a SharedMemoryCache and three multiples of it into
+/// its ThreadLocalCache (the two at offsets from one ScratchLayout); after a barrier it reads its
+/// neighbour's shared value and its own local values back: out(team, t) = (t+1) % n + rank + 6 (t + rank).
+template <class Out> struct ScratchCacheKernel {
+  Out out;
+  int team_size;
+  KOKKOS_FUNCTION ScratchLayout<2> layout() const {
+    return {{SharedMemoryCache<double>::bytes(std::size_t(team_size)), ThreadLocalCache<double, 3>::bytes(team_size)}};
+  }
+  template <class Member> KOKKOS_FUNCTION void operator()(const Member& team) const {
+    const auto l = layout();
+    char* base = detail::team_scratch_base(team, l.total());
+    const SharedMemoryCache<double> shared(base, l.offset(0));
+    const int t = team.team_rank(), n = team.team_size(), rank = team.league_rank();
+    const ThreadLocalCache<double, 3> local(base, l.offset(1), t, n);
+    shared[std::size_t(t)] = t + rank;
+    for (int k = 0; k < 3; ++k) local[k] = (k + 1) * (t + rank);
+    SharedMemoryCache<double>::sync(team);
+    out(rank, t) = shared[std::size_t((t + 1) % n)] + local[0] + local[1] + local[2];
+  }
+};
+} // namespace
 
 TEST_CASE("checkerboard indexing covers each site once and inverts", "[core]") {
   const Lattice lat({4, 6, 2, 8});
@@ -141,4 +188,63 @@ TEMPLATE_LIST_TEST_CASE("blas reductions match host sums", "[core]", kqcd::test:
     }
   }
   REQUIRE(err < 10 * kqcd::test::tol<Real>());
+}
+
+TEMPLATE_LIST_TEST_CASE("GPUComplex is a two-vector whose arithmetic matches std::complex on the device", "[core]",
+                        kqcd::test::Configs) {
+  using ES = kqcd::test::space_of<TestType>;
+  using T = kqcd::test::real_of<TestType>;
+  using C = GPUComplex<T>;
+  static_assert(sizeof(C) == 2 * sizeof(T) && alignof(C) == 2 * sizeof(T), "one vector load");
+  static_assert(std::is_trivially_copyable_v<C>);
+  constexpr int n = 64;
+  Kokkos::View<C*, typename ES::memory_space> a("a", n), b("b", n), c("c", n);
+  Kokkos::View<C* [8], typename ES::memory_space> r("r", n);
+  auto ha = Kokkos::create_mirror_view(a), hb = Kokkos::create_mirror_view(b), hc = Kokkos::create_mirror_view(c);
+  std::mt19937 gen(5);
+  std::uniform_real_distribution<T> dist(-2, 2);
+  for (int i = 0; i < n; ++i) {
+    ha(i) = C(dist(gen), dist(gen));
+    hb(i) = C(dist(gen), dist(gen));
+    hc(i) = C(dist(gen), dist(gen));
+  }
+  Kokkos::deep_copy(a, ha);
+  Kokkos::deep_copy(b, hb);
+  Kokkos::deep_copy(c, hc);
+  Kokkos::parallel_for(Kokkos::RangePolicy<ES>(0, n), GPUComplexOps<decltype(a), decltype(r)>{a, b, c, r});
+  auto hr = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), r);
+  const double eps = 8 * std::numeric_limits<T>::epsilon();
+  for (int i = 0; i < n; ++i) {
+    const std::complex<double> x(ha(i).real(), ha(i).imag()), y(hb(i).real(), hb(i).imag()), z(hc(i).real(), hc(i).imag());
+    const std::complex<double> want[8] = {x + y,      x - y,         x * y,           0.5 * x,
+                                          std::conj(x), z + x * y, z + std::conj(x) * y, std::complex<double>(std::norm(x), -x.imag()) + z};
+    for (int k = 0; k < 8; ++k) {
+      const std::complex<double> got(hr(i, k).real(), hr(i, k).imag());
+      CAPTURE(i, k, got, want[k]);
+      REQUIRE(std::abs(got - want[k]) <= eps * (1 + std::abs(want[k])) * 4);
+    }
+  }
+  // Converts to and from Kokkos::complex exactly.
+  const Kokkos::complex<T> k(T(0.25), T(-3));
+  REQUIRE(C(k).template to<T>() == k);
+}
+
+TEMPLATE_LIST_TEST_CASE("scratch caches at their offsets hold shared and per-thread values", "[core]",
+                        kqcd::EnabledExecutionSpaces) {
+  using ES = TestType;
+  const int league = 5;
+  const int team = std::min(32, ArchTraits<ES>::max_team_size);
+  Kokkos::View<double**, Kokkos::LayoutRight, typename ES::memory_space> out("out", league, team);
+  ScratchCacheKernel<decltype(out)> k{out, team};
+  const auto l = k.layout();
+  REQUIRE(l.offset(1) == SharedMemoryCache<double>::bytes(std::size_t(team)));
+  REQUIRE(l.offset(1) % 16 == 0);
+  REQUIRE(l.total() == l.offset(1) + ThreadLocalCache<double, 3>::bytes(team));
+  Kokkos::TeamPolicy<ES> policy(league, team);
+  policy.set_scratch_size(0, Kokkos::PerTeam(l.total()));
+  Kokkos::deep_copy(out, -1.0);
+  Kokkos::parallel_for(policy, k);
+  auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), out);
+  for (int r = 0; r < league; ++r)
+    for (int t = 0; t < team; ++t) REQUIRE(h(r, t) == double((t + 1) % team + r + 6 * (t + r)));
 }

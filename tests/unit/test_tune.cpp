@@ -107,9 +107,16 @@ TEST_CASE("tune cache round trip", "[tune]") {
     cache.insert(entry("k1", 16));
     cache.insert(entry("k2", 32));
     cache.insert(entry("k1", 64)); // replaces
+    auto scratch = entry("k3", 32), md = entry("k4", 16);
+    scratch.config.kind = PolicyKind::team_scratch;
+    md.config = {PolicyKind::mdrange, 0, 16};
+    cache.insert(scratch);
+    cache.insert(md);
   }
   TuneCache again(path);
-  REQUIRE(again.entries().size() == 2);
+  REQUIRE(again.entries().size() == 4);
+  REQUIRE(again.find(entry("k3", 0).key)->config == LaunchConfig{PolicyKind::team_scratch, 1, 32});
+  REQUIRE(again.find(entry("k4", 0).key)->config == LaunchConfig{PolicyKind::mdrange, 0, 16});
   const auto k1 = again.find(entry("k1", 0).key);
   REQUIRE(k1);
   REQUIRE(k1->config == LaunchConfig{PolicyKind::team, 1, 64});
@@ -120,7 +127,7 @@ TEST_CASE("tune cache round trip", "[tune]") {
   std::ifstream f(path);
   const auto j = nlohmann::json::parse(f);
   REQUIRE(j.at("format") == "kqcd-tunecache");
-  REQUIRE(j.at("entries").size() == 2);
+  REQUIRE(j.at("entries").size() == 4);
 }
 
 TEST_CASE("a corrupt tune cache is ignored with a warning and rewritten", "[tune]") {

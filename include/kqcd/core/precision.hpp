@@ -18,6 +18,14 @@ struct alignas(4) short2_t {
   short x, y;
 };
 
+/// W values stored together and aligned to their size, so that one W * sizeof(T)-byte load or store
+/// moves them all (QUDA's short4/float4 packing): on CUDA a read-only view of them is fetched as one
+/// 8- or 16-byte transaction instead of W separate ones.
+template <class T, int W> struct alignas(W * sizeof(T)) Packed {
+  static_assert(W == 1 || W == 2 || W == 4, "Packed holds 1, 2 or 4 values");
+  T v[W];
+};
+
 /// Fixed-point scale of a 16-bit real: value = stored / half_scale (times a norm or range).
 inline constexpr float half_scale = 32767.0f;
 

@@ -19,7 +19,9 @@
 #include <cstdlib>
 #include <functional>
 #include <limits>
+#include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <typeinfo>
 #include <vector>
 #if __has_include(<cxxabi.h>)
@@ -46,6 +48,22 @@ template <class T> const std::string& type_name() {
   }();
   return name;
 }
+
+namespace detail {
+/// Kokkos does not check kernel launches in release builds: a launch the device refuses (too much
+/// shared memory or too many registers for the block) only sets CUDA's last error and looks like a
+/// very fast kernel. Throws that error, naming `what`; a no-op on other backends.
+template <class ES> void check_launch(const std::string& what) {
+#if defined(KOKKOS_ENABLE_CUDA)
+  if constexpr (std::is_same_v<ES, Kokkos::Cuda>) {
+    const cudaError_t e = cudaGetLastError();
+    if (e != cudaSuccess) throw std::runtime_error(what + ": CUDA refused the launch: " + cudaGetErrorString(e));
+  }
+#else
+  (void)what;
+#endif
+}
+} // namespace detail
 
 /// A kernel launcher the autotuner can drive.
 template <class T>
@@ -88,6 +106,7 @@ template <Tunable T> TuneEntry tune(T& t, int repeats = 3) {
     try {
       t.launch(c); // warm-up; also rejects shapes the backend cannot run
       ES().fence("kqcd::tune warm-up");
+      detail::check_launch<ES>(t.tune_key().kernel + " " + c.to_string());
       Kokkos::Timer timer;
       for (int r = 0; r < repeats; ++r) t.launch(c);
       ES().fence("kqcd::tune trial");

@@ -15,11 +15,14 @@
 
 namespace kqcd {
 
-/// How a kernel's iteration space is mapped onto the backend.
-enum class PolicyKind { range, team };
+/// How a kernel's iteration space is mapped onto the backend: a RangePolicy, a TeamPolicy, a
+/// TeamPolicy whose functor stages data in team scratch, or an MDRangePolicy.
+enum class PolicyKind { range, team, team_scratch, mdrange };
+const char* policy_kind_name(PolicyKind k);
 
-/// One candidate launch shape. Team: league of ceil(n / sites_per_team) teams of team_size
-/// threads; Range: a RangePolicy with chunk size sites_per_team (0: Kokkos' choice).
+/// One candidate launch shape. Team (and team_scratch): league of ceil(n / sites_per_team) teams of
+/// team_size threads; Range: a RangePolicy with chunk size sites_per_team (0: Kokkos' choice);
+/// MDRange: tiles of sites_per_team sites (by the kernel's other extent).
 struct LaunchConfig {
   PolicyKind kind = PolicyKind::range;
   int team_size = 0;

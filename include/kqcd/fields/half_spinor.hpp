@@ -1,7 +1,9 @@
 // Half-precision checkerboarded spinor in QUDA's format: each site's 24 reals as 16-bit fixed point
 // relative to a per-site float norm (the largest |real| of the site), so a site keeps ~4.5 decimal
-// digits relative to its own magnitude. Kernels read and write it through HalfSpinorAccessor
-// (fields/spinor_access.hpp) and compute in float.
+// digits relative to its own magnitude. The four spins of one colour are packed together (QUDA's
+// short8 order: one 16-byte load per colour, three per site, where one 16-bit pair per load took
+// twelve). Kernels read and write it through HalfSpinorAccessor (fields/spinor_access.hpp) and
+// compute in float.
 #pragma once
 
 #include <kqcd/arch/arch_traits.hpp>
@@ -16,9 +18,10 @@ template <class ExecSpace = Kokkos::DefaultExecutionSpace> class HalfCBSpinor {
 public:
   using execution_space = ExecSpace;
   using traits = ArchTraits<ExecSpace>;
-  using value_type = short2_t;
+  /// The four spins of one colour of one site.
+  using value_type = Packed<short2_t, Ns>;
   using real_type = float; ///< arithmetic precision
-  using view_type = Kokkos::View<short2_t* [Nc][Ns], typename traits::spinor_layout, typename traits::memory_space>;
+  using view_type = Kokkos::View<value_type* [Nc], typename traits::spinor_layout, typename traits::memory_space>;
   using norm_view_type = Kokkos::View<float*, typename traits::memory_space>;
   static constexpr int n_spin = Ns;
 

@@ -1,7 +1,10 @@
 // Gauge compression (QUDA's reconstruct-18/12/8) and 16-bit links as an accessor policy: the hopping
 // kernel asks a LinkAccessor for a 3x3 link in its arithmetic precision and never sees how it is
 // stored. PackedGauge holds both parities as View<Pair*[Nd][Recon::pairs]>, Pair a complex number
-// in float or double or two 16-bit fixed-point reals (short2_t), built from a GaugeField on the device.
+// in float or double (GPUComplex) or two 16-bit fixed-point reals (short2_t), built from a GaugeField on
+// the device. Pairs are grouped W at a time into one aligned vector (Packed<Pair, W>, at most 16 bytes)
+// so that a link is read in few wide loads: recon-12 in 8-byte (half) or 16-byte (single) groups of
+// two, recon-8 half in one 16-byte group of four; recon-18 (nine pairs) and double one pair a load.
 //   Recon18: all 9 complex elements.
 //   Recon12: rows 0 and 1; row 2 = conj(row 0 x row 1) (exact for SU(3)).
 //   Recon8:  a2, a3, b1 and the phases of a1 and c1 (U = [[a1 a2 a3] [b1 b2 b3] [c1 c2 c3]]); the rest
@@ -16,12 +19,14 @@
 #include <kqcd/arch/arch_traits.hpp>
 #include <kqcd/core/complex.hpp>
 #include <kqcd/core/error.hpp>
+#include <kqcd/core/gpu_complex.hpp>
 #include <kqcd/core/precision.hpp>
 #include <kqcd/fields/gauge_field.hpp>
 
 #include <Kokkos_MathematicalConstants.hpp>
 
 #include <string>
+#include <type_traits>
 
 namespace kqcd {
 
@@ -33,6 +38,17 @@ template <class T> KOKKOS_INLINE_FUNCTION void third_row(Kokkos::complex<T> U[3]
   U[2][0] = conjc(U[0][1] * U[1][2] - U[0][2] * U[1][1]);
   U[2][1] = conjc(U[0][2] * U[1][0] - U[0][0] * U[1][2]);
   U[2][2] = conjc(U[0][0] * U[1][1] - U[0][1] * U[1][0]);
+}
+/// sin x and cos x for |x| <= pi: CUDA's fast single-precision intrinsic on the device (absolute
+/// error below 1e-6 there, against the 1e-5 a float link carries), the accurate functions elsewhere.
+template <class T> KOKKOS_FORCEINLINE_FUNCTION void sincos_small(T x, T& s, T& c) {
+#if defined(KOKKOS_ENABLE_CUDA)
+  if constexpr (std::is_same_v<T, float>) {
+    KOKKOS_IF_ON_DEVICE((__sincosf(x, &s, &c); return;))
+  }
+#endif
+  s = Kokkos::sin(x);
+  c = Kokkos::cos(x);
 }
 } // namespace detail
 
@@ -87,8 +103,11 @@ struct Recon8 {
     const T n = norm2c(a2) + norm2c(a3); // 1 - |a1|^2
     const T a1_abs = Kokkos::sqrt(Kokkos::fmax(T(1) - n, T(0)));
     const T c1_abs = Kokkos::sqrt(Kokkos::fmax(n - norm2c(b1), T(0)));
-    const C a1(a1_abs * Kokkos::cos(p[0].real()), a1_abs * Kokkos::sin(p[0].real()));
-    const C c1(c1_abs * Kokkos::cos(p[0].imag()), c1_abs * Kokkos::sin(p[0].imag()));
+    T sa, ca, sc, cc;
+    detail::sincos_small(p[0].real(), sa, ca);
+    detail::sincos_small(p[0].imag(), sc, cc);
+    const C a1(a1_abs * ca, a1_abs * sa);
+    const C c1(c1_abs * cc, c1_abs * sc);
     const T inv = T(1) / n;
     const C a1b1 = conjc(a1) * b1, a1c1 = conjc(a1) * c1;
     U[0][0] = a1;
@@ -104,29 +123,39 @@ struct Recon8 {
 };
 
 /// A stored pair to a complex number in T and back; 16-bit pairs hold value / range.
-template <class T, class S> KOKKOS_INLINE_FUNCTION Kokkos::complex<T> decode_pair(const Kokkos::complex<S>& s, float) {
-  return Kokkos::complex<T>(T(s.real()), T(s.imag()));
+template <class T, class S> KOKKOS_INLINE_FUNCTION Kokkos::complex<T> decode_pair(const GPUComplex<S>& s, float) {
+  return s.template to<T>();
 }
 template <class T> KOKKOS_INLINE_FUNCTION Kokkos::complex<T> decode_pair(const short2_t& s, float range) {
   return Kokkos::complex<T>(T(from_fixed16(s.x) * range), T(from_fixed16(s.y) * range));
 }
-template <class S, class T> KOKKOS_INLINE_FUNCTION void encode_pair(Kokkos::complex<S>& s, const Kokkos::complex<T>& z, float) {
-  s = Kokkos::complex<S>(S(z.real()), S(z.imag()));
+template <class S, class T> KOKKOS_INLINE_FUNCTION void encode_pair(GPUComplex<S>& s, const Kokkos::complex<T>& z, float) {
+  s = GPUComplex<S>(z);
 }
 template <class T> KOKKOS_INLINE_FUNCTION void encode_pair(short2_t& s, const Kokkos::complex<T>& z, float range) {
   s.x = to_fixed16(float(z.real()) / range);
   s.y = to_fixed16(float(z.imag()) / range);
 }
 
-/// The element a packed gauge field of precision P stores.
-template <class P> using link_pair_t = std::conditional_t<PrecisionTraits<P>::is_half, short2_t, Kokkos::complex<P>>;
+/// The pair a packed gauge field of precision P stores.
+template <class P> using link_pair_t = std::conditional_t<PrecisionTraits<P>::is_half, short2_t, GPUComplex<P>>;
+/// Pairs per vector: the most of 4, 2, 1 that divides the link's pairs within 16 bytes.
+template <class Pair, int pairs>
+inline constexpr int link_pack_width = (pairs % 4 == 0 && 4 * sizeof(Pair) <= 16)   ? 4
+                                       : (pairs % 2 == 0 && 2 * sizeof(Pair) <= 16) ? 2
+                                                                                    : 1;
 
 /// Device-side reader of one parity's packed links in arithmetic precision Real.
 template <class Recon, class View, class Real> struct LinkAccessor {
+  using packed_type = typename View::non_const_value_type;
+  static constexpr int width = sizeof(packed_type::v) / sizeof(packed_type::v[0]);
   View data;
   KOKKOS_FORCEINLINE_FUNCTION void load(int site, int mu, Kokkos::complex<Real> U[3][3]) const {
     Kokkos::complex<Real> p[Recon::pairs];
-    for (int k = 0; k < Recon::pairs; ++k) p[k] = decode_pair<Real>(data(site, mu, k), Recon::range(k));
+    for (int k = 0; k < Recon::pairs / width; ++k) {
+      const packed_type q = data(site, mu, k); // one vector load
+      for (int j = 0; j < width; ++j) p[k * width + j] = decode_pair<Real>(q.v[j], Recon::range(k * width + j));
+    }
     Recon::unpack(p, U);
   }
 };
@@ -155,7 +184,13 @@ template <class Recon, class SrcView, class DstView> struct PackLinksFunctor {
       a1max = Kokkos::fmax(a1max, detail::norm2c(U[0][0]));
       C p[Recon::pairs];
       Recon::pack(U, p);
-      for (int k = 0; k < Recon::pairs; ++k) encode_pair(dst(site, mu, k), p[k], Recon::range(k));
+      using packed_type = typename DstView::non_const_value_type;
+      constexpr int width = sizeof(packed_type::v) / sizeof(packed_type::v[0]);
+      for (int k = 0; k < Recon::pairs / width; ++k) {
+        packed_type q;
+        for (int j = 0; j < width; ++j) encode_pair(q.v[j], p[k * width + j], Recon::range(k * width + j));
+        dst(site, mu, k) = q;
+      }
     }
   }
 };
@@ -164,8 +199,11 @@ template <class P, class Recon = Recon18, class ExecSpace = Kokkos::DefaultExecu
 public:
   using traits = ArchTraits<ExecSpace>;
   using pair_type = link_pair_t<P>;
-  using view_type = Kokkos::View<pair_type* [Nd][Recon::pairs], typename traits::gauge_layout, typename traits::memory_space>;
-  using const_view_type = Kokkos::View<const pair_type* [Nd][Recon::pairs], typename traits::gauge_layout,
+  static constexpr int pack_width = link_pack_width<pair_type, Recon::pairs>;
+  using packed_type = Packed<pair_type, pack_width>;
+  using view_type = Kokkos::View<packed_type* [Nd][Recon::pairs / pack_width], typename traits::gauge_layout,
+                                 typename traits::memory_space>;
+  using const_view_type = Kokkos::View<const packed_type* [Nd][Recon::pairs / pack_width], typename traits::gauge_layout,
                                        typename traits::memory_space, Kokkos::MemoryTraits<Kokkos::RandomAccess>>;
   template <class Real> using accessor_type = LinkAccessor<Recon, const_view_type, Real>;
   /// Largest SU(3) violation max(|U U^dag - 1|, |det U - 1|) accepted by recon-12/8: loose enough

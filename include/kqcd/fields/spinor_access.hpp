@@ -36,23 +36,26 @@ template <class View, class Real> struct SpinorAccessor {
 
 template <class View, class NormView, class Real> struct HalfSpinorAccessor {
   using cplx = Kokkos::complex<Real>;
+  using packed_type = typename View::non_const_value_type;
   View v;
   NormView norm;
   KOKKOS_FORCEINLINE_FUNCTION void load(int site, cplx s[Nc][Ns]) const {
     const Real n = Real(norm(site)) * Real(1.0f / half_scale);
-    for (int c = 0; c < Nc; ++c)
-      for (int sp = 0; sp < Ns; ++sp) {
-        const short2_t z = v(site, c, sp);
-        s[c][sp] = cplx(n * Real(z.x), n * Real(z.y));
-      }
+    for (int c = 0; c < Nc; ++c) {
+      const packed_type z = v(site, c); // one vector load per colour
+      for (int sp = 0; sp < Ns; ++sp) s[c][sp] = cplx(n * Real(z.v[sp].x), n * Real(z.v[sp].y));
+    }
   }
   KOKKOS_FORCEINLINE_FUNCTION void store(int site, const cplx s[Nc][Ns]) const {
     Real m = Real(0);
     for (int c = 0; c < Nc; ++c)
       for (int sp = 0; sp < Ns; ++sp) m = Kokkos::fmax(m, Kokkos::fmax(Kokkos::fabs(s[c][sp].real()), Kokkos::fabs(s[c][sp].imag())));
     const Real inv = m > Real(0) ? Real(1) / m : Real(0);
-    for (int c = 0; c < Nc; ++c)
-      for (int sp = 0; sp < Ns; ++sp) v(site, c, sp) = short2_t{to_fixed16(float(s[c][sp].real() * inv)), to_fixed16(float(s[c][sp].imag() * inv))};
+    for (int c = 0; c < Nc; ++c) {
+      packed_type z;
+      for (int sp = 0; sp < Ns; ++sp) z.v[sp] = short2_t{to_fixed16(float(s[c][sp].real() * inv)), to_fixed16(float(s[c][sp].imag() * inv))};
+      v(site, c) = z;
+    }
     norm(site) = float(m);
   }
 };
@@ -88,7 +91,7 @@ template <class ES> struct SpinorAccess<HalfCBSpinor<ES>> {
   template <class Real> using write_type = HalfSpinorAccessor<view_type, norm_type, Real>;
   template <class Real> static read_type<Real> read(const spinor_type& s) { return {s.view(), s.norm()}; }
   template <class Real> static write_type<Real> write(const spinor_type& s) { return {s.view(), s.norm()}; }
-  static constexpr double site_bytes = double(sizeof(short2_t)) * Nc * Ns + sizeof(float);
+  static constexpr double site_bytes = double(sizeof(typename spinor_type::value_type)) * Nc + sizeof(float);
 };
 
 /// The checkerboarded spinor a field of precision P is stored in.

@@ -6,12 +6,17 @@
 // Links come through a gauge accessor (fields/packed_gauge.hpp: reconstruct-18/12/8, 16-bit) and
 // spinors through spinor accessors (fields/spinor_access.hpp: complex or 16-bit with a norm); the
 // kernel computes in Real whatever the storage.
+// Blocks of right-hand sides run under four launch shapes the autotuner chooses from: a team with one
+// vector lane per right-hand side (links read by every lane), the same with each site's eight links
+// unpacked once into team scratch (SharedMemoryCache) and read from there by all lanes, an MDRange
+// over (site, right-hand side), and a flat range over both.
 // Functors only: launching, tuning and counting belong to ops/wilson_dslash.hpp.
 #pragma once
 
 #include <kqcd/core/complex.hpp>
 #include <kqcd/core/gamma.hpp>
 #include <kqcd/core/lattice.hpp>
+#include <kqcd/core/scratch.hpp>
 #include <kqcd/fields/spinor_access.hpp>
 
 #include <Kokkos_Core.hpp>
@@ -74,17 +79,46 @@ template <class Real, class GaugeAcc, class InAcc, class OutAcc, class SiteTable
 
 // hop<mu, dir>() is the unit of work per direction. Off-rank neighbours are ghost-zone indices
 // of the same views, so the interior/exterior split of a halo exchange is only a site list.
+/// Launch-shape tags of a block of right-hand sides (the plain team shape is untagged).
+struct CachedLinksTag {};
+struct SiteRhsTag {};
+struct FlatSiteRhsTag {};
+
 template <class Arg, int isign, int target_cb, class Epilogue> struct DslashFunctor {
   using real = typename Arg::real_type;
   using cplx = Kokkos::complex<real>;
   static constexpr int source_cb = 1 - target_cb;
+  /// Links per site: slot 2 mu is U_mu(x) (forward hop), slot 2 mu + 1 U_mu(x - mu) (backward).
+  static constexpr int link_slots = 2 * Nd;
+  /// Complex numbers per site in the link cache, padded by one so that the sites of a warp start
+  /// in different shared-memory banks.
+  static constexpr int cache_stride = link_slots * Nc * Nc + 1;
   Arg arg;
 
   KOKKOS_FORCEINLINE_FUNCTION static cplx czero() { return cplx(real(0), real(0)); }
 
+  /// Links read through the gauge accessor, where the hop needs them.
+  struct GaugeLinks {
+    const Arg& arg;
+    template <int mu, int dir> KOKKOS_FORCEINLINE_FUNCTION void load(int site, int nb, cplx U[Nc][Nc]) const {
+      if constexpr (dir > 0) arg.gauge[target_cb].load(site, mu, U);
+      else arg.gauge[source_cb].load(nb, mu, U);
+    }
+  };
+  /// A site's links already unpacked into team scratch.
+  struct CachedLinks {
+    const cplx* slots;
+    template <int mu, int dir> KOKKOS_FORCEINLINE_FUNCTION void load(int, int, cplx U[Nc][Nc]) const {
+      const cplx* p = slots + (2 * mu + (dir > 0 ? 0 : 1)) * Nc * Nc;
+      for (int a = 0; a < Nc; ++a)
+        for (int b = 0; b < Nc; ++b) U[a][b] = p[a * Nc + b];
+    }
+  };
+
   // One hop in direction mu (dir = +1 forward, -1 backward): acc += (1 + sigma g_mu) U psi(x +- mu)
   // with sigma = -isign forward and +isign backward, U = U_mu(x) or U_mu^dag(x - mu).
-  template <int mu, int dir> KOKKOS_FORCEINLINE_FUNCTION void hop(int site, int rhs, cplx acc[Nc][Ns]) const {
+  template <int mu, int dir, class Links>
+  KOKKOS_FORCEINLINE_FUNCTION void hop(int site, int rhs, const Links& links, cplx acc[Nc][Ns]) const {
     constexpr int sigma = dir > 0 ? -isign : isign;
     constexpr int shift = sigma > 0 ? 0 : 2; // a factor -1 is i^2
     constexpr int p0 = gamma_dr::perm[mu][0], p1 = gamma_dr::perm[mu][1];
@@ -111,8 +145,8 @@ template <class Arg, int isign, int target_cb, class Epilogue> struct DslashFunc
     // Multiply by the link.
     cplx U[Nc][Nc];
     cplx chi[Nc][2];
+    links.template load<mu, dir>(site, nb.index, U);
     if constexpr (dir > 0) {
-      arg.gauge[target_cb].load(site, mu, U);
       for (int a = 0; a < Nc; ++a)
         for (int s = 0; s < 2; ++s) {
           cplx t = cmul(U[a][0], h[0][s]);
@@ -120,7 +154,6 @@ template <class Arg, int isign, int target_cb, class Epilogue> struct DslashFunc
           chi[a][s] = cmadd(U[a][2], h[2][s], t);
         }
     } else {
-      arg.gauge[source_cb].load(nb.index, mu, U);
       for (int a = 0; a < Nc; ++a)
         for (int s = 0; s < 2; ++s) {
           cplx t = cjmul(U[0][a], h[0][s]);
@@ -138,22 +171,24 @@ template <class Arg, int isign, int target_cb, class Epilogue> struct DslashFunc
     }
   }
 
-  template <int mu> KOKKOS_FORCEINLINE_FUNCTION void hops(int site, int rhs, cplx acc[Nc][Ns]) const {
-    hop<mu, +1>(site, rhs, acc);
-    hop<mu, -1>(site, rhs, acc);
+  template <int mu, class Links> KOKKOS_FORCEINLINE_FUNCTION void hops(int site, int rhs, const Links& links, cplx acc[Nc][Ns]) const {
+    hop<mu, +1>(site, rhs, links, acc);
+    hop<mu, -1>(site, rhs, links, acc);
   }
 
   /// Right-hand side rhs of one site; the link loads repeat for each rhs but hit the cache.
   /// Entry k of the sweep, one right-hand side (the autotuner's per-site launches).
-  KOKKOS_FORCEINLINE_FUNCTION void site_kernel(int k) const { site_kernel(arg.use_list ? arg.site_list(k) : k, 0); }
-  KOKKOS_FORCEINLINE_FUNCTION void site_kernel(int site, int rhs) const {
+  KOKKOS_FORCEINLINE_FUNCTION void site_kernel(int k) const { site_kernel(site_of(k), 0); }
+  KOKKOS_FORCEINLINE_FUNCTION int site_of(int k) const { return arg.use_list ? arg.site_list(k) : k; }
+  KOKKOS_FORCEINLINE_FUNCTION void site_kernel(int site, int rhs) const { site_kernel(site, rhs, GaugeLinks{arg}); }
+  template <class Links> KOKKOS_FORCEINLINE_FUNCTION void site_kernel(int site, int rhs, const Links& links) const {
     cplx acc[Nc][Ns];
     for (int c = 0; c < Nc; ++c)
       for (int s = 0; s < Ns; ++s) acc[c][s] = czero();
-    hops<0>(site, rhs, acc);
-    hops<1>(site, rhs, acc);
-    hops<2>(site, rhs, acc);
-    hops<3>(site, rhs, acc);
+    hops<0>(site, rhs, links, acc);
+    hops<1>(site, rhs, links, acc);
+    hops<2>(site, rhs, links, acc);
+    hops<3>(site, rhs, links, acc);
     const int idx = site * arg.n_rhs + rhs;
     if constexpr (std::is_same_v<Epilogue, XpayHopping>) {
       // All loads of x before any store to out: out may alias x, so interleaving them would
@@ -198,12 +233,60 @@ template <class Arg, int isign, int target_cb, class Epilogue> struct DslashFunc
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, arg.sites_per_team), [&](int i) {
       const int k = base + i;
       if (k >= arg.n_sites) return;
-      const int site = arg.use_list ? arg.site_list(k) : k;
+      const int site = site_of(k);
       // Multi-RHS: one vector lane per right-hand side (consecutive addresses on the GPU).
       if (arg.n_rhs == 1) site_kernel(site, 0);
       else Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, arg.n_rhs), [&](int rhs) { site_kernel(site, rhs); });
     });
   }
+
+  /// Team scratch of the cached-links shape for sites_per_team sites (called on host and device).
+  KOKKOS_INLINE_FUNCTION static constexpr std::size_t team_scratch_bytes(int sites_per_team) {
+    return SharedMemoryCache<cplx>::bytes(std::size_t(sites_per_team) * cache_stride);
+  }
+  /// Link slot `slot` of a site, unpacked (slot is a run-time lane index: one branch per slot).
+  KOKKOS_FORCEINLINE_FUNCTION void load_slot(int site, int slot, cplx* dst) const {
+    cplx U[Nc][Nc];
+    const GaugeLinks g{arg};
+    switch (slot) {
+      case 0: g.template load<0, +1>(site, 0, U); break;
+      case 1: g.template load<0, -1>(site, arg.sites.template neighbour<0, -1>(site, target_cb).index, U); break;
+      case 2: g.template load<1, +1>(site, 0, U); break;
+      case 3: g.template load<1, -1>(site, arg.sites.template neighbour<1, -1>(site, target_cb).index, U); break;
+      case 4: g.template load<2, +1>(site, 0, U); break;
+      case 5: g.template load<2, -1>(site, arg.sites.template neighbour<2, -1>(site, target_cb).index, U); break;
+      case 6: g.template load<3, +1>(site, 0, U); break;
+      default: g.template load<3, -1>(site, arg.sites.template neighbour<3, -1>(site, target_cb).index, U); break;
+    }
+    for (int a = 0; a < Nc; ++a)
+      for (int b = 0; b < Nc; ++b) dst[a * Nc + b] = U[a][b];
+  }
+  /// Cached links: the lanes of each site unpack its eight links into team scratch once, then every
+  /// right-hand side reads them from there.
+  template <class Member> KOKKOS_INLINE_FUNCTION void operator()(CachedLinksTag, const Member& team) const {
+    const int base = team.league_rank() * arg.sites_per_team;
+    const SharedMemoryCache<cplx> cache(detail::team_scratch_base(team, team_scratch_bytes(arg.sites_per_team)), 0);
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, arg.sites_per_team), [&](int i) {
+      const int k = base + i;
+      if (k >= arg.n_sites) return;
+      const int site = site_of(k);
+      Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, link_slots),
+                           [&](int slot) { load_slot(site, slot, cache.data() + i * cache_stride + slot * Nc * Nc); });
+    });
+    SharedMemoryCache<cplx>::sync(team);
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, arg.sites_per_team), [&](int i) {
+      const int k = base + i;
+      if (k >= arg.n_sites) return;
+      const int site = site_of(k);
+      const CachedLinks links{cache.data() + i * cache_stride};
+      Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, arg.n_rhs), [&](int rhs) { site_kernel(site, rhs, links); });
+    });
+  }
+  /// MDRange over (right-hand side, entry of the sweep): CUDA maps the first index to threadIdx.x,
+  /// so the right-hand sides of a site sit in consecutive threads, as in the team shape.
+  KOKKOS_INLINE_FUNCTION void operator()(SiteRhsTag, int rhs, int k) const { site_kernel(site_of(k), rhs); }
+  /// Flat range over entry * n_rhs + right-hand side.
+  KOKKOS_INLINE_FUNCTION void operator()(FlatSiteRhsTag, int i) const { site_kernel(site_of(i / arg.n_rhs), i % arg.n_rhs); }
 };
 
 } // namespace kqcd

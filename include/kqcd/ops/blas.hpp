@@ -144,7 +144,7 @@ template <class Dst, class Src> void copy_sites(Dst& dst, const Src& src) {
 } // namespace detail
 
 template <class ES> void zero(HalfCBSpinor<ES>& x) {
-  Kokkos::deep_copy(x.view(), short2_t{0, 0});
+  Kokkos::deep_copy(x.view(), typename HalfCBSpinor<ES>::value_type{});
   Kokkos::deep_copy(x.norm(), 0.0f);
 }
 template <class ES, class Src> void copy(HalfCBSpinor<ES>& dst, const Src& src) { detail::copy_sites(dst, src); }
@@ -171,10 +171,11 @@ void half_combine(const char* op, const HalfCBSpinor<ES>& x, const HalfCBSpinor<
   const auto wr = A::template read<float>(w);
   const auto zw = A::template write<float>(z);
   Kokkos::parallel_for(std::string("kqcd::blas::") + op + "_half", range(z), KOKKOS_LAMBDA(int i) {
+    const auto& w_in = wr; // captured here: nvcc cannot first-capture inside if constexpr
     Kokkos::complex<float> xv[Nc][Ns], yv[Nc][Ns], wv[Nc][Ns];
     xr.load(i, xv);
     yr.load(i, yv);
-    if constexpr (n_inputs == 3) wr.load(i, wv);
+    if constexpr (n_inputs == 3) w_in.load(i, wv);
     for (int c = 0; c < Nc; ++c)
       for (int sp = 0; sp < Ns; ++sp) xv[c][sp] = f(xv[c][sp], yv[c][sp], wv[c][sp]);
     zw.store(i, xv);

@@ -12,6 +12,7 @@
 #include <kqcd/comm/halo.hpp>
 #include <kqcd/core/boundary.hpp>
 #include <kqcd/core/error.hpp>
+#include <kqcd/core/graph.hpp>
 #include <kqcd/core/site_table.hpp>
 #include <kqcd/core/tune.hpp>
 #include <kqcd/fields/cb_spinor.hpp>
@@ -21,6 +22,9 @@
 #include <kqcd/kernels/dslash_wilson.hpp>
 
 #include <chrono>
+#include <functional>
+#include <optional>
+#include <string>
 #include <vector>
 
 namespace kqcd {
@@ -47,6 +51,97 @@ template <class ListView> ListView to_device(const std::vector<int>& v, const ch
   Kokkos::deep_copy(d, h);
   return d;
 }
+/// Vector lanes per site of a block: the next power of two >= n_rhs (one lane per right-hand side).
+inline int vector_lanes(int n_rhs) {
+  int v = 1;
+  while (v < n_rhs) v *= 2;
+  return v;
+}
+
+/// A block of right-hand sides as a Tunable (core/tune.hpp): the hopping kernel's four block shapes
+/// (kernels/dslash_wilson.hpp), team with lanes, team with the links cached in scratch, MDRange and
+/// flat range, at two team sizes on the GPU; the autotuner keeps the fastest.
+template <class ES, class LaunchBounds, class Functor> class BlockDslashLaunch {
+public:
+  using execution_space = ES;
+  BlockDslashLaunch(TuneKey key, const Functor& f, LaunchConfig default_config)
+      : key_(std::move(key)), f_(f), default_(default_config) {}
+  template <class View> void overwrites(const View& v) { out_ = [v](OutputBackup& b) { b.add(v); }; }
+  TuneKey tune_key() const { return key_; }
+  LaunchConfig default_config() const { return default_; }
+  std::vector<LaunchConfig> candidates() const {
+    const int lanes = vector_lanes(f_.arg.n_rhs);
+    std::vector<LaunchConfig> out;
+    if (ArchTraits<ES>::max_team_size > 1) {
+      for (int threads : {128, 256}) {
+        const int spt = std::max(1, threads / lanes);
+        out.push_back({PolicyKind::team, spt, spt});
+        if (scratch_fits(spt)) out.push_back({PolicyKind::team_scratch, spt, spt});
+        out.push_back({PolicyKind::mdrange, 0, spt});
+      }
+    } else {
+      for (int spt : {8, 32}) {
+        out.push_back({PolicyKind::team, 1, spt});
+        if (scratch_fits(spt)) out.push_back({PolicyKind::team_scratch, 1, spt});
+      }
+      out.push_back({PolicyKind::mdrange, 0, 8});
+    }
+    out.push_back({PolicyKind::range, 0, 0});
+    return out;
+  }
+  /// Whether the links of spt sites fit the backend's team scratch.
+  static bool scratch_fits(int spt) {
+    return Functor::team_scratch_bytes(spt) <= std::size_t(Kokkos::TeamPolicy<ES>::scratch_size_max(0));
+  }
+  void launch(const LaunchConfig& c) const {
+    launch_unchecked(c);
+    detail::check_launch<ES>("kqcd::WilsonDslash::multi_rhs " + c.to_string());
+  }
+
+private:
+  void launch_unchecked(const LaunchConfig& c) const {
+    Functor f = f_;
+    const int n = f.arg.n_sites, r = f.arg.n_rhs;
+    switch (c.kind) {
+      case PolicyKind::team:
+      case PolicyKind::team_scratch: {
+        f.arg.sites_per_team = std::max(1, c.sites_per_team);
+        const int league = (n + f.arg.sites_per_team - 1) / f.arg.sites_per_team;
+        const int team = std::max(1, c.team_size);
+        if (c.kind == PolicyKind::team) {
+          Kokkos::parallel_for("kqcd::WilsonDslash::multi_rhs", Kokkos::TeamPolicy<ES, LaunchBounds>(league, team, vector_lanes(r)), f);
+        } else {
+          Kokkos::TeamPolicy<ES, LaunchBounds, CachedLinksTag> policy(league, team, vector_lanes(r));
+          policy.set_scratch_size(0, Kokkos::PerTeam(Functor::team_scratch_bytes(f.arg.sites_per_team)));
+          Kokkos::parallel_for("kqcd::WilsonDslash::multi_rhs_cached_links", policy, f);
+        }
+        return;
+      }
+      case PolicyKind::mdrange: {
+        using MD = Kokkos::MDRangePolicy<ES, Kokkos::Rank<2>, LaunchBounds, SiteRhsTag>;
+        Kokkos::parallel_for("kqcd::WilsonDslash::multi_rhs_mdrange", MD({0, 0}, {r, n}, {r, std::max(1, c.sites_per_team)}), f);
+        return;
+      }
+      case PolicyKind::range:
+        Kokkos::parallel_for("kqcd::WilsonDslash::multi_rhs_flat", Kokkos::RangePolicy<ES, LaunchBounds, FlatSiteRhsTag>(0, n * r), f);
+        return;
+    }
+  }
+
+public:
+  void save_outputs() {
+    backup_.clear();
+    if (out_) out_(backup_);
+  }
+  void restore_outputs() { backup_.restore(); }
+
+private:
+  TuneKey key_;
+  Functor f_;
+  LaunchConfig default_;
+  std::function<void(OutputBackup&)> out_;
+  OutputBackup backup_;
+};
 } // namespace detail
 
 /// Seconds spent per phase of distributed hopping-term calls (set_timing(true) fences between
@@ -107,6 +202,24 @@ public:
     launch<LocalAfter<Local>>(out, in, isign, target_cb, x ? *x : spinor_type(), {local, x ? a : Real(0), b});
   }
 
+  /// Graph capture: out = H in (then_apply) or out = a x + b H in (then_apply_xpay) as a node after
+  /// `node` of a Kokkos graph, with the launch shape the tune cache holds for it (tune first with an
+  /// ordinary call; else the default). The graph keeps the views. One process, one right-hand side.
+  template <class Node = GraphNode<ExecSpace>>
+  Node then_apply(const Node& node, spinor_type& out, const spinor_type& in, int isign, int target_cb) const {
+    Node next = node;
+    launch<StoreHopping>(out, in, isign, target_cb, spinor_type(), {}, &next);
+    return next;
+  }
+  template <class Node = GraphNode<ExecSpace>>
+  Node then_apply_xpay(const Node& node, spinor_type& out, const spinor_type& in, int isign, int target_cb, Real a,
+                       const spinor_type& x, Real b) const {
+    check_parity(x, target_cb, "xpay addend");
+    Node next = node;
+    launch<XpayHopping>(out, in, isign, target_cb, x, {a, b}, &next);
+    return next;
+  }
+
   /// Multi-RHS: out_r = H in_r for every right-hand side r of the block, one pass over the links.
   void apply(multi_spinor_type& out, const multi_spinor_type& in, int isign, int target_cb) const;
   /// Multi-RHS: out_r = a x_r + b H in_r.
@@ -133,6 +246,8 @@ public:
   }
   /// The launch shape of the latest call (tuned, cached, or fixed by set_sites_per_team()).
   LaunchConfig last_launch_config() const { return last_config_; }
+  /// Blocks of right-hand sides run with shape c (any PolicyKind) instead of the tuned one.
+  void set_block_launch(const LaunchConfig& c) { block_launch_ = c; }
 
   /// Work per call on one parity: 1320 flops per site and right-hand side (+48 with xpay).
   double flops(bool xpay = false, int n_rhs = 1) const {
@@ -159,8 +274,10 @@ private:
   static int n_rhs_of(const spinor_type&) { return 1; }
   static int n_rhs_of(const multi_spinor_type& s) { return s.n_rhs(); }
 
-  template <class Epilogue, class S>
-  void launch(S& out, const S& in, int isign, int target_cb, const S& x, typename Epilogue::template Arg<Real> ep) const {
+  // Sink: std::nullptr_t launches now; GraphNode<ExecSpace>* appends to a graph instead.
+  template <class Epilogue, class S, class Sink = std::nullptr_t>
+  void launch(S& out, const S& in, int isign, int target_cb, const S& x, typename Epilogue::template Arg<Real> ep,
+              Sink sink = nullptr) const {
     if (isign != 1 && isign != -1) throw invalid_argument("WilsonDslash: isign must be +1 or -1, found " + std::to_string(isign));
     if (target_cb != 0 && target_cb != 1)
       throw invalid_argument("WilsonDslash: target parity must be 0 or 1, found " + std::to_string(target_cb));
@@ -182,7 +299,7 @@ private:
             ep,
             lattice().cb_volume(),
             // GPU: keep the threads per block (sites x lanes) as tuned for one right-hand side.
-            traits::max_team_size > 1 ? std::max(1, sites_per_team() / vector_length(n_rhs)) : sites_per_team(),
+            traits::max_team_size > 1 ? std::max(1, sites_per_team() / detail::vector_lanes(n_rhs)) : sites_per_team(),
             n_rhs,
             {},
             false};
@@ -192,10 +309,12 @@ private:
       arg.site_list = list ? *list : site_list_type();
       arg.n_sites = list ? int(list->size()) : lattice().cb_volume();
       if (arg.n_sites == 0) return;
-      if (isign > 0) target_cb == 0 ? run<Arg, 1, 0, Epilogue>(arg, out) : run<Arg, 1, 1, Epilogue>(arg, out);
-      else target_cb == 0 ? run<Arg, -1, 0, Epilogue>(arg, out) : run<Arg, -1, 1, Epilogue>(arg, out);
+      if (isign > 0) target_cb == 0 ? run<Arg, 1, 0, Epilogue>(arg, out, sink) : run<Arg, 1, 1, Epilogue>(arg, out, sink);
+      else target_cb == 0 ? run<Arg, -1, 0, Epilogue>(arg, out, sink) : run<Arg, -1, 1, Epilogue>(arg, out, sink);
     };
     if (!lattice().distributed()) return sweep(nullptr);
+    if constexpr (!std::is_same_v<Sink, std::nullptr_t>)
+      throw invalid_argument("WilsonDslash: graph capture runs on one process; lattice " + lattice().to_string() + " is distributed");
     if constexpr (!std::is_same_v<S, spinor_type> || std::is_same_v<P, half>) {
       throw invalid_argument("WilsonDslash: half precision and blocks of right-hand sides are not distributed yet (lattice " +
                              lattice().to_string() + ")");
@@ -231,26 +350,42 @@ private:
     return u;
   }
 
-  // One right-hand side: launch shape from the autotuner (core/tune.hpp); trial runs restore out,
-  // which may alias x. A block of right-hand sides: one vector lane each, shape fixed.
-  template <class Arg, int isign, int target_cb, class Epilogue, class S> void run(const Arg& arg, const S& out) const {
+  // Launch shape from the autotuner (core/tune.hpp); trial runs restore out, which may alias x.
+  // One right-hand side: Range or Team per site; a block: the shapes of detail::BlockDslashLaunch.
+  template <class Arg, int isign, int target_cb, class Epilogue, class S, class Sink>
+  void run(const Arg& arg, const S& out, Sink sink) const {
     using Functor = DslashFunctor<Arg, isign, target_cb, Epilogue>;
+    using LB = typename traits::template launch_bounds_for<Real>;
+    const LaunchConfig fixed{PolicyKind::team, std::min(traits::max_team_size, arg.sites_per_team), arg.sites_per_team};
+    const std::string variant = type_name<Epilogue>() + (mode == NeighbourMode::table ? ", table" : ", on the fly") +
+                                ", recon " + Recon::name + (arg.n_rhs > 1 ? ", rhs " + std::to_string(arg.n_rhs) : "");
+    auto key = [&](const char* kernel) {
+      return make_tune_key(kernel, variant, lattice().to_string(), std::is_same_v<P, half> ? "half" : precision_name<Real>(),
+                           ExecSpace::name());
+    };
+    if constexpr (!std::is_same_v<Sink, std::nullptr_t>) {
+      if (arg.n_rhs > 1) throw invalid_argument("WilsonDslash: graph capture takes one right-hand side");
+    }
     if (arg.n_rhs > 1) {
-      using policy_type = Kokkos::TeamPolicy<ExecSpace, typename traits::template launch_bounds_for<Real>>;
-      const int league = (arg.n_sites + arg.sites_per_team - 1) / arg.sites_per_team;
-      const policy_type policy(league, std::min(traits::max_team_size, arg.sites_per_team), vector_length(arg.n_rhs));
-      Kokkos::parallel_for("kqcd::WilsonDslash::multi_rhs", policy, Functor{arg});
+      detail::BlockDslashLaunch<ExecSpace, LB, Functor> l(key("kqcd::WilsonDslash::multi_rhs"), Functor{arg}, fixed);
+      l.overwrites(out.view());
+      if (block_launch_ || sites_per_team_ > 0) {
+        last_config_ = block_launch_ ? *block_launch_ : fixed;
+        l.launch(last_config_);
+      } else {
+        last_config_ = tuned_launch(l);
+      }
       return;
     }
     using F = SiteKernelOf<Functor>;
-    const LaunchConfig fixed{PolicyKind::team, std::min(traits::max_team_size, arg.sites_per_team), arg.sites_per_team};
-    SiteKernelLaunch<ExecSpace, typename traits::template launch_bounds_for<Real>, F> l(
-        "kqcd::WilsonDslash",
-        make_tune_key("kqcd::WilsonDslash", type_name<Epilogue>() + (mode == NeighbourMode::table ? ", table" : ", on the fly") +
-                                                   ", recon " + Recon::name,
-                      lattice().to_string(), std::is_same_v<P, half> ? "half" : precision_name<Real>(),
-                      ExecSpace::name()),
-        arg.n_sites, F{{arg}}, fixed);
+    SiteKernelLaunch<ExecSpace, LB, F> l("kqcd::WilsonDslash", key("kqcd::WilsonDslash"), arg.n_sites, F{{arg}}, fixed);
+    if constexpr (!std::is_same_v<Sink, std::nullptr_t>) {
+      last_config_ = sites_per_team_ > 0 ? fixed : cached_or_default_config(l);
+      // No launch bounds: Kokkos 4.6 launches graph kernels from global memory, and under nvcc 13
+      // its bounded global-memory launcher is ambiguous (does not compile).
+      *sink = then_launch_sites<ExecSpace, Kokkos::LaunchBounds<>>(*sink, "kqcd::WilsonDslash", arg.n_sites, last_config_, F{{arg}});
+      return;
+    }
     if constexpr (requires { out.norm(); }) l.overwrites(out.view(), out.norm());
     else l.overwrites(out.view());
     if (sites_per_team_ > 0) {
@@ -261,13 +396,6 @@ private:
     }
   }
 
-  /// Vector lanes per site: the next power of two >= n_rhs (one lane per right-hand side).
-  static int vector_length(int n_rhs) {
-    int v = 1;
-    while (v < n_rhs) v *= 2;
-    return v;
-  }
-
   using site_list_type = Kokkos::View<const int*, typename traits::memory_space>;
   using halo_type = HaloExchange<typename cb_spinor_t<Real, ExecSpace>::view_type, ExecSpace>;
 
@@ -276,6 +404,7 @@ private:
   site_table_type sites_;
   int sites_per_team_ = 0; ///< 0: tuned
   mutable LaunchConfig last_config_{};
+  std::optional<LaunchConfig> block_launch_;
   site_list_type interior_[2], exterior_[2];
   mutable halo_type halo_;
   bool overlap_ = true;

@@ -77,6 +77,17 @@ public:
     dslash_.apply(tmp_odd_, in, isign, 1);
     dslash_.apply_xpay(out, tmp_odd_, isign, 0, Real(a), in, Real(-0.25 / a));
   }
+  /// out = D_hat in as a Kokkos graph of its two hopping kernels, bound to these vectors: submit() it
+  /// as often as needed, one launch of the graph for the two kernels (out must not alias in).
+  /// Launch shapes are those tuned by an earlier apply(). One process.
+  template <class Graph = Kokkos::Experimental::Graph<ExecSpace>>
+  Graph make_graph(vector_type& out, const vector_type& in, int isign = 1) const {
+    const double a = diagonal();
+    return Kokkos::Experimental::create_graph<ExecSpace>([&](const auto& root) {
+      const auto odd = dslash_.then_apply(GraphNode<ExecSpace>(root), tmp_odd_, in, isign, 1);
+      dslash_.then_apply_xpay(odd, out, tmp_odd_, isign, 0, Real(a), in, Real(-0.25 / a));
+    });
+  }
   /// Multi-RHS: out_r = D_hat in_r for each right-hand side of a block (float and double).
   using multi_vector_type = typename dslash_type::multi_spinor_type;
   multi_vector_type create_multi(int n_rhs, const std::string& label = "eo_block") const {
