@@ -9,7 +9,7 @@
 // Blocks of right-hand sides run under four launch shapes the autotuner chooses from: a team with one
 // vector lane per right-hand side (links read by every lane), the same with each site's eight links
 // unpacked once into team scratch (SharedMemoryCache) and read from there by all lanes, an MDRange
-// over (site, right-hand side), and a flat range over both.
+// over (right-hand side, site), and a flat range over both.
 // Functors only: launching, tuning and counting belong to ops/wilson_dslash.hpp.
 #pragma once
 

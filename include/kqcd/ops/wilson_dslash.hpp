@@ -97,6 +97,11 @@ public:
     launch_unchecked(c);
     detail::check_launch<ES>("kqcd::WilsonDslash::multi_rhs " + c.to_string());
   }
+  void save_outputs() {
+    backup_.clear();
+    if (out_) out_(backup_);
+  }
+  void restore_outputs() { backup_.restore(); }
 
 private:
   void launch_unchecked(const LaunchConfig& c) const {
@@ -128,14 +133,7 @@ private:
     }
   }
 
-public:
-  void save_outputs() {
-    backup_.clear();
-    if (out_) out_(backup_);
-  }
-  void restore_outputs() { backup_.restore(); }
 
-private:
   TuneKey key_;
   Functor f_;
   LaunchConfig default_;
