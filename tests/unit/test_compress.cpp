@@ -1,6 +1,6 @@
-// Gauge compression (reconstruct-12/8), 16-bit half precision and the half sloppy operator: each
-// against the uncompressed double operator (itself tested against the host reference in
-// test_dslash), to the accuracy of its format; SU(3) violations refused; mixed CG to 1e-10.
+// Gauge compression (reconstruct-12/8) and 16-bit half precision: each against the uncompressed
+// double operator (itself tested against the host reference in test_dslash), to the accuracy of its
+// format; SU(3) violations refused. Solvers and multi-RHS blocks: test_compress_solvers.cpp.
 #include "test_harness.hpp"
 
 #include <kqcd/fields/host_convert.hpp>
@@ -8,16 +8,10 @@
 #include <kqcd/ops/blas.hpp>
 #include <kqcd/ops/local_operators.hpp>
 #include <kqcd/ops/wilson_operator.hpp>
-#include <kqcd/solvers/bicgstab.hpp>
-#include <kqcd/solvers/cg.hpp>
-#include <kqcd/solvers/cg_multi.hpp>
 
 #include "host_fields.hpp"
 
 #include <wilson_reference.hpp>
-
-#include <optional>
-#include <vector>
 
 using namespace kqcd;
 using namespace kqcd::test;
@@ -163,144 +157,4 @@ TEMPLATE_LIST_TEST_CASE("even-odd operators with reconstruct-12 match reconstruc
   CAPTURE(wilson, twisted);
   REQUIRE(wilson < 10 * tol<Real>());
   REQUIRE(twisted < 10 * tol<Real>());
-}
-
-TEMPLATE_LIST_TEST_CASE("mixed double-half CG and BiCGStab with reliable updates reach 1e-10", "[compress][half][solvers]",
-                        kqcd::EnabledExecutionSpaces) {
-  using ES = TestType;
-  constexpr auto mode = ArchTraits<ES>::neighbour_mode;
-  const Lattice lat({4, 4, 4, 8});
-  using EO = WilsonEOOperator<double, ES>;
-  typename EO::gauge_type u(lat);
-  random_gauge(u, 5);
-  const double mass = wilson_mass_from_kappa(0.12);
-  const auto bc = BoundaryPhases::antiperiodic_time();
-  const EO eo(u, mass, bc);
-  GaugeField<Kokkos::complex<float>, ES> uf(lat);
-  convert_gauge(uf, u);
-  const WilsonEOOperator<kqcd::half, ES, mode, Recon12> sloppy(uf, mass, bc);
-  typename EO::field_type b(lat), x(lat);
-  random_spinor(b, 6);
-  for (bool use_bicgstab : {false, true}) {
-    CAPTURE(use_bicgstab);
-    auto b_hat = eo.create_vector(), x_e = eo.create_vector();
-    eo.prepare_source(b_hat, b);
-    SolverParams params;
-    params.tol = 1e-10;
-    const auto res = use_bicgstab ? bicgstab(eo, sloppy, x_e, b_hat, params) : cg_normal(eo, sloppy, x_e, b_hat, params);
-    // The even-odd system's residual with the double operator, computed here.
-    auto t = eo.create_vector();
-    eo.apply(t, x_e, 1);
-    std::vector<std::complex<double>> dxe(std::size_t(lat.volume()) * 12, 0.0), bh(dxe.size(), 0.0);
-    export_spinor(t, dxe);
-    export_spinor(b_hat, bh);
-    const double r_eo = ref::rel_diff(dxe, bh);
-    CAPTURE(r_eo);
-    REQUIRE(r_eo <= 1e-10);
-    eo.reconstruct(x, x_e, b);
-    // The full system, with the host reference operator in double.
-    std::array<std::complex<double>, 4> hb{1.0, 1.0, 1.0, -1.0};
-    const auto dx = ref::wilson(lat.dims(), export_gauge(u), export_spinor(x), mass, hb, 1);
-    const double r = ref::rel_diff(dx, export_spinor(b));
-    CAPTURE(res.iterations, res.residual_updates, res.true_residual, r);
-    REQUIRE(res.converged());
-    REQUIRE(res.residual_updates > 2);
-    REQUIRE(r < 1e-9);
-  }
-}
-
-TEMPLATE_LIST_TEST_CASE("multi-RHS Dslash equals the single-RHS one for each right-hand side, in every launch shape",
-                        "[compress][multi]", kqcd::test::Configs) {
-  using ES = space_of<TestType>;
-  using Real = real_of<TestType>;
-  using D = WilsonDslash<Real, ES>;
-  using Single = typename D::spinor_type;
-  using Block = typename D::multi_spinor_type;
-  typename D::gauge_type u(test_lattice);
-  import_gauge(u, random_host_gauge(test_lattice, 111));
-  D d(u, mixed_bc());
-  // The tuned shape, then each block shape the tuner chooses from (kernels/dslash_wilson.hpp).
-  const int team = ArchTraits<ES>::max_team_size > 1 ? 32 : 1;
-  const std::vector<std::optional<LaunchConfig>> shapes = {std::nullopt,
-                                                           LaunchConfig{PolicyKind::team, team, team},
-                                                           LaunchConfig{PolicyKind::team_scratch, team, team},
-                                                           LaunchConfig{PolicyKind::mdrange, 0, 8},
-                                                           LaunchConfig{PolicyKind::range, 0, 0}};
-  for (const auto& shape : shapes)
-  for (int n : {2, 5, 16}) {
-    if (shape) d.set_block_launch(*shape);
-    CAPTURE(n, shape ? shape->to_string() : "tuned");
-    Block in(test_lattice, 1, n), x(test_lattice, 0, n), out(test_lattice, 0, n), out_xpay(test_lattice, 0, n);
-    std::vector<Single> in_s, x_s;
-    for (int r = 0; r < n; ++r) {
-      in_s.emplace_back(test_lattice, 1);
-      x_s.emplace_back(test_lattice, 0);
-      import_spinor(in_s.back(), random_host_spinor(test_lattice, 200 + 2 * r));
-      import_spinor(x_s.back(), random_host_spinor(test_lattice, 201 + 2 * r));
-      in.insert(r, in_s.back());
-      x.insert(r, x_s.back());
-    }
-    for (int isign : {1, -1}) {
-      d.apply(out, in, isign, 0);
-      d.apply_xpay(out_xpay, in, isign, 0, Real(0.7), x, Real(-0.3));
-      for (int r = 0; r < n; ++r) {
-        Single want(test_lattice, 0), got(test_lattice, 0);
-        d.apply(want, in_s[std::size_t(r)], isign, 0);
-        out.extract(r, got);
-        std::vector<std::complex<double>> w(std::size_t(test_lattice.volume()) * 12, 0.0), g(w.size(), 0.0);
-        export_spinor(want, w);
-        export_spinor(got, g);
-        REQUIRE(ref::norm2(w) > 0.0);
-        // The same arithmetic, but the vector-lane call site may contract FMAs differently.
-        REQUIRE(ref::rel_diff(g, w) < 5 * tol<Real>());
-        d.apply_xpay(want, in_s[std::size_t(r)], isign, 0, Real(0.7), x_s[std::size_t(r)], Real(-0.3));
-        out_xpay.extract(r, got);
-        export_spinor(want, w);
-        export_spinor(got, g);
-        REQUIRE(ref::rel_diff(g, w) < 5 * tol<Real>());
-      }
-    }
-  }
-  Block wrong(test_lattice, 0, 3), in2(test_lattice, 1, 2);
-  REQUIRE_THROWS_AS(d.apply(wrong, in2, 1, 0), invalid_argument);
-  REQUIRE_THROWS_AS(Block(test_lattice, 0, 17), invalid_argument);
-}
-
-TEMPLATE_LIST_TEST_CASE("multi-RHS CG solves each system of the block", "[compress][multi][solvers]", kqcd::test::Configs) {
-  using ES = space_of<TestType>;
-  using Real = real_of<TestType>;
-  const Lattice lat({4, 4, 4, 8});
-  using EO = WilsonEOOperator<Real, ES>;
-  typename EO::gauge_type u(lat);
-  random_gauge(u, 5);
-  const double mass = wilson_mass_from_kappa(0.12);
-  const EO eo(u, mass, BoundaryPhases::antiperiodic_time());
-  const int n = 3;
-  auto b = eo.create_multi(n), x = eo.create_multi(n);
-  std::vector<typename EO::vector_type> b_s;
-  for (int r = 0; r < n; ++r) {
-    typename EO::field_type full(lat);
-    random_spinor(full, 300 + std::uint64_t(r));
-    b_s.push_back(eo.create_vector());
-    eo.prepare_source(b_s.back(), full);
-    b.insert(r, b_s.back());
-  }
-  SolverParams params;
-  params.tol = sizeof(Real) == 8 ? 1e-10 : 1e-5;
-  const auto res = cg_normal_multi(eo, x, b, params);
-  REQUIRE(res.size() == std::size_t(n));
-  for (int r = 0; r < n; ++r) {
-    CAPTURE(r, res[std::size_t(r)].iterations, res[std::size_t(r)].true_residual);
-    REQUIRE(res[std::size_t(r)].converged());
-    // Check with the single-RHS operator, and against the single-RHS CG solution.
-    auto xr = eo.create_vector(), dx = eo.create_vector(), x1 = eo.create_vector();
-    x.extract(r, xr);
-    eo.apply(dx, xr, 1);
-    blas::axpy(-1.0, b_s[std::size_t(r)], dx);
-    REQUIRE(std::sqrt(blas::norm2(dx) / blas::norm2(b_s[std::size_t(r)])) <= params.tol * 1.0001);
-    const auto single = cg_normal(eo, x1, b_s[std::size_t(r)], params);
-    REQUIRE(single.converged());
-    blas::axpy(-1.0, xr, x1);
-    REQUIRE(std::sqrt(blas::norm2(x1) / blas::norm2(xr)) < (sizeof(Real) == 8 ? 1e-7 : 1e-2)); // both solve to tol
-  }
 }
