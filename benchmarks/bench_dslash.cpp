@@ -257,9 +257,10 @@ template <class ES, class Real> nlohmann::json time_dslash_mode(const DslashOpti
     throw invalid_argument("layout '" + opts.layout + "': expected auto, scalar or simd");
   if constexpr (ArchTraits<ES>::simd_layout && !std::is_same_v<Real, kqcd::half>) {
     // The SIMD layout is the faster one where it exists; it has its own neighbour table.
-    const bool plain = opts.recon == 18 && opts.rhs == 1 && !opts.lattice.distributed();
+    // --graph captures the scalar layout's kernels: auto then means scalar.
+    const bool plain = opts.recon == 18 && opts.rhs == 1 && !opts.lattice.distributed() && !opts.graph;
     if (opts.layout == "simd" && !plain)
-      throw invalid_argument("--layout simd runs with --recon 18 and --rhs 1 on one rank only");
+      throw invalid_argument("--layout simd runs with --recon 18 and --rhs 1 on one rank only, without --graph");
     if (opts.layout == "simd" || (opts.layout == "auto" && plain && opts.neighbours == "auto" && opts.sites_per_team == 0 &&
                                   simd_fits<ES, Real>(opts.lattice))) {
       if (opts.neighbours != "auto" || opts.sites_per_team != 0)
