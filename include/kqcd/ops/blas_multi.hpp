@@ -1,6 +1,7 @@
 // Linear algebra on blocks of right-hand sides (MultiCBSpinor): one kernel per operation for the
 // whole block, with a coefficient per right-hand side, and per-right-hand-side reductions (an
-// array reduction, accumulated in double).
+// array reduction, accumulated in double). For block Krylov methods also the n x n matrix of inner
+// products between two blocks and the combination out_j = a_j + sum_i x_i c_ij with an n x n matrix.
 #pragma once
 
 #include <kqcd/core/error.hpp>
@@ -49,7 +50,92 @@ template <class View> struct BlockDot {
     for (int r = 0; r < value_count; ++r) dst[r] += src[r];
   }
 };
+
+/// The n x n inner products <x_i, y_j> = sum conj(x_i) y_j, as 2 n^2 doubles (re, im; row i, column j).
+template <class View> struct BlockInner {
+  using value_type = double[];
+  using size_type = int;
+  int value_count; ///< 2 n^2
+  int n;
+  View x, y;
+  KOKKOS_INLINE_FUNCTION void operator()(int site, value_type acc) const {
+    const std::size_t base = std::size_t(site) * n;
+    for (int i = 0; i < n; ++i)
+      for (int j = 0; j < n; ++j) {
+        double re = 0.0, im = 0.0;
+        for (int c = 0; c < Nc; ++c)
+          for (int s = 0; s < Ns; ++s) {
+            const auto a = x(base + i, c, s), b = y(base + j, c, s);
+            re += double(a.real()) * b.real() + double(a.imag()) * b.imag();
+            im += double(a.real()) * b.imag() - double(a.imag()) * b.real();
+          }
+        acc[2 * (i * n + j)] += re;
+        acc[2 * (i * n + j) + 1] += im;
+      }
+  }
+  KOKKOS_INLINE_FUNCTION void init(value_type acc) const {
+    for (int k = 0; k < value_count; ++k) acc[k] = 0.0;
+  }
+  KOKKOS_INLINE_FUNCTION void join(value_type dst, const value_type src) const {
+    for (int k = 0; k < value_count; ++k) dst[k] += src[k];
+  }
+};
+
+/// out_j = a_j + sum_i x_i c(i, j), one (site, j) per iteration; out may alias a, not x.
+template <class View, class CView> struct BlockCombine {
+  View out, a, x;
+  CView c;
+  int n;
+  KOKKOS_INLINE_FUNCTION void operator()(int k) const {
+    using ST = typename View::non_const_value_type;
+    using R = typename ST::value_type;
+    const int j = k % n;
+    const std::size_t base = std::size_t(k - j);
+    for (int col = 0; col < Nc; ++col)
+      for (int s = 0; s < Ns; ++s) {
+        ST v = a(k, col, s);
+        for (int i = 0; i < n; ++i) v += x(base + i, col, s) * ST(R(c(i, j).real()), R(c(i, j).imag()));
+        out(k, col, s) = v;
+      }
+  }
+};
 } // namespace detail
+
+/// An n x n complex matrix on the host (row i, column j), the coefficients of block operations.
+using BlockMatrix = Kokkos::View<Kokkos::complex<double>**, Kokkos::LayoutRight, Kokkos::HostSpace>;
+
+/// M(i, j) = <x_i, y_j> for the right-hand sides i, j of two blocks.
+template <class ST, class ES> BlockMatrix block_inner(const MultiCBSpinor<ST, ES>& x, const MultiCBSpinor<ST, ES>& y) {
+  detail::check_same_block(x, y, "block_inner");
+  const int n = x.n_rhs();
+  std::vector<double> sums(std::size_t(2 * n * n), 0.0);
+  using F = detail::BlockInner<typename MultiCBSpinor<ST, ES>::view_type>;
+  const Kokkos::View<double*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> result(sums.data(), sums.size());
+  Kokkos::parallel_reduce("kqcd::blas::block_inner", Kokkos::RangePolicy<ES>(0, x.sites()), F{2 * n * n, n, x.view(), y.view()},
+                          result);
+  BlockMatrix m("kqcd::block_inner", n, n);
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < n; ++j) m(i, j) = Kokkos::complex<double>(sums[std::size_t(2 * (i * n + j))], sums[std::size_t(2 * (i * n + j) + 1)]);
+  return m;
+}
+
+/// out_j = a_j + sum_i x_i c(i, j) for every right-hand side j; out may be a, not x.
+template <class ST, class ES>
+void block_combine(MultiCBSpinor<ST, ES>& out, const MultiCBSpinor<ST, ES>& a, const MultiCBSpinor<ST, ES>& x,
+                   const BlockMatrix& c) {
+  detail::check_same_block(out, a, "block_combine");
+  detail::check_same_block(out, x, "block_combine");
+  const int n = out.n_rhs();
+  if (int(c.extent(0)) != n || int(c.extent(1)) != n)
+    throw invalid_argument("blas::block_combine: a " + std::to_string(c.extent(0)) + " x " + std::to_string(c.extent(1)) +
+                           " coefficient matrix for " + std::to_string(n) + " right-hand sides");
+  if (out.view().data() == x.view().data())
+    throw invalid_argument("blas::block_combine: the output block must not be the combined block x");
+  auto dc = Kokkos::create_mirror_view_and_copy(typename ES::memory_space(), c);
+  using F = detail::BlockCombine<typename MultiCBSpinor<ST, ES>::view_type, decltype(dc)>;
+  Kokkos::parallel_for("kqcd::blas::block_combine", Kokkos::RangePolicy<ES>(0, out.sites() * n),
+                       F{out.view(), a.view(), x.view(), dc, n});
+}
 
 /// Re <x_r, y_r> for each right-hand side.
 template <class ST, class ES> std::vector<double> rdot_each(const MultiCBSpinor<ST, ES>& x, const MultiCBSpinor<ST, ES>& y) {
