@@ -56,7 +56,8 @@ struct DslashOptions {
 struct SolverOptions {
   Lattice lattice{{16, 16, 16, 16}};
   std::string config;               ///< gauge file to solve on; empty: a random (hot) gauge field on `lattice`
-  std::string solver = "cg";        ///< cg (normal equations) | bicgstab
+  std::string solver = "cg";        ///< cg (normal equations) | bicgstab | block-cg (Kokkos Kernels)
+  int rhs = 1;                      ///< right-hand sides: > 1 solves a block (cg: independent CGs, block-cg: one Krylov space)
   std::string precision = "double"; ///< double | single | mixed (single inner) | mixed-half (half inner, recon 12; cg)
   double kappa = 0.12;
   double tol = 1e-10;

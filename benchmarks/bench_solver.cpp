@@ -2,7 +2,8 @@
 // double, single, or mixed precision (double reliable updates around single inner iterations, or
 // around half inner iterations with reconstruct-12 links: mixed-half), on a gauge
 // file or a random (hot) gauge field, and the split of that time between operator applications
-// (the Dslash) and the linear algebra.
+// (the Dslash) and the linear algebra. With --rhs N (double): a block of N systems by multi-RHS CG
+// or block CG, against N single-RHS CG solves of the same systems in the same run.
 #include "bench.hpp"
 
 #include <kqcd/core/error.hpp>
@@ -13,9 +14,13 @@
 #include <kqcd/ops/wilson_operator.hpp>
 #include <kqcd/instances/wilson_dslash_instances.hpp>
 #include <kqcd/solvers/bicgstab.hpp>
+#include <kqcd/solvers/block_cg.hpp>
 #include <kqcd/solvers/cg.hpp>
+#include <kqcd/solvers/cg_multi.hpp>
 
+#include <algorithm>
 #include <cstdio>
+#include <vector>
 
 namespace kqcd::bench {
 
@@ -37,7 +42,70 @@ template <class Op, class ES> struct TimedOperator {
   }
 };
 
+/// A block of o.rhs systems (double): multi-RHS CG or block CG, then the same systems one by one.
+template <class ES> nlohmann::json time_block(const SolverOptions& o, const HostGaugeConfig* cfg) {
+  using EO = WilsonEOOperator<double, ES>;
+  const Lattice lattice = cfg ? cfg->lattice : o.lattice;
+  typename EO::gauge_type u(lattice);
+  if (cfg) import_gauge(u, cfg->links, HostGaugeOrder::milc);
+  else random_gauge(u, 2024);
+  const EO op(u, wilson_mass_from_kappa(o.kappa), BoundaryPhases::antiperiodic_time());
+  SolverParams params;
+  params.tol = o.tol;
+  params.label = "bench";
+  const int n = o.rhs;
+  auto b = op.create_multi(n, "b"), x = op.create_multi(n, "x");
+  std::vector<typename EO::vector_type> b_s, x_s;
+  for (int r = 0; r < n; ++r) {
+    b_s.push_back(op.create_vector("b_r"));
+    x_s.push_back(op.create_vector("x_r"));
+    random_spinor(b_s.back(), 5 + std::uint64_t(r));
+    b.insert(r, b_s.back());
+  }
+  const bool block = o.solver == "block-cg";
+  double best = 1e30, best_single = 1e30;
+  nlohmann::json r;
+  for (int rep = 0; rep < (o.quick ? 1 : 3); ++rep) { // the first solve warms up
+    blas::axpby_each(std::vector<double>(std::size_t(n), 0.0), b, std::vector<double>(std::size_t(n), 0.0), x);
+    ES().fence();
+    Kokkos::Timer t;
+    const auto res = block ? block_cg_normal(op, x, b, params) : cg_normal_multi(op, x, b, params);
+    ES().fence();
+    const double s = t.seconds();
+    double single = 0.0;
+    int single_iterations = 0;
+    for (int k = 0; k < n; ++k) {
+      blas::zero(x_s[std::size_t(k)]);
+      const auto one = cg_normal(op, x_s[std::size_t(k)], b_s[std::size_t(k)], params);
+      single += one.seconds;
+      single_iterations = std::max(single_iterations, one.iterations);
+    }
+    best_single = std::min(best_single, single);
+    if (s < best) {
+      best = s;
+      int iterations = 0;
+      double worst = 0.0;
+      bool converged = true;
+      for (const auto& e : res) {
+        iterations = std::max(iterations, e.iterations);
+        worst = std::max(worst, e.true_residual);
+        converged = converged && e.converged();
+      }
+      r = {{"iterations", iterations},
+           {"true_residual", worst},
+           {"status", converged ? "converged" : "not converged"},
+           {"time_to_solution_s", s},
+           {"rhs", n},
+           {"single_rhs_iterations", single_iterations}};
+    }
+  }
+  r["single_rhs_cg_s"] = best_single;
+  r["speedup_over_single_rhs"] = best_single / best;
+  return r;
+}
+
 template <class ES> nlohmann::json time_solver(const SolverOptions& o, const HostGaugeConfig* cfg) {
+  if (o.rhs > 1 || o.solver == "block-cg") return time_block<ES>(o, cfg);
   using EOd = WilsonEOOperator<double, ES>;
   using EOf = WilsonEOOperator<float, ES>;
   const Lattice lattice = cfg ? cfg->lattice : o.lattice;
@@ -115,7 +183,13 @@ template <class ES> nlohmann::json time_solver(const SolverOptions& o, const Hos
 nlohmann::json run_solver(const SolverOptions& o) {
   if (o.precision != "double" && o.precision != "single" && o.precision != "mixed" && o.precision != "mixed-half")
     throw invalid_argument("precision '" + o.precision + "': expected double, single, mixed or mixed-half");
-  if (o.solver != "cg" && o.solver != "bicgstab") throw invalid_argument("solver '" + o.solver + "': expected cg or bicgstab");
+  if (o.solver != "cg" && o.solver != "bicgstab" && o.solver != "block-cg")
+    throw invalid_argument("solver '" + o.solver + "': expected cg, bicgstab or block-cg");
+  if (o.rhs < 1 || o.rhs > 16) throw invalid_argument("--rhs " + std::to_string(o.rhs) + ": expected 1 to 16");
+  if ((o.rhs > 1 || o.solver == "block-cg") && (o.solver == "bicgstab" || o.precision != "double"))
+    throw invalid_argument("--rhs > 1 and block-cg solve in double precision with cg or block-cg");
+  if (o.solver == "block-cg" && !block_cg_available)
+    throw invalid_argument("--solver block-cg needs Kokkos Kernels: configure kqcd with -DKQCD_ENABLE_KOKKOS_KERNELS=ON");
   const std::string backend = backend_or_default(o.backend);
   HostGaugeConfig cfg;
   if (!o.config.empty()) {
@@ -126,7 +200,10 @@ nlohmann::json run_solver(const SolverOptions& o) {
   if (!with_execution_space(backend, [&]<class ES>() { r = time_solver<ES>(o, o.config.empty() ? nullptr : &cfg); }))
     throw invalid_argument("backend '" + backend + "' is not enabled in this build");
   const auto d = (o.config.empty() ? o.lattice : cfg.lattice).dims();
-  r["benchmark"] = o.solver == "cg" ? "wilson_eo_cg_normal" : "wilson_eo_bicgstab";
+  r["benchmark"] = o.solver == "block-cg" ? "wilson_eo_block_cg_normal"
+                   : o.rhs > 1          ? "wilson_eo_cg_normal_multi"
+                   : o.solver == "cg"   ? "wilson_eo_cg_normal"
+                                        : "wilson_eo_bicgstab";
   r["lattice"] = {d[0], d[1], d[2], d[3]};
   r["gauge"] = o.config.empty() ? std::string("random (hot start, seed 2024)") : o.config;
   r["precision"] = o.precision;

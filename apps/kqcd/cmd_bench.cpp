@@ -171,7 +171,13 @@ void add_bench_command(CLI::App& app, Action& action) {
   cg->fallthrough();
   cg->add_option("--lattice", s->cg_lattice, "Lattice LXxLYxLZxLT (random gauge field)")->capture_default_str();
   cg->add_option("--config", s->cg.config, "Solve on this gauge file instead (its own lattice)");
-  cg->add_option("--solver", s->cg.solver, "cg or bicgstab")->check(CLI::IsMember({"cg", "bicgstab"}))->capture_default_str();
+  cg->add_option("--solver", s->cg.solver, "cg, bicgstab or block-cg (block CG over --rhs systems; needs Kokkos Kernels)")
+      ->check(CLI::IsMember({"cg", "bicgstab", "block-cg"}))
+      ->capture_default_str();
+  cg->add_option("--rhs", s->cg.rhs, "Right-hand sides (1-16): cg solves them as independent CGs sharing the multi-RHS "
+                                     "operator, block-cg in one Krylov space; both against as many single-RHS CG solves")
+      ->check(CLI::Range(1, 16))
+      ->capture_default_str();
   cg->add_option("--precision", s->cg.precision,
                  "double, single, mixed (single inner iterations) or mixed-half (half inner iterations, recon 12)")
       ->check(CLI::IsMember({"double", "single", "mixed", "mixed-half"}))
