@@ -4,9 +4,10 @@
 // block needs fewer iterations than its slowest member alone. Per iteration, with Q = A P:
 //   alpha = (P^dag Q)^-1 (R^dag R),  X += P alpha,  R -= Q alpha,
 //   beta  = (R^dag R)^-1 (R'^dag R'), P = R' + P beta,
-// where the n x n Hermitian positive definite matrices are inverted with Kokkos Kernels' batched
-// dense LU (KokkosBatched::SerialLU, SerialInverseLU) on the host. Needs kqcd built with Kokkos
-// Kernels (KQCD_ENABLE_KOKKOS_KERNELS); elsewhere block_cg_normal throws naming that option.
+// where the n x n Hermitian positive definite matrices are solved on the host with Kokkos Kernels'
+// batched dense LU (KokkosBatched::SerialLU, SerialInverseLU) where kqcd was built with Kokkos
+// Kernels, else by kqcd's own elimination (both without pivoting: the matrices are Hermitian
+// positive definite; `block_cg_dense_solver` names the one in use).
 // Convergence is declared per system on the true residual |b_r - D x_r| / |b_r|, as in the other
 // solvers; the block iterates until every system is below tol (a block whose directions become
 // linearly dependent stops with a breakdown).
@@ -15,6 +16,7 @@
 #include <kqcd/build_info.hpp>
 #include <kqcd/core/error.hpp>
 #include <kqcd/ops/blas_multi.hpp>
+#include <kqcd/solvers/block_residual.hpp>
 #include <kqcd/solvers/solver.hpp>
 
 #include <Kokkos_Timer.hpp>
@@ -30,23 +32,23 @@
 
 namespace kqcd {
 
-/// Whether block_cg_normal is available in this build.
-inline constexpr bool block_cg_available = KQCD_HAVE_KOKKOS_KERNELS != 0;
+/// The n x n solver block CG uses in this build.
+inline constexpr const char* block_cg_dense_solver = KQCD_HAVE_KOKKOS_KERNELS ? "Kokkos Kernels batched LU" : "kqcd elimination";
 
 namespace detail {
-/// m^-1 b for an n x n Hermitian positive definite m (LU without pivoting); false if m is singular
-/// to working precision or not finite.
+/// m^-1 b for an n x n Hermitian positive definite m (no pivoting); false if a pivot is not
+/// clearly positive against m's diagonal (the block lost rank) or not finite.
 inline bool block_solve(const blas::BlockMatrix& m, const blas::BlockMatrix& b, blas::BlockMatrix& out) {
-#if KQCD_HAVE_KOKKOS_KERNELS
   const int n = int(m.extent(0));
   blas::BlockMatrix a("kqcd::block_cg_lu", n, n);
   Kokkos::deep_copy(a, m);
+  // An LU pivot of a Hermitian positive definite matrix is real and positive; a tiny one means the block lost rank.
+  auto pivot_ok = [&](int k) { return a(k, k).real() > 1e-14 * Kokkos::abs(m(k, k)) && std::isfinite(a(k, k).real()); };
+#if KQCD_HAVE_KOKKOS_KERNELS
   Kokkos::View<Kokkos::complex<double>*, Kokkos::HostSpace> work("kqcd::block_cg_work", std::size_t(n) * n);
   KokkosBatched::SerialLU<KokkosBatched::Algo::LU::Unblocked>::invoke(a);
-  // The pivots of an LU without pivoting of a Hermitian positive definite matrix are real and
-  // positive; a pivot that is tiny against the diagonal means the block lost rank.
-  for (int i = 0; i < n; ++i)
-    if (!(a(i, i).real() > 1e-14 * Kokkos::abs(m(i, i))) || !std::isfinite(a(i, i).real())) return false;
+  for (int k = 0; k < n; ++k)
+    if (!pivot_ok(k)) return false;
   KokkosBatched::SerialInverseLU<KokkosBatched::Algo::InverseLU::Unblocked>::invoke(a, work);
   for (int i = 0; i < n; ++i)
     for (int j = 0; j < n; ++j) {
@@ -54,42 +56,45 @@ inline bool block_solve(const blas::BlockMatrix& m, const blas::BlockMatrix& b, 
       for (int k = 0; k < n; ++k) s += a(i, k) * b(k, j);
       out(i, j) = s;
     }
-  return true;
 #else
-  (void)m, (void)b, (void)out;
-  return false;
+  // Gaussian elimination of [a | out], then back substitution.
+  Kokkos::deep_copy(out, b);
+  for (int k = 0; k < n; ++k) {
+    if (!pivot_ok(k)) return false;
+    for (int i = k + 1; i < n; ++i) {
+      const Kokkos::complex<double> f = a(i, k) / a(k, k);
+      for (int j = k; j < n; ++j) a(i, j) -= f * a(k, j);
+      for (int j = 0; j < n; ++j) out(i, j) -= f * out(k, j);
+    }
+  }
+  for (int i = n - 1; i >= 0; --i)
+    for (int j = 0; j < n; ++j) {
+      Kokkos::complex<double> s = out(i, j);
+      for (int k = i + 1; k < n; ++k) s -= a(i, k) * out(k, j);
+      out(i, j) = s / a(i, i);
+    }
 #endif
+  return true;
 }
 } // namespace detail
 
 template <class Op>
 std::vector<SolverResult> block_cg_normal(const Op& op, typename Op::multi_vector_type& x,
                                           const typename Op::multi_vector_type& b, const SolverParams& params) {
-  if constexpr (!block_cg_available) {
-    throw invalid_argument("block CG needs Kokkos Kernels: configure kqcd with -DKQCD_ENABLE_KOKKOS_KERNELS=ON "
-                           "(and Kokkos Kernels 4.7 or newer findable)");
-  } else {
+  {
     Kokkos::Timer timer;
     const int n = b.n_rhs();
     const auto un = std::size_t(n);
     std::vector<SolverResult> res(un);
-    const std::vector<double> b2 = blas::norm2_each(b);
-    std::vector<double> target2(un), zero(un, 0.0), one(un, 1.0), minus_one(un, -1.0);
-    for (std::size_t r = 0; r < un; ++r) target2[r] = params.tol * params.tol * b2[r];
+    const detail::BlockTrueResidual<Op> truth(op, b, params.tol);
+    const auto &target2 = truth.target2, &zero = truth.zero, &one = truth.one;
 
     auto t = op.create_multi(n, "bcg_t");
     auto rv = op.create_multi(n, "bcg_r");
     auto rs = op.create_multi(n, "bcg_rs");
     auto p = op.create_multi(n, "bcg_p");
     auto q = op.create_multi(n, "bcg_q");
-    // rv = b - D x; returns |rv_r|^2 and counts a true-residual update for every system.
-    auto true_residual = [&]() {
-      op.apply(t, x, 1);
-      blas::axpby_each(one, b, zero, rv);
-      blas::axpby_each(minus_one, t, one, rv);
-      for (auto& s : res) ++s.residual_updates;
-      return blas::norm2_each(rv);
-    };
+    auto true_residual = [&]() { return truth(x, t, rv, res); };
     auto all_converged = [&](const std::vector<double>& r2) {
       for (std::size_t r = 0; r < un; ++r)
         if (!(r2[r] <= target2[r])) return false;
@@ -99,7 +104,7 @@ std::vector<SolverResult> block_cg_normal(const Op& op, typename Op::multi_vecto
     auto finish = [&](const std::vector<double>& r2, SolverStatus failed, const char* why) {
       finished = true;
       for (std::size_t r = 0; r < un; ++r) {
-        res[r].true_residual = b2[r] > 0 ? std::sqrt(r2[r] / b2[r]) : 0.0;
+        res[r].true_residual = truth.relative(r2, r);
         res[r].seconds = timer.seconds();
         res[r].status = r2[r] <= target2[r] ? SolverStatus::converged : failed;
         res[r].message = res[r].converged() ? "true residual below tolerance" : why;

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <kqcd/ops/blas_multi.hpp>
+#include <kqcd/solvers/block_residual.hpp>
 #include <kqcd/solvers/solver.hpp>
 
 #include <Kokkos_Timer.hpp>
@@ -24,29 +25,21 @@ std::vector<SolverResult> cg_normal_multi(const Op& op, typename Op::multi_vecto
   const int n = b.n_rhs();
   const auto un = std::size_t(n);
   std::vector<SolverResult> res(un);
-  const std::vector<double> b2 = blas::norm2_each(b);
-  std::vector<double> target2(un), zero(un, 0.0), one(un, 1.0), minus_one(un, -1.0);
-  for (std::size_t r = 0; r < un; ++r) target2[r] = params.tol * params.tol * b2[r];
+  const detail::BlockTrueResidual<Op> truth(op, b, params.tol);
+  const auto &target2 = truth.target2, &zero = truth.zero, &one = truth.one;
 
   auto t = op.create_multi(n, "cgm_t");
   auto rv = op.create_multi(n, "cgm_r");
   auto p = op.create_multi(n, "cgm_p");
   auto ap = op.create_multi(n, "cgm_ap");
-  // rv = b - D x; returns |rv_r|^2
-  auto true_residual = [&]() {
-    op.apply(t, x, 1);
-    blas::axpby_each(one, b, zero, rv);
-    blas::axpby_each(minus_one, t, one, rv);
-    for (auto& s : res) ++s.residual_updates;
-    return blas::norm2_each(rv);
-  };
+  auto true_residual = [&]() { return truth(x, t, rv, res); };
   std::vector<double> r2 = true_residual();
   std::vector<bool> done(un);
   auto finish_if_converged = [&](std::size_t r) {
     if (done[r] || !(r2[r] <= target2[r])) return;
     done[r] = true;
     res[r].status = SolverStatus::converged;
-    res[r].true_residual = b2[r] > 0 ? std::sqrt(r2[r] / b2[r]) : 0.0;
+    res[r].true_residual = truth.relative(r2, r);
     res[r].seconds = timer.seconds();
     res[r].message = "true residual below tolerance";
   };
@@ -107,7 +100,7 @@ std::vector<SolverResult> cg_normal_multi(const Op& op, typename Op::multi_vecto
   r2 = true_residual();
   for (std::size_t r = 0; r < un; ++r) {
     if (done[r]) continue;
-    res[r].true_residual = b2[r] > 0 ? std::sqrt(r2[r] / b2[r]) : 0.0;
+    res[r].true_residual = truth.relative(r2, r);
     res[r].seconds = timer.seconds();
     res[r].status = r2[r] <= target2[r] ? SolverStatus::converged : SolverStatus::max_iterations;
     res[r].message = res[r].converged() ? "true residual below tolerance" : "iteration limit reached";
