@@ -49,6 +49,7 @@ struct DslashOptions {
   bool quick = false;               ///< a smoke run: few iterations, small copy
   std::array<int, Nd> grid{0, 0, 0, 0}; ///< MPI process grid over `lattice` (zeros: automatic)
   bool overlap = true;              ///< interior computed while the halo is in flight
+  bool spin_projection = true;      ///< the halo travels spin-projected (half the bytes)
   bool graph = false;               ///< eo: submit a Kokkos graph of the operator's two kernels per call
   std::string block_launch;         ///< --rhs > 1: team | team-scratch | mdrange | range (empty: tuned)
 };
@@ -56,7 +57,7 @@ struct DslashOptions {
 struct SolverOptions {
   Lattice lattice{{16, 16, 16, 16}};
   std::string config;               ///< gauge file to solve on; empty: a random (hot) gauge field on `lattice`
-  std::string solver = "cg";        ///< cg (normal equations) | bicgstab | block-cg (Kokkos Kernels)
+  std::string solver = "cg";        ///< cg (normal equations) | bicgstab | block-cg
   int rhs = 1;                      ///< right-hand sides: > 1 solves a block (cg: independent CGs, block-cg: one Krylov space)
   std::string precision = "double"; ///< double | single | mixed (single inner) | mixed-half (half inner, recon 12; cg)
   double kappa = 0.12;

@@ -65,6 +65,8 @@ template <class ES, class Dslash, class Call> nlohmann::json phase_times(const D
           {"wait_unpack_s", max_over_ranks(opts.lattice, t.wait_unpack * per)},
           {"exterior_s", max_over_ranks(opts.lattice, t.exterior * per)},
           {"halo_bytes_per_rank", d.halo_bytes()},
+          {"halo_spin_projected", d.spin_projection()},
+          {"halo_path", d.halo_path()},
           {"exterior_sites_per_rank", d.exterior_sites(0)}};
 }
 
@@ -127,6 +129,7 @@ nlohmann::json time_dslash(const DslashOptions& opts) {
   Op op(u, 0.1, BoundaryPhases::antiperiodic_time());
   if (opts.sites_per_team > 0) op.set_sites_per_team(opts.sites_per_team);
   op.set_overlap(opts.overlap);
+  op.set_spin_projection(opts.spin_projection);
   typename Op::vector_type in(opts.lattice, 1, "bench_in"), out(opts.lattice, 0, "bench_out");
   typename Op::vector_type in_e(opts.lattice, 0, "bench_in_e"), out_e(opts.lattice, 0, "bench_out_e");
   fill_random(in, 42);
@@ -182,6 +185,8 @@ template <class ES, class Real, class Recon> nlohmann::json time_multi(const Dsl
   random_gauge(u, 1234);
   D d(u, BoundaryPhases::antiperiodic_time());
   if (opts.sites_per_team > 0) d.set_sites_per_team(opts.sites_per_team);
+  d.set_overlap(opts.overlap);
+  d.set_spin_projection(opts.spin_projection);
   if (!opts.block_launch.empty()) {
     // The shapes the tuner tries, at one size: 256 threads on the GPU, 8 sites per team on the CPU.
     const bool gpu = ArchTraits<ES>::max_team_size > 1;
@@ -198,15 +203,25 @@ template <class ES, class Real, class Recon> nlohmann::json time_multi(const Dsl
     random_spinor(one, 42 + std::uint64_t(r));
     in.insert(r, one);
   }
-  const auto [per_call, iters] = time_calls<ES>(opts, [&] { d.apply(out, in, 1, 0); });
-  return {{"time_per_call_s", per_call},
-          {"time_per_rhs_s", per_call / opts.rhs},
-          {"iterations", iters},
-          {"gflops", d.flops(false, opts.rhs) / per_call * 1e-9},
-          {"gbytes_per_s", d.bytes(false, opts.rhs) / per_call * 1e-9},
-          {"neighbours", ArchTraits<ES>::neighbour_mode == NeighbourMode::table ? "table" : "on-the-fly"},
-          {"sites_per_team", d.sites_per_team()},
-          {"launch", d.last_launch_config().to_string()}};
+  const auto call = [&] { d.apply(out, in, 1, 0); };
+  const auto [per_call, iters] = time_calls<ES>(opts, call);
+  // Per-rank work; the totals count every rank (same local volume on each).
+  const double ranks = double(opts.lattice.global_volume() / opts.lattice.volume());
+  nlohmann::json r{{"time_per_call_s", per_call},
+                   {"time_per_rhs_s", per_call / opts.rhs},
+                   {"iterations", iters},
+                   {"gflops", ranks * d.flops(false, opts.rhs) / per_call * 1e-9},
+                   {"gbytes_per_s", ranks * d.bytes(false, opts.rhs) / per_call * 1e-9},
+                   {"neighbours", ArchTraits<ES>::neighbour_mode == NeighbourMode::table ? "table" : "on-the-fly"},
+                   {"sites_per_team", d.sites_per_team()},
+                   {"launch", d.last_launch_config().to_string()}};
+  if (opts.lattice.distributed()) {
+    r["gflops_per_rank"] = d.flops(false, opts.rhs) / per_call * 1e-9;
+    r["overlap"] = opts.overlap;
+    r["phases"] = phase_times<ES>(opts, d, call);
+    r["phases"]["halo_bytes_per_rank"] = d.halo_bytes() * opts.rhs;
+  }
+  return r;
 }
 
 /// The same on the virtual-node SIMD layout (fields/simd_fields.hpp).

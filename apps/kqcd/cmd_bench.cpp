@@ -156,6 +156,8 @@ void add_bench_command(CLI::App& app, Action& action) {
       ->capture_default_str();
   dslash->add_option("--grid", s->dslash_grid, "MPI process grid GXxGYxGZxGT over the lattice, or auto")->capture_default_str();
   dslash->add_flag("!--no-overlap", s->dslash.overlap, "On several ranks: exchange the halo first, then compute (no overlap)");
+  dslash->add_flag("!--no-spin-projection", s->dslash.spin_projection,
+                   "On several ranks: send whole spinors in the halo instead of spin-projected half spinors");
   dslash->add_option("--block-launch", s->dslash.block_launch,
                      "--rhs > 1: launch shape team, team-scratch, mdrange or range instead of the tuned one")
       ->check(CLI::IsMember({"team", "team-scratch", "mdrange", "range"}));
@@ -171,7 +173,7 @@ void add_bench_command(CLI::App& app, Action& action) {
   cg->fallthrough();
   cg->add_option("--lattice", s->cg_lattice, "Lattice LXxLYxLZxLT (random gauge field)")->capture_default_str();
   cg->add_option("--config", s->cg.config, "Solve on this gauge file instead (its own lattice)");
-  cg->add_option("--solver", s->cg.solver, "cg, bicgstab or block-cg (block CG over --rhs systems; needs Kokkos Kernels)")
+  cg->add_option("--solver", s->cg.solver, "cg, bicgstab or block-cg (block CG over --rhs systems)")
       ->check(CLI::IsMember({"cg", "bicgstab", "block-cg"}))
       ->capture_default_str();
   cg->add_option("--rhs", s->cg.rhs, "Right-hand sides (1-16): cg solves them as independent CGs sharing the multi-RHS "

@@ -54,13 +54,13 @@ int main(int argc, char** argv) {
     return e.get_exit_code() == 0 ? 0 : 2;
   }
   // Under mpiexec every rank runs the command; only rank 0 writes to stdout. Distributed commands
-  // (bench dslash, plaquette, smear, flow, measure, generate) split the lattice over the ranks; the
-  // others run on rank 0 alone.
+  // (bench dslash, plaquette, smear, flow, measure, generate, convert) split the lattice over the
+  // ranks; the others run on rank 0 alone.
   const bool distributed_command = (app.get_subcommand("bench")->parsed() &&
                                     app.get_subcommand("bench")->get_subcommand("dslash")->parsed()) ||
                                    app.get_subcommand("plaquette")->parsed() || app.get_subcommand("smear")->parsed() ||
                                    app.get_subcommand("flow")->parsed() || app.get_subcommand("measure")->parsed() ||
-                                   app.get_subcommand("generate")->parsed();
+                                   app.get_subcommand("generate")->parsed() || app.get_subcommand("convert")->parsed();
   int rank = 0, ranks = 1;
 #if KQCD_HAVE_MPI
   // MPI only when a process manager started us (mpiexec sets PMI_* or PMIX_*): a plain `kqcd`

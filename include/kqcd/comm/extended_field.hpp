@@ -42,7 +42,7 @@ namespace detail {
 
 /// Copies the per-site components between local site s and its extended-lattice site.
 template <class SrcView, class DstView> struct InteriorCopy {
-  static constexpr int ncomp = components_per_site<DstView>();
+  static constexpr int ncomp = components_per_row<DstView>();
   SrcView src;
   DstView dst;
   InteriorMap map;
@@ -60,7 +60,7 @@ template <class SrcView, class DstView> struct InteriorCopy {
 /// Copies a slab x_mu in [x0, x0 + depth) of the extended lattice (both parities) to or from a
 /// contiguous buffer; i enumerates the slab with x_mu fastest.
 template <class View, class Buffer> struct SlabCopy {
-  static constexpr int ncomp = components_per_site<View>();
+  static constexpr int ncomp = components_per_row<View>();
   View v[2];
   Buffer buffer;
   Lattice ext;
@@ -159,7 +159,7 @@ public:
     if (!local.distributed()) return;
     using value_type = typename View::non_const_value_type;
     using Buffer = Kokkos::View<value_type*, typename View::memory_space>;
-    constexpr int ncomp = detail::components_per_site<View>();
+    constexpr int ncomp = detail::components_per_row<View>();
     for (int mu = 0; mu < Nd; ++mu) {
       if (!local.partitioned(mu)) continue;
       const int d = depth_, L = local.dim(mu);

@@ -2,11 +2,14 @@
 // a pack kernel gathers each face into a contiguous buffer, MPI_Irecv/MPI_Isend move them, an
 // unpack kernel scatters the received faces into the ghost zone. start() returns once the
 // messages are posted, so the caller computes the interior while they fly, then calls finish().
-// Device buffers go to MPI directly where the host can address them (CPU backends); otherwise
-// through host mirrors (host staging) -- a GPU-aware MPI path is not wired up.
+// Buffers go to MPI directly where the host can address them (CPU backends) or MPI is GPU-aware
+// (comm::gpu_aware_mpi()); otherwise through page-locked host mirrors (host staging).
+// For the Wilson hopping term a spinor halo can travel spin-projected: half the bytes.
 #pragma once
 
 #include <kqcd/comm/mpi.hpp>
+#include <kqcd/core/complex.hpp>
+#include <kqcd/core/gamma.hpp>
 #include <kqcd/core/lattice.hpp>
 
 #include <Kokkos_Core.hpp>
@@ -17,36 +20,100 @@
 namespace kqcd {
 
 namespace detail {
-/// Component k of a site of a spinor view (site, colour, spin) or gauge view (site, mu, row, col).
-template <class View> KOKKOS_INLINE_FUNCTION typename View::reference_type component(const View& v, int site, int k) {
-  if constexpr (View::rank() == 3) {
+/// Component k of row `row` of a field view: a half spinor's norm (row), packed half spinor
+/// (row, colour), spinor (row, colour, spin) or gauge view (row, mu, row, col).
+template <class View> KOKKOS_INLINE_FUNCTION typename View::reference_type component(const View& v, std::size_t row, int k) {
+  if constexpr (View::rank() == 1) {
+    (void)k;
+    return v(row);
+  } else if constexpr (View::rank() == 2) {
+    return v(row, k);
+  } else if constexpr (View::rank() == 3) {
     constexpr int n2 = int(View::static_extent(2));
-    return v(site, k / n2, k % n2);
+    return v(row, k / n2, k % n2);
   } else {
     constexpr int n2 = int(View::static_extent(2)), n3 = int(View::static_extent(3));
-    return v(site, k / (n2 * n3), (k / n3) % n2, k % n3);
+    return v(row, k / (n2 * n3), (k / n3) % n2, k % n3);
   }
 }
-template <class View> constexpr int components_per_site() {
-  if constexpr (View::rank() == 3) return int(View::static_extent(1) * View::static_extent(2));
+template <class View> constexpr int components_per_row() {
+  if constexpr (View::rank() == 1) return 1;
+  else if constexpr (View::rank() == 2) return int(View::static_extent(1));
+  else if constexpr (View::rank() == 3) return int(View::static_extent(1) * View::static_extent(2));
   else return int(View::static_extent(1) * View::static_extent(2) * View::static_extent(3));
 }
 
 /// Copies one face between a field and a buffer: to_buffer gathers the sites at x_mu = x_mu;
-/// otherwise the buffer goes to ghost slot `ghost_base` onwards.
+/// otherwise the buffer goes to ghost slot `ghost_base` onwards. A site owns `rows` consecutive
+/// rows of the view (a block of right-hand sides: site * rows + r).
 template <class FieldView, class BufferView> struct FaceCopy {
-  static constexpr int ncomp = components_per_site<FieldView>();
+  static constexpr int ncomp = components_per_row<FieldView>();
   FieldView field;
   BufferView buffer;
   Lattice lat;
-  int mu, x_mu, parity, ghost_base;
+  int mu, x_mu, parity, ghost_base, rows;
   bool to_buffer;
   KOKKOS_INLINE_FUNCTION void operator()(int f) const {
-    if (to_buffer) {
-      const int s = lat.cb_index(lat.face_coords(mu, f, x_mu, parity));
-      for (int k = 0; k < ncomp; ++k) buffer(f * ncomp + k) = component(field, s, k);
-    } else {
-      for (int k = 0; k < ncomp; ++k) component(field, ghost_base + f, k) = buffer(f * ncomp + k);
+    const std::size_t site = to_buffer ? std::size_t(lat.cb_index(lat.face_coords(mu, f, x_mu, parity))) : std::size_t(ghost_base + f);
+    for (int r = 0; r < rows; ++r) {
+      const std::size_t row = site * rows + r, at = (std::size_t(f) * rows + r) * ncomp;
+      for (int k = 0; k < ncomp; ++k) {
+        if (to_buffer) buffer(at + k) = component(field, row, k);
+        else component(field, row, k) = buffer(at + k);
+      }
+    }
+  }
+};
+
+/// i^k z for a run-time k (exact: a swap and sign changes).
+template <class T> KOKKOS_INLINE_FUNCTION Kokkos::complex<T> mul_i_pow_at(int k, const Kokkos::complex<T>& z) {
+  switch (k & 3) {
+  case 0: return z;
+  case 1: return {-z.imag(), z.real()};
+  case 2: return {-z.real(), -z.imag()};
+  default: return {z.imag(), -z.real()};
+  }
+}
+
+/// The hops of the Wilson kernel project psi(x +- mu) to h_s = psi_s + sigma i^code psi_perm(s),
+/// s = 0, 1 (kernels/dslash_wilson.hpp), and perm(s) is 2 or 3 in every direction: a ghost site
+/// holding h in spins 0, 1 and zeros in spins 2, 3 projects to h again, bit for bit.
+constexpr bool projection_reads_upper_spins() {
+  for (int mu = 0; mu < Nd; ++mu)
+    for (int s = 0; s < 2; ++s)
+      if (gamma_dr::perm_at(mu, s) < 2) return false;
+  return true;
+}
+static_assert(projection_reads_upper_spins(), "the spin-projected halo needs perm(mu, s) in {2, 3} for s = 0, 1");
+
+/// FaceCopy of a spinor face spin-projected for the hop that reads it: only h travels (Nc x 2
+/// components per site); the ghost site gets (h_0, h_1, 0, 0).
+template <class FieldView, class BufferView> struct ProjectedFaceCopy {
+  static constexpr int ncomp = Nc * 2;
+  FieldView field;
+  BufferView buffer;
+  Lattice lat;
+  int mu, x_mu, parity, ghost_base, rows;
+  int sigma; ///< +1 or -1: the hop's projector 1 + sigma g_mu
+  bool to_buffer;
+  KOKKOS_INLINE_FUNCTION void operator()(int f) const {
+    using T = typename FieldView::non_const_value_type;
+    const std::size_t site = to_buffer ? std::size_t(lat.cb_index(lat.face_coords(mu, f, x_mu, parity))) : std::size_t(ghost_base + f);
+    const int shift = sigma > 0 ? 0 : 2; // -1 is i^2
+    for (int r = 0; r < rows; ++r) {
+      const std::size_t row = site * rows + r, at = (std::size_t(f) * rows + r) * ncomp;
+      for (int c = 0; c < Nc; ++c) {
+        if (to_buffer) {
+          for (int sp = 0; sp < 2; ++sp)
+            buffer(at + 2 * c + sp) =
+                field(row, c, sp) + mul_i_pow_at(gamma_dr::code_at(mu, sp) + shift, T(field(row, c, gamma_dr::perm_at(mu, sp))));
+        } else {
+          field(row, c, 0) = buffer(at + 2 * c);
+          field(row, c, 1) = buffer(at + 2 * c + 1);
+          field(row, c, 2) = T(0);
+          field(row, c, 3) = T(0);
+        }
+      }
     }
   }
 };
@@ -59,68 +126,105 @@ public:
   /// Host staging buffers are page-locked: copies from pageable memory run at a fraction of the
   /// link's bandwidth (measured on two H200s: the halo took 1.3 ms of a 1.4 ms 32^3x64 hopping term).
   using host_buffer_type = Kokkos::View<value_type*, Kokkos::SharedHostPinnedSpace>;
-  static constexpr int ncomp = detail::components_per_site<FieldView>();
-  /// MPI takes the field's own buffers when the host can address its memory.
-  static constexpr bool host_staging =
-      !Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename FieldView::memory_space>::accessible;
+  static constexpr int ncomp = detail::components_per_row<FieldView>();
+  /// Spinor fields (site, colour, spin) can travel spin-projected for the Wilson hopping term.
+  static constexpr bool projectable = [] {
+    if constexpr (FieldView::rank() == 3) return FieldView::static_extent(2) == Ns;
+    else return false;
+  }();
+  static constexpr int projected_ncomp = Nc * 2;
+  static constexpr bool host_accessible =
+      Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename FieldView::memory_space>::accessible;
 
   HaloExchange() = default;
-  explicit HaloExchange(const Lattice& lat) : lat_(lat) {
+  /// `rows` rows of the view per site (a block of right-hand sides); messages are tagged from
+  /// `tag_base` on, so that exchanges with different bases can be in flight together.
+  /// Device memory goes to MPI directly where comm::gpu_aware_mpi() says MPI takes it, else staged.
+  explicit HaloExchange(const Lattice& lat, int rows = 1, int tag_base = 0)
+      : lat_(lat), rows_(rows), tag_base_(tag_base), staging_(!host_accessible && lat.distributed() && !comm::gpu_aware_mpi()) {
     for (int mu = 0; mu < Nd; ++mu)
       if (lat.partitioned(mu))
         for (int side = 0; side < 2; ++side) {
-          const int n = lat.face_sites(mu) * ncomp;
+          const int n = lat.face_sites(mu) * rows * ncomp;
           send_[mu][side] = buffer_type(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kqcd::halo_send"), n);
           recv_[mu][side] = buffer_type(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kqcd::halo_recv"), n);
-          if constexpr (host_staging) {
+          if (staging_) {
             send_host_[mu][side] = host_buffer_type(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kqcd::halo_send_host"), n);
             recv_host_[mu][side] = host_buffer_type(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kqcd::halo_recv_host"), n);
           }
         }
   }
 
-  /// Bytes sent per exchange by this rank.
-  double bytes() const {
+  int rows() const { return rows_; }
+  /// Whether messages go through host mirrors (device memory and an MPI that is not GPU-aware).
+  bool host_staging() const { return staging_; }
+  /// How the buffers reach MPI: "host memory", "device memory (GPU-aware MPI)" or "host staging".
+  std::string path() const {
+    return host_accessible ? "host memory" : staging_ ? "host staging" : "device memory (GPU-aware MPI)";
+  }
+
+  /// Bytes sent per exchange by this rank (spin-projected: half of a spinor's components).
+  double bytes(bool projected = false) const {
     double b = 0;
     for (int mu = 0; mu < Nd; ++mu)
-      if (lat_.partitioned(mu)) b += 2.0 * lat_.face_sites(mu) * ncomp * sizeof(value_type);
+      if (lat_.partitioned(mu)) b += 2.0 * lat_.face_sites(mu) * rows_ * (projected ? projected_ncomp : ncomp) * sizeof(value_type);
     return b;
   }
 
-  /// Packs the faces of `field` (sites of `parity`) and posts the messages.
-  void start(const FieldView& field, int parity) {
+  /// Packs the faces of `field` (sites of `parity`) and posts the messages. With isign = +1 or -1
+  /// (spinors only) each face travels projected for the Wilson hop of that sign that reads it;
+  /// the ghost zone then serves that hopping term only. isign = 0: whole sites.
+  void start(const FieldView& field, int parity, int isign = 0) {
 #if KQCD_HAVE_MPI
     if (!lat_.distributed()) return;
+    if (isign != 0 && !projectable)
+      throw invalid_argument("HaloExchange: only spinor fields travel spin-projected");
+    projected_ = isign != 0;
+    const int per_site = rows_ * (projected_ ? projected_ncomp : ncomp);
     // Side 0 of the receiver (its x_mu = L) is our x_mu = 0 face, sent backward; side 1 our
-    // x_mu = L - 1 face, sent forward. The tag names the receiver's ghost slot.
+    // x_mu = L - 1 face, sent forward. The tag names the receiver's ghost slot. Slot 0 feeds the
+    // receiver's forward hops (projector 1 - isign g_mu), slot 1 its backward hops (1 + isign g_mu).
     for (int mu = 0; mu < Nd; ++mu)
       if (lat_.partitioned(mu))
-        for (int side = 0; side < 2; ++side)
-          Kokkos::parallel_for("kqcd::halo_pack", Kokkos::RangePolicy<ExecSpace>(0, lat_.face_sites(mu)),
-                               detail::FaceCopy<FieldView, buffer_type>{field, send_[mu][side], lat_, mu,
-                                                                        side == 0 ? 0 : lat_.dim(mu) - 1, parity, 0, true});
+        for (int side = 0; side < 2; ++side) {
+          const int x_mu = side == 0 ? 0 : lat_.dim(mu) - 1;
+          const Kokkos::RangePolicy<ExecSpace> faces(0, lat_.face_sites(mu));
+          if constexpr (projectable) {
+            if (projected_) {
+              Kokkos::parallel_for("kqcd::halo_pack_projected", faces,
+                                   detail::ProjectedFaceCopy<FieldView, buffer_type>{
+                                       field, send_[mu][side], lat_, mu, x_mu, parity, 0, rows_, side == 0 ? -isign : isign, true});
+              continue;
+            }
+          }
+          Kokkos::parallel_for("kqcd::halo_pack", faces,
+                               detail::FaceCopy<FieldView, buffer_type>{field, send_[mu][side], lat_, mu, x_mu, parity, 0, rows_, true});
+        }
     ExecSpace().fence("kqcd::halo_pack");
     requests_.clear();
     for (int mu = 0; mu < Nd; ++mu)
       if (lat_.partitioned(mu))
         for (int side = 0; side < 2; ++side) {
-          const int n = int(recv_[mu][side].size() * sizeof(value_type));
+          const int n = int(lat_.face_sites(mu) * per_site * sizeof(value_type));
           requests_.emplace_back();
-          MPI_Irecv(host_staging ? (void*)recv_host_[mu][side].data() : (void*)recv_[mu][side].data(), n, MPI_BYTE,
-                    lat_.neighbour_rank(mu, side), 2 * mu + side, lat_.communicator(), &requests_.back());
+          MPI_Irecv(staging_ ? (void*)recv_host_[mu][side].data() : (void*)recv_[mu][side].data(), n, MPI_BYTE,
+                    lat_.neighbour_rank(mu, side), tag_base_ + 2 * mu + side, lat_.communicator(), &requests_.back());
         }
     for (int mu = 0; mu < Nd; ++mu)
       if (lat_.partitioned(mu))
         for (int side = 0; side < 2; ++side) {
-          if constexpr (host_staging) Kokkos::deep_copy(send_host_[mu][side], send_[mu][side]);
-          const int n = int(send_[mu][side].size() * sizeof(value_type));
+          const int count = lat_.face_sites(mu) * per_site;
+          if (staging_)
+            Kokkos::deep_copy(Kokkos::subview(send_host_[mu][side], std::pair(0, count)),
+                              Kokkos::subview(send_[mu][side], std::pair(0, count)));
           requests_.emplace_back();
           // Our side-0 face goes backward and lands in the receiver's slot (mu, 0).
-          MPI_Isend(host_staging ? (void*)send_host_[mu][side].data() : (void*)send_[mu][side].data(), n, MPI_BYTE,
-                    lat_.neighbour_rank(mu, 1 - side), 2 * mu + side, lat_.communicator(), &requests_.back());
+          MPI_Isend(staging_ ? (void*)send_host_[mu][side].data() : (void*)send_[mu][side].data(),
+                    int(count * sizeof(value_type)), MPI_BYTE, lat_.neighbour_rank(mu, 1 - side), tag_base_ + 2 * mu + side,
+                    lat_.communicator(), &requests_.back());
         }
 #else
-    (void)field, (void)parity;
+    (void)field, (void)parity, (void)isign;
 #endif
   }
 
@@ -133,23 +237,38 @@ public:
     for (int mu = 0; mu < Nd; ++mu)
       if (lat_.partitioned(mu))
         for (int side = 0; side < 2; ++side) {
-          if constexpr (host_staging) Kokkos::deep_copy(recv_[mu][side], recv_host_[mu][side]);
-          Kokkos::parallel_for("kqcd::halo_unpack", Kokkos::RangePolicy<ExecSpace>(0, lat_.face_sites(mu)),
-                               detail::FaceCopy<FieldView, buffer_type>{field, recv_[mu][side], lat_, mu, 0, 0,
-                                                                        lat_.cb_volume() + lat_.ghost_offset(mu, side), false});
+          const int count = lat_.face_sites(mu) * rows_ * (projected_ ? projected_ncomp : ncomp);
+          if (staging_)
+            Kokkos::deep_copy(Kokkos::subview(recv_[mu][side], std::pair(0, count)),
+                              Kokkos::subview(recv_host_[mu][side], std::pair(0, count)));
+          const int ghost = lat_.cb_volume() + lat_.ghost_offset(mu, side);
+          const Kokkos::RangePolicy<ExecSpace> faces(0, lat_.face_sites(mu));
+          if constexpr (projectable) {
+            if (projected_) {
+              Kokkos::parallel_for("kqcd::halo_unpack_projected", faces,
+                                   detail::ProjectedFaceCopy<FieldView, buffer_type>{field, recv_[mu][side], lat_, mu, 0, 0,
+                                                                                     ghost, rows_, 1, false});
+              continue;
+            }
+          }
+          Kokkos::parallel_for("kqcd::halo_unpack", faces,
+                               detail::FaceCopy<FieldView, buffer_type>{field, recv_[mu][side], lat_, mu, 0, 0, ghost, rows_, false});
         }
 #else
     (void)field;
 #endif
   }
 
-  void exchange(const FieldView& field, int parity) {
-    start(field, parity);
+  void exchange(const FieldView& field, int parity, int isign = 0) {
+    start(field, parity, isign);
     finish(field);
   }
 
 private:
   Lattice lat_;
+  int rows_ = 1, tag_base_ = 0;
+  bool staging_ = false;
+  bool projected_ = false; ///< the messages in flight are spin-projected
   buffer_type send_[Nd][2], recv_[Nd][2];
   host_buffer_type send_host_[Nd][2], recv_host_[Nd][2];
 #if KQCD_HAVE_MPI

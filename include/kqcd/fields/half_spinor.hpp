@@ -3,7 +3,8 @@
 // digits relative to its own magnitude. The four spins of one colour are packed together (QUDA's
 // short8 order: one 16-byte load per colour, three per site, where one 16-bit pair per load took
 // twelve). Kernels read and write it through HalfSpinorAccessor (fields/spinor_access.hpp) and
-// compute in float.
+// compute in float. On a distributed lattice both views have the ghost zone's sites after the
+// local ones (comm/halo.hpp).
 #pragma once
 
 #include <kqcd/arch/arch_traits.hpp>
@@ -27,7 +28,8 @@ public:
 
   HalfCBSpinor() = default;
   HalfCBSpinor(const Lattice& lat, int parity, const std::string& label = "half_spinor")
-      : lattice_(lat), parity_(parity), data_(label, lat.cb_volume()), norm_(label + "_norm", lat.cb_volume()) {}
+      : lattice_(lat), parity_(parity), data_(label, lat.cb_volume() + lat.ghost_sites()),
+        norm_(label + "_norm", lat.cb_volume() + lat.ghost_sites()) {}
 
   const Lattice& lattice() const { return lattice_; }
   int parity() const { return parity_; }

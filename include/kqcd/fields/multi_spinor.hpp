@@ -1,5 +1,6 @@
 // A block of n_rhs checkerboarded spinors for the multi-right-hand-side Dslash: one view of
-// cb_volume * n_rhs sites, right-hand side r of site s at index s * n_rhs + r. With the backend's
+// cb_volume * n_rhs sites, right-hand side r of site s at index s * n_rhs + r (on a distributed
+// lattice followed by the ghost zone's sites, in the same order). With the backend's
 // spinor layout this puts a site's right-hand sides next to each other: on the GPU consecutive
 // vector lanes (one per right-hand side) read consecutive addresses, on the CPU a site's block is
 // contiguous, and the link of a site is read once for the whole block.
@@ -42,7 +43,7 @@ public:
       : lattice_(lat), parity_(parity), n_rhs_(n_rhs) {
     if (n_rhs < 1 || n_rhs > max_rhs)
       throw invalid_argument("multi-RHS block: " + std::to_string(n_rhs) + " right-hand sides, expected 1 to " + std::to_string(max_rhs));
-    data_ = view_type(label, std::size_t(lat.cb_volume()) * std::size_t(n_rhs));
+    data_ = view_type(label, std::size_t(lat.cb_volume() + lat.ghost_sites()) * std::size_t(n_rhs));
   }
   const Lattice& lattice() const { return lattice_; }
   int parity() const { return parity_; }

@@ -225,7 +225,7 @@ template <class ES> double norm2(const HalfCBSpinor<ES>& x) {
           for (int sp = 0; sp < Ns; ++sp) acc += double(v[c][sp].real()) * v[c][sp].real() + double(v[c][sp].imag()) * v[c][sp].imag();
       },
       sum);
-  return sum;
+  return comm::sum(x.lattice(), sum);
 }
 
 template <class ES> Kokkos::complex<double> cdot(const HalfCBSpinor<ES>& x, const HalfCBSpinor<ES>& y) {
@@ -247,7 +247,7 @@ template <class ES> Kokkos::complex<double> cdot(const HalfCBSpinor<ES>& x, cons
           }
       },
       sum);
-  return sum;
+  return comm::sum(x.lattice(), sum);
 }
 template <class ES> double rdot(const HalfCBSpinor<ES>& x, const HalfCBSpinor<ES>& y) { return cdot(x, y).real(); }
 

@@ -4,6 +4,7 @@
 // products between two blocks and the combination out_j = a_j + sum_i x_i c_ij with an n x n matrix.
 #pragma once
 
+#include <kqcd/comm/reduce.hpp>
 #include <kqcd/core/error.hpp>
 #include <kqcd/fields/multi_spinor.hpp>
 
@@ -113,6 +114,7 @@ template <class ST, class ES> BlockMatrix block_inner(const MultiCBSpinor<ST, ES
   const Kokkos::View<double*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> result(sums.data(), sums.size());
   Kokkos::parallel_reduce("kqcd::blas::block_inner", Kokkos::RangePolicy<ES>(0, x.sites()), F{2 * n * n, n, x.view(), y.view()},
                           result);
+  comm::sum_in_place(x.lattice(), sums.data(), int(sums.size()));
   BlockMatrix m("kqcd::block_inner", n, n);
   for (int i = 0; i < n; ++i)
     for (int j = 0; j < n; ++j) m(i, j) = Kokkos::complex<double>(sums[std::size_t(2 * (i * n + j))], sums[std::size_t(2 * (i * n + j) + 1)]);
@@ -146,6 +148,7 @@ template <class ST, class ES> std::vector<double> rdot_each(const MultiCBSpinor<
   const Kokkos::View<double*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> result(out.data(), out.size());
   Kokkos::parallel_reduce("kqcd::blas::rdot_each", Kokkos::RangePolicy<ES>(0, x.sites()), F{x.n_rhs(), x.view(), y.view()},
                           result);
+  comm::sum_in_place(x.lattice(), out.data(), int(out.size()));
   return out;
 }
 template <class ST, class ES> std::vector<double> norm2_each(const MultiCBSpinor<ST, ES>& x) { return rdot_each(x, x); }

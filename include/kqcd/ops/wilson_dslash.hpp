@@ -6,7 +6,8 @@
 // once, on the device, from the GaugeField given to the constructor. On a distributed lattice it
 // exchanges the gauge ghost zone once at construction and, per call, the source's halo: faces
 // packed and sent, the interior sites computed while the messages fly, then the exterior sites
-// (or, with set_overlap(false), the whole parity after the exchange).
+// (or, with set_overlap(false), the whole parity after the exchange). The source's faces travel
+// spin-projected for the hop that reads them (half the bytes; set_spin_projection(false): whole).
 #pragma once
 
 #include <kqcd/comm/halo.hpp>
@@ -21,6 +22,7 @@
 #include <kqcd/fields/spinor_access.hpp>
 #include <kqcd/kernels/dslash_wilson.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <functional>
 #include <optional>
@@ -112,11 +114,14 @@ private:
       case PolicyKind::team_scratch: {
         f.arg.sites_per_team = std::max(1, c.sites_per_team);
         const int league = (n + f.arg.sites_per_team - 1) / f.arg.sites_per_team;
-        const int team = std::max(1, c.team_size);
+        // A team of team_size x lanes threads: fitted down to what the backend can launch for
+        // this kernel (a set_block_launch() shape sized for fewer right-hand sides).
+        const int lanes = vector_lanes(r);
+        const int team = std::clamp(c.team_size, 1, std::max(1, max_team_size(f, c.kind, lanes)));
         if (c.kind == PolicyKind::team) {
-          Kokkos::parallel_for("kqcd::WilsonDslash::multi_rhs", Kokkos::TeamPolicy<ES, LaunchBounds>(league, team, vector_lanes(r)), f);
+          Kokkos::parallel_for("kqcd::WilsonDslash::multi_rhs", Kokkos::TeamPolicy<ES, LaunchBounds>(league, team, lanes), f);
         } else {
-          Kokkos::TeamPolicy<ES, LaunchBounds, CachedLinksTag> policy(league, team, vector_lanes(r));
+          Kokkos::TeamPolicy<ES, LaunchBounds, CachedLinksTag> policy(league, team, lanes);
           policy.set_scratch_size(0, Kokkos::PerTeam(Functor::team_scratch_bytes(f.arg.sites_per_team)));
           Kokkos::parallel_for("kqcd::WilsonDslash::multi_rhs_cached_links", policy, f);
         }
@@ -133,6 +138,14 @@ private:
     }
   }
 
+
+  static int max_team_size(const Functor& f, PolicyKind kind, int lanes) {
+    if (kind == PolicyKind::team)
+      return Kokkos::TeamPolicy<ES, LaunchBounds>(1, 1, lanes).team_size_max(f, Kokkos::ParallelForTag());
+    Kokkos::TeamPolicy<ES, LaunchBounds, CachedLinksTag> policy(1, 1, lanes);
+    policy.set_scratch_size(0, Kokkos::PerTeam(Functor::team_scratch_bytes(f.arg.sites_per_team)));
+    return policy.team_size_max(f, Kokkos::ParallelForTag());
+  }
 
   TuneKey key_;
   Functor f_;
@@ -231,8 +244,17 @@ public:
   void set_timing(bool on) const { timing_ = on; }
   const DslashTimes& times() const { return times_; }
   void reset_times() const { times_ = {}; }
-  /// Halo bytes sent per call by this rank (0 on one rank).
-  double halo_bytes() const { return halo_.bytes(); }
+  /// Source faces sent spin-projected (default) or as whole spinors (float and double; half
+  /// precision sends whole 16-bit sites).
+  void set_spin_projection(bool on) { spin_projection_ = on; }
+  bool spin_projection() const { return spin_projection_; }
+  /// Halo bytes sent per call on one right-hand side by this rank (0 on one rank).
+  double halo_bytes() const {
+    if constexpr (std::is_same_v<P, half>) return half_halo_.bytes() + norm_halo_.bytes();
+    else return halo_.bytes(spin_projection_);
+  }
+  /// How the halo reaches MPI (HaloExchange::path()).
+  std::string halo_path() const { return std::is_same_v<P, half> ? half_halo_.path() : halo_.path(); }
   /// Sites of parity p with an off-rank neighbour.
   int exterior_sites(int p) const { return int(exterior_[p].size()); }
 
@@ -313,10 +335,7 @@ private:
     if (!lattice().distributed()) return sweep(nullptr);
     if constexpr (!std::is_same_v<Sink, std::nullptr_t>)
       throw invalid_argument("WilsonDslash: graph capture runs on one process; lattice " + lattice().to_string() + " is distributed");
-    if constexpr (!std::is_same_v<S, spinor_type> || std::is_same_v<P, half>) {
-      throw invalid_argument("WilsonDslash: half precision and blocks of right-hand sides are not distributed yet (lattice " +
-                             lattice().to_string() + ")");
-    } else {
+    {
       using clock = std::chrono::steady_clock;
       auto t = clock::now();
       auto lap = [&](double& acc) {
@@ -326,17 +345,41 @@ private:
         acc += std::chrono::duration<double>(now - t).count();
         t = now;
       };
-      halo_.start(in.view(), in.parity());
+      start_halo(in, isign);
       lap(times_.pack_post);
       if (overlap_) sweep(&interior_[target_cb]);
       lap(times_.interior);
-      halo_.finish(in.view());
+      finish_halo(in);
       lap(times_.wait_unpack);
       sweep(overlap_ ? &exterior_[target_cb] : nullptr);
       lap(times_.exterior);
       ++times_.calls;
     }
   }
+
+  // The source's halo: spin-projected for this sign (float and double; a block of right-hand sides
+  // through a second exchange sized for the block), or 16-bit sites and their norms (half).
+  void start_halo(const spinor_type& in, int isign) const {
+    if constexpr (std::is_same_v<P, half>) {
+      half_halo_.start(in.view(), in.parity());
+      norm_halo_.start(in.norm(), in.parity());
+    } else {
+      halo_.start(in.view(), in.parity(), spin_projection_ ? isign : 0);
+    }
+  }
+  void finish_halo(const spinor_type& in) const {
+    if constexpr (std::is_same_v<P, half>) {
+      half_halo_.finish(in.view());
+      norm_halo_.finish(in.norm());
+    } else {
+      halo_.finish(in.view());
+    }
+  }
+  void start_halo(const multi_spinor_type& in, int isign) const {
+    if (block_halo_.rows() != in.n_rhs()) block_halo_ = halo_type(lattice(), in.n_rhs());
+    block_halo_.start(in.view(), in.parity(), spin_projection_ ? isign : 0);
+  }
+  void finish_halo(const multi_spinor_type& in) const { block_halo_.finish(in.view()); }
 
   /// Fills the ghost zone of u's links (backward hops read U_mu(x - mu) of off-rank sites) before
   /// they are packed; returns u.
@@ -396,6 +439,8 @@ private:
 
   using site_list_type = Kokkos::View<const int*, typename traits::memory_space>;
   using halo_type = HaloExchange<typename cb_spinor_t<Real, ExecSpace>::view_type, ExecSpace>;
+  using half_halo_type = HaloExchange<typename HalfCBSpinor<ExecSpace>::view_type, ExecSpace>;
+  using norm_halo_type = HaloExchange<typename HalfCBSpinor<ExecSpace>::norm_view_type, ExecSpace>;
 
   gauge_type u_;
   packed_gauge_type packed_;
@@ -404,8 +449,11 @@ private:
   mutable LaunchConfig last_config_{};
   std::optional<LaunchConfig> block_launch_;
   site_list_type interior_[2], exterior_[2];
-  mutable halo_type halo_;
+  mutable halo_type halo_, block_halo_;
+  mutable half_halo_type half_halo_;
+  mutable norm_halo_type norm_halo_;
   bool overlap_ = true;
+  bool spin_projection_ = true;
   mutable bool timing_ = false;
   mutable DslashTimes times_;
 };
@@ -420,7 +468,12 @@ WilsonDslash<P, ExecSpace, mode, Recon>::WilsonDslash(const gauge_type& u, const
     interior_[p] = detail::to_device<site_list_type>(split.interior, "kqcd::interior_sites");
     exterior_[p] = detail::to_device<site_list_type>(split.exterior, "kqcd::exterior_sites");
   }
-  halo_ = halo_type(lat);
+  if constexpr (std::is_same_v<P, half>) {
+    half_halo_ = half_halo_type(lat);
+    norm_halo_ = norm_halo_type(lat, 1, 2 * Nd); // its own tags: both exchanges are in flight together
+  } else {
+    halo_ = halo_type(lat);
+  }
   Kokkos::fence("kqcd::WilsonDslash::halo_setup");
 }
 

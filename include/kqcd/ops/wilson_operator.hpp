@@ -118,6 +118,8 @@ public:
   void set_sites_per_team(int n) { dslash_.set_sites_per_team(n); }
   /// On a distributed lattice: overlap the halo exchange with the interior sites (default).
   void set_overlap(bool on) { dslash_.set_overlap(on); }
+  /// Distributed: the halo spin-projected (default) or as whole spinors (WilsonDslash).
+  void set_spin_projection(bool on) { dslash_.set_spin_projection(on); }
   int dslash_sites_per_team() const { return dslash_.sites_per_team(); }
   /// Flops of one apply(): two hopping terms, one with xpay.
   double flops() const { return dslash_.flops(false) + dslash_.flops(true); }
