@@ -10,6 +10,7 @@
 #include <kqcd/ops/blas.hpp>
 #include <kqcd/ops/gauge_observables.hpp>
 #include <kqcd/ops/local_operators.hpp>
+#include <kqcd/ops/simd_wilson.hpp>
 #include <kqcd/ops/smearing.hpp>
 #include <kqcd/ops/wilson_operator.hpp>
 #include <kqcd/solvers/bicgstab.hpp>
@@ -20,6 +21,7 @@
 #include "host_fields.hpp"
 #include "mpi_compare.hpp"
 
+#include <catch2/matchers/catch_matchers_string.hpp>
 #include <mpi.h>
 
 #include <cmath>
@@ -401,6 +403,9 @@ TEMPLATE_LIST_TEST_CASE("gauge fields: global link trace; what is not distribute
       // (the plaquette, Polyakov loop and clover term are tested in test_mpi_gauge.cpp).
       Gauge out(pg.lattice());
       CHECK_THROWS_AS(smear_step(ul, out, SmearParams{}), kqcd::invalid_argument);
+      // The SIMD layout has no halo exchange: refused rather than wrapping around the sub-lattice.
+      if constexpr (ArchTraits<ES>::simd_layout)
+        CHECK_THROWS_WITH((SIMDWilsonDslash<Real, ES>(ul, mixed_bc())), Catch::Matchers::ContainsSubstring("distributed"));
     }
   }
 }

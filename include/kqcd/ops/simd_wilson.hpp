@@ -23,12 +23,22 @@ public:
   /// The links of u with boundary phases bc, laid out for geometry g (default: the automatic split).
   SIMDWilsonDslash(const GaugeField<Kokkos::complex<Real>, ExecSpace>& u, const BoundaryPhases& bc,
                    const SIMDGeometry& g = {})
-      : geom_(g.lanes() == V::lanes && g.global() == u.lattice() ? g : SIMDGeometry(u.lattice(), V::lanes)),
+      : geom_(g.lanes() == V::lanes && g.global() == single_process(u.lattice()) ? g
+                                                                                  : SIMDGeometry(single_process(u.lattice()), V::lanes)),
         u_((check_simd_isa(), u), bc, geom_), sites_(geom_.local(), bc) {
     if (g.global().volume() > 0 && !(g == geom_))
       throw invalid_argument("SIMDWilsonDslash: geometry of " + std::to_string(g.lanes()) + " lanes on " +
                              g.global().to_string() + " does not fit " + std::to_string(V::lanes) + " lanes on " +
                              u.lattice().to_string());
+  }
+
+  /// The lattice, if it is not split over ranks: the SIMD layout has no halo exchange (its lanes
+  /// would wrap around the sub-lattice), so a distributed lattice is refused.
+  static const Lattice& single_process(const Lattice& lat) {
+    if (lat.distributed())
+      throw invalid_argument("SIMDWilsonDslash: the SIMD layout runs on one process; the " + lat.to_string() +
+                             " sub-lattice is distributed over ranks (WilsonDslash exchanges halos)");
+    return lat;
   }
 
   const SIMDGeometry& geometry() const { return geom_; }
