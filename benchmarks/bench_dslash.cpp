@@ -225,6 +225,33 @@ template <class ES, class Real, class Recon> nlohmann::json time_multi(const Dsl
 }
 
 /// The same on the virtual-node SIMD layout (fields/simd_fields.hpp).
+/// A block of right-hand sides, one per SIMD lane (SIMDBlockWilsonDslash): opts.rhs of the
+/// register's lanes are filled (the rest compute zeros); GFLOP/s and GB/s count the filled ones.
+template <class ES, class Real> nlohmann::json time_block_simd(const DslashOptions& opts) {
+  using D = SIMDBlockWilsonDslash<Real, ES>;
+  GaugeField<Kokkos::complex<Real>, ES> u(opts.lattice);
+  random_gauge(u, 1234);
+  const D d(u, BoundaryPhases::antiperiodic_time());
+  auto in = d.create_spinor(1, "bench_in"), out = d.create_spinor(0, "bench_out");
+  CBSpinor<Kokkos::complex<Real>, Ns, ES> one(opts.lattice, 1);
+  for (int r = 0; r < opts.rhs; ++r) {
+    random_spinor(one, 42 + std::uint64_t(r));
+    in.insert(r, one);
+  }
+  const auto [per_call, iters] = time_calls<ES>(opts, [&] { d.apply(out, in, 1, 0); });
+  const double used = double(opts.rhs) / D::n_rhs;
+  const double link_bytes = opts.lattice.cb_volume() * double(sizeof(Real)) * 8 * 18;
+  return {{"time_per_call_s", per_call},
+          {"time_per_rhs_s", per_call / opts.rhs},
+          {"iterations", iters},
+          {"gflops", used * d.flops(false) / per_call * 1e-9},
+          {"gbytes_per_s", (link_bytes + used * (d.bytes(false) - link_bytes)) / per_call * 1e-9},
+          {"layout", "simd (right-hand sides in lanes)"},
+          {"lanes", D::n_rhs},
+          {"isa", D::simd_type::isa::name},
+          {"neighbours", "table"}};
+}
+
 template <class ES, class Real> nlohmann::json time_dslash_simd(const DslashOptions& opts) {
   using Op = SIMDWilsonEOOperator<Real, ES>;
   GaugeField<Kokkos::complex<Real>, ES> u(opts.lattice);
@@ -273,6 +300,17 @@ template <class ES, class Real> nlohmann::json time_dslash_mode(const DslashOpti
   if constexpr (ArchTraits<ES>::simd_layout && !std::is_same_v<Real, kqcd::half>) {
     // The SIMD layout is the faster one where it exists; it has its own neighbour table.
     // --graph captures the scalar layout's kernels: auto then means scalar.
+    // --rhs with --layout simd: a block with one right-hand side per lane (up to the lanes of
+    // the register in this precision).
+    constexpr int lanes = ArchTraits<ES>::template simd_complex<Real>::lanes;
+    if (opts.layout == "simd" && opts.rhs > 1) {
+      if (opts.rhs > lanes || opts.recon != 18 || opts.lattice.distributed() || opts.graph ||
+          (opts.op != "dslash" && opts.op != "wilson") || opts.neighbours != "auto" || opts.sites_per_team != 0)
+        throw invalid_argument("--layout simd with --rhs runs the hopping term (--operator dslash, --recon 18, one rank) on "
+                               "up to " + std::to_string(lanes) + " right-hand sides, one per SIMD lane in this precision; found --rhs " +
+                               std::to_string(opts.rhs));
+      return time_block_simd<ES, Real>(opts);
+    }
     const bool plain = opts.recon == 18 && opts.rhs == 1 && !opts.lattice.distributed() && !opts.graph;
     if (opts.layout == "simd" && !plain)
       throw invalid_argument("--layout simd runs with --recon 18 and --rhs 1 on one rank only, without --graph");

@@ -148,7 +148,7 @@ void add_bench_command(CLI::App& app, Action& action) {
       ->capture_default_str();
   dslash->add_option("--layout", s->dslash.layout,
                      "auto (the fastest available: simd on host backends where the lattice splits), scalar, or simd "
-                     "(virtual-node AVX-512/AVX2 layout; dslash and eo only)")
+                     "(virtual-node AVX-512/AVX2 layout; dslash and eo only; with --rhs: one right-hand side per SIMD lane)")
       ->check(CLI::IsMember({"auto", "scalar", "simd"}))
       ->capture_default_str();
   dslash->add_option("--sites-per-team", s->dslash.sites_per_team, "Sites per team (GPU: threads per block); 0: default")

@@ -404,8 +404,10 @@ TEMPLATE_LIST_TEST_CASE("gauge fields: global link trace; what is not distribute
       Gauge out(pg.lattice());
       CHECK_THROWS_AS(smear_step(ul, out, SmearParams{}), kqcd::invalid_argument);
       // The SIMD layout has no halo exchange: refused rather than wrapping around the sub-lattice.
-      if constexpr (ArchTraits<ES>::simd_layout)
+      if constexpr (ArchTraits<ES>::simd_layout) {
         CHECK_THROWS_WITH((SIMDWilsonDslash<Real, ES>(ul, mixed_bc())), Catch::Matchers::ContainsSubstring("distributed"));
+        CHECK_THROWS_WITH((SIMDBlockWilsonDslash<Real, ES>(ul, mixed_bc())), Catch::Matchers::ContainsSubstring("distributed"));
+      }
     }
   }
 }

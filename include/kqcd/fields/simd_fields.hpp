@@ -130,6 +130,58 @@ private:
   view_type data_;
 };
 
+/// A block of V::lanes right-hand sides of one parity for SIMDBlockWilsonDslash: lane r holds
+/// right-hand side r of every site ([site][colour][spin][2 lanes reals], SIMDSpinor's layout on
+/// the unsplit lattice).
+template <class V, class ExecSpace> class SIMDBlockSpinor {
+public:
+  using simd_type = V;
+  using real_type = typename V::real_type;
+  using execution_space = ExecSpace;
+  static constexpr int lanes = V::lanes;
+  using view_type = typename SIMDSpinor<V, ExecSpace>::view_type;
+
+  SIMDBlockSpinor() = default;
+  SIMDBlockSpinor(const Lattice& lat, int parity, const std::string& label = "simd_block_spinor")
+      : lattice_(lat), parity_(parity), data_(label, lat.cb_volume()) {
+    detail::require_host_space<ExecSpace>();
+  }
+  const Lattice& lattice() const { return lattice_; }
+  int parity() const { return parity_; }
+  int n_rhs() const { return lanes; }
+  const view_type& view() const { return data_; }
+
+  /// Right-hand side r of the block = s, or s = right-hand side r.
+  template <class ST> void insert(int r, const CBSpinor<ST, Ns, ExecSpace>& s) { transfer(r, s.view(), s, true); }
+  template <class ST> void extract(int r, CBSpinor<ST, Ns, ExecSpace>& s) const { transfer(r, s.view(), s, false); }
+
+private:
+  template <class SV, class S> void transfer(int r, const SV& v, const S& s, bool in) const {
+    if (r < 0 || r >= lanes || s.parity() != parity_ || !(s.lattice() == lattice_))
+      throw invalid_argument("SIMD block: right-hand side " + std::to_string(r) + " of " + std::to_string(lanes) +
+                             ", or a spinor on parity " + std::to_string(s.parity()) + " of " + s.lattice().to_string() +
+                             " for a block on parity " + std::to_string(parity_) + " of " + lattice_.to_string());
+    using ST = typename SV::non_const_value_type;
+    const view_type d = data_;
+    Kokkos::parallel_for("kqcd::SIMDBlockSpinor::transfer",
+                         Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace>(0, lattice_.cb_volume()), [=](int i) {
+                           for (int c = 0; c < Nc; ++c)
+                             for (int sp = 0; sp < Ns; ++sp) {
+                               if (in) {
+                                 d(i, c, sp, 2 * r) = real_type(v(i, c, sp).real());
+                                 d(i, c, sp, 2 * r + 1) = real_type(v(i, c, sp).imag());
+                               } else {
+                                 v(i, c, sp) = ST(d(i, c, sp, 2 * r), d(i, c, sp, 2 * r + 1));
+                               }
+                             }
+                         });
+    Kokkos::fence();
+  }
+  Lattice lattice_;
+  int parity_ = 0;
+  view_type data_;
+};
+
 /// The doubled gauge field of one target parity (see the top of this file), built from an
 /// ordinary GaugeField and the boundary phases.
 template <class V, class ExecSpace> class SIMDGaugeField {

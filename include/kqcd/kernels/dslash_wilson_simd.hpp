@@ -2,6 +2,9 @@
 // arithmetic of kernels/dslash_wilson.hpp on N sites at once. Per hop: load the neighbour vector
 // site, project to a half spinor, exchange lanes if the hop left the sub-lattice in a split
 // dimension, multiply by the doubled link (boundary phase folded in), reconstruct and accumulate.
+// With rhs_lanes the lanes hold right-hand sides of one site instead (a block of as many
+// right-hand sides as the register has lanes): the links are one complex number per element,
+// broadcast to every lane, so a block reads each link once; no lane exchanges.
 // Host only (the layout exists for host execution spaces), so the functions are plain inline.
 #pragma once
 
@@ -16,7 +19,7 @@ namespace kqcd {
 template <class V, class ExecSpace> struct SIMDDslashArg {
   using real_type = typename V::real_type;
   static constexpr int reals = 2 * V::lanes;  ///< reals per SIMDComplex
-  const real_type* gauge;                     ///< doubled links of the target parity [vsite][8][Nc][Nc]
+  const real_type* gauge;                     ///< doubled links of the target parity [vsite][8][Nc][Nc] (one lane with rhs_lanes)
   const real_type* in;                        ///< source, parity 1 - target_cb [vsite][Nc][Ns]
   real_type* out;                             ///< result, parity target_cb
   const real_type* x;                         ///< xpay addend, parity target_cb (xpay only)
@@ -34,10 +37,11 @@ template <int k, class V> inline V add_i_pow(const V& a, const V& b) {
   else return V::minus_i(a, b);
 }
 
-template <class V, class ExecSpace, int isign, int target_cb, bool xpay> struct SIMDDslashFunctor {
+template <class V, class ExecSpace, int isign, int target_cb, bool xpay, bool rhs_lanes = false> struct SIMDDslashFunctor {
   using Arg = SIMDDslashArg<V, ExecSpace>;
   using real = typename V::real_type;
   static constexpr int R = Arg::reals;
+  static constexpr int link_reals = rhs_lanes ? 2 : R; ///< reals per link element
   Arg arg;
 
   static const real* spinor_at(const real* base, int vs, int c, int s) { return base + ((vs * Nc + c) * Ns + s) * R; }
@@ -54,7 +58,7 @@ template <class V, class ExecSpace, int isign, int target_cb, bool xpay> struct 
 
     // Colour by colour, so that only one colour's half spinor is live next to chi and acc (the
     // 32 zmm registers hold acc, chi, h, i h and a link element without spilling).
-    const real* link = arg.gauge + (vs * 2 * Nd + 2 * mu + (dir > 0 ? 0 : 1)) * Nc * Nc * R;
+    const real* link = arg.gauge + (vs * 2 * Nd + 2 * mu + (dir > 0 ? 0 : 1)) * Nc * Nc * link_reals;
     V chi[Nc][2];
     for (int c = 0; c < Nc; ++c) {
       V h[2] = {add_i_pow<k0>(V::load(spinor_at(arg.in, nb.index, c, 0)), V::load(spinor_at(arg.in, nb.index, c, p0))),
@@ -64,8 +68,16 @@ template <class V, class ExecSpace, int isign, int target_cb, bool xpay> struct 
         for (int s = 0; s < 2; ++s) h[s] = h[s].swap_blocks(arg.level[mu]);
       const V ih[2] = {h[0].times_i(), h[1].times_i()};
       for (int a = 0; a < Nc; ++a) {
-        const V l = V::load(link + (a * Nc + c) * R);
-        const V lr = l.dup_re(), li = l.dup_im();
+        const real* le = link + (a * Nc + c) * link_reals;
+        V lr, li;
+        if constexpr (rhs_lanes) {
+          lr = V{V::isa::set1(le[0])};
+          li = V{V::isa::set1(le[1])};
+        } else {
+          const V l = V::load(le);
+          lr = l.dup_re();
+          li = l.dup_im();
+        }
         for (int s = 0; s < 2; ++s) chi[a][s] = V::madd(lr, li, h[s], ih[s], c == 0 ? V::zero() : chi[a][s]);
       }
     }

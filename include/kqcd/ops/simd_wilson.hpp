@@ -9,6 +9,17 @@
 
 namespace kqcd {
 
+namespace detail {
+/// The lattice, if it is not split over ranks: the SIMD layouts have no halo exchange (they would
+/// wrap around the sub-lattice), so a distributed lattice is refused.
+inline const Lattice& single_process(const Lattice& lat, const char* who) {
+  if (lat.distributed())
+    throw invalid_argument(std::string(who) + ": the SIMD layout runs on one process; the " + lat.to_string() +
+                           " sub-lattice is distributed over ranks (WilsonDslash exchanges halos)");
+  return lat;
+}
+} // namespace detail
+
 template <class Real, class ExecSpace = Kokkos::DefaultHostExecutionSpace,
           class V = typename ArchTraits<ExecSpace>::template simd_complex<Real>>
 class SIMDWilsonDslash {
@@ -23,22 +34,14 @@ public:
   /// The links of u with boundary phases bc, laid out for geometry g (default: the automatic split).
   SIMDWilsonDslash(const GaugeField<Kokkos::complex<Real>, ExecSpace>& u, const BoundaryPhases& bc,
                    const SIMDGeometry& g = {})
-      : geom_(g.lanes() == V::lanes && g.global() == single_process(u.lattice()) ? g
-                                                                                  : SIMDGeometry(single_process(u.lattice()), V::lanes)),
+      : geom_(g.lanes() == V::lanes && g.global() == detail::single_process(u.lattice(), "SIMDWilsonDslash")
+                  ? g
+                  : SIMDGeometry(detail::single_process(u.lattice(), "SIMDWilsonDslash"), V::lanes)),
         u_((check_simd_isa(), u), bc, geom_), sites_(geom_.local(), bc) {
     if (g.global().volume() > 0 && !(g == geom_))
       throw invalid_argument("SIMDWilsonDslash: geometry of " + std::to_string(g.lanes()) + " lanes on " +
                              g.global().to_string() + " does not fit " + std::to_string(V::lanes) + " lanes on " +
                              u.lattice().to_string());
-  }
-
-  /// The lattice, if it is not split over ranks: the SIMD layout has no halo exchange (its lanes
-  /// would wrap around the sub-lattice), so a distributed lattice is refused.
-  static const Lattice& single_process(const Lattice& lat) {
-    if (lat.distributed())
-      throw invalid_argument("SIMDWilsonDslash: the SIMD layout runs on one process; the " + lat.to_string() +
-                             " sub-lattice is distributed over ranks (WilsonDslash exchanges halos)");
-    return lat;
   }
 
   const SIMDGeometry& geometry() const { return geom_; }
@@ -94,6 +97,82 @@ private:
 
   SIMDGeometry geom_;
   gauge_type u_;
+  SiteTable<NeighbourMode::table, ExecSpace> sites_;
+};
+
+/// The Wilson hopping term on a block of V::lanes right-hand sides, one per SIMD lane (host
+/// execution spaces): the kernel of SIMDWilsonDslash with each link element read once per site
+/// and broadcast to the lanes (the links of a one-lane doubled gauge field, boundary phases folded
+/// in). Blocks convert with SIMDBlockSpinor::insert / extract.
+template <class Real, class ExecSpace = Kokkos::DefaultHostExecutionSpace,
+          class V = typename ArchTraits<ExecSpace>::template simd_complex<Real>>
+class SIMDBlockWilsonDslash {
+public:
+  using real_type = Real;
+  using simd_type = V;
+  using execution_space = ExecSpace;
+  using spinor_type = SIMDBlockSpinor<V, ExecSpace>;
+  static constexpr int n_rhs = V::lanes;
+
+  SIMDBlockWilsonDslash(const GaugeField<Kokkos::complex<Real>, ExecSpace>& u, const BoundaryPhases& bc)
+      : u_((check_simd_isa(), u), bc, SIMDGeometry(detail::single_process(u.lattice(), "SIMDBlockWilsonDslash"), 1)),
+        sites_(u.lattice(), bc) {}
+
+  const Lattice& lattice() const { return u_.geometry().global(); }
+  spinor_type create_spinor(int parity, const std::string& label = "simd_block_spinor") const {
+    return spinor_type(lattice(), parity, label);
+  }
+
+  /// out_r = H in_r for every lane r; isign = +1 (D) or -1 (D^dag).
+  void apply(spinor_type& out, const spinor_type& in, int isign, int target_cb) const {
+    launch<false>(out, in, isign, target_cb, nullptr, Real(0), Real(1));
+  }
+  /// out_r = a x_r + b H in_r (out may alias x).
+  void apply_xpay(spinor_type& out, const spinor_type& in, int isign, int target_cb, Real a, const spinor_type& x,
+                  Real b) const {
+    check(x, target_cb, "xpay addend");
+    launch<true>(out, in, isign, target_cb, x.view().data(), a, b);
+  }
+
+  /// Work per call: WilsonDslash's per site and right-hand side; bytes in its no-reuse model with
+  /// the links counted once per site.
+  double flops(bool xpay = false) const {
+    return n_rhs * lattice().cb_volume() *
+           (WilsonDslash<Real>::flops_per_site + (xpay ? WilsonDslash<Real>::xpay_flops_per_site : 0.0));
+  }
+  double bytes(bool xpay = false) const {
+    return lattice().cb_volume() * double(sizeof(Real)) * (8 * 18 + n_rhs * (8 * 24 + 24 + (xpay ? 24 : 0)));
+  }
+
+private:
+  /// Links: one complex number per element in a one-lane doubled field.
+  using link_simd_type = SIMDComplex<Real, 1, simd::Portable<Real, 1>>;
+
+  void check(const spinor_type& s, int parity, const char* what) const {
+    if (s.parity() != parity || !(s.lattice() == lattice()))
+      throw invalid_argument(std::string("SIMDBlockWilsonDslash: ") + what + " is on parity " + std::to_string(s.parity()) +
+                             " of a " + s.lattice().to_string() + " lattice, expected parity " + std::to_string(parity) +
+                             " of " + lattice().to_string());
+  }
+  template <bool xpay>
+  void launch(spinor_type& out, const spinor_type& in, int isign, int target_cb, const Real* x, Real a, Real b) const {
+    if (isign != 1 && isign != -1)
+      throw invalid_argument("SIMDBlockWilsonDslash: isign must be +1 or -1, found " + std::to_string(isign));
+    if (target_cb != 0 && target_cb != 1)
+      throw invalid_argument("SIMDBlockWilsonDslash: target parity must be 0 or 1, found " + std::to_string(target_cb));
+    check(out, target_cb, "output");
+    check(in, 1 - target_cb, "input");
+    SIMDDslashArg<V, ExecSpace> arg{u_.view(target_cb).data(), in.view().data(), out.view().data(), x, sites_, {}, a, b};
+    for (int mu = 0; mu < Nd; ++mu) arg.level[mu] = -1; // lanes are right-hand sides: no lane exchange
+    if (isign > 0) target_cb == 0 ? run<1, 0, xpay>(arg) : run<1, 1, xpay>(arg);
+    else target_cb == 0 ? run<-1, 0, xpay>(arg) : run<-1, 1, xpay>(arg);
+  }
+  template <int isign, int target_cb, bool xpay> void run(const SIMDDslashArg<V, ExecSpace>& arg) const {
+    Kokkos::parallel_for("kqcd::SIMDBlockWilsonDslash", Kokkos::RangePolicy<ExecSpace>(0, lattice().cb_volume()),
+                         SIMDDslashFunctor<V, ExecSpace, isign, target_cb, xpay, true>{arg});
+  }
+
+  SIMDGaugeField<link_simd_type, ExecSpace> u_;
   SiteTable<NeighbourMode::table, ExecSpace> sites_;
 };
 
