@@ -7,6 +7,9 @@
 #include <kqcd/kernels/dslash_wilson_simd.hpp>
 #include <kqcd/ops/wilson_dslash.hpp>
 
+#include <string>
+#include <type_traits>
+
 namespace kqcd {
 
 namespace detail {
@@ -17,6 +20,28 @@ inline const Lattice& single_process(const Lattice& lat, const char* who) {
     throw invalid_argument(std::string(who) + ": the SIMD layout runs on one process; the " + lat.to_string() +
                            " sub-lattice is distributed over ranks (WilsonDslash exchanges halos)");
   return lat;
+}
+
+inline void check_sign_parity(const char* who, int isign, int target_cb) {
+  if (isign != 1 && isign != -1) throw invalid_argument(std::string(who) + ": isign must be +1 or -1, found " + std::to_string(isign));
+  if (target_cb != 0 && target_cb != 1)
+    throw invalid_argument(std::string(who) + ": target parity must be 0 or 1, found " + std::to_string(target_cb));
+}
+
+/// Runs the SIMD hopping kernel over n vector sites with the sign and target parity as template
+/// arguments (rhs_lanes: the lanes hold a block of right-hand sides).
+template <bool xpay, bool rhs_lanes, class V, class ES>
+void launch_simd_hopping(const char* who, const SIMDDslashArg<V, ES>& arg, int isign, int target_cb, int n) {
+  auto run = [&](auto sign, auto cb) {
+    Kokkos::parallel_for(who, Kokkos::RangePolicy<ES>(0, n),
+                         SIMDDslashFunctor<V, ES, decltype(sign)::value, decltype(cb)::value, xpay, rhs_lanes>{arg});
+  };
+  using plus = std::integral_constant<int, 1>;
+  using minus = std::integral_constant<int, -1>;
+  using even = std::integral_constant<int, 0>;
+  using odd = std::integral_constant<int, 1>;
+  if (isign > 0) target_cb == 0 ? run(plus{}, even{}) : run(plus{}, odd{});
+  else target_cb == 0 ? run(minus{}, even{}) : run(minus{}, odd{});
 }
 } // namespace detail
 
@@ -79,20 +104,12 @@ private:
 
   template <bool xpay>
   void launch(spinor_type& out, const spinor_type& in, int isign, int target_cb, const Real* x, Real a, Real b) const {
-    if (isign != 1 && isign != -1) throw invalid_argument("SIMDWilsonDslash: isign must be +1 or -1, found " + std::to_string(isign));
-    if (target_cb != 0 && target_cb != 1)
-      throw invalid_argument("SIMDWilsonDslash: target parity must be 0 or 1, found " + std::to_string(target_cb));
+    detail::check_sign_parity("SIMDWilsonDslash", isign, target_cb);
     check(out, target_cb, "output");
     check(in, 1 - target_cb, "input");
     SIMDDslashArg<V, ExecSpace> arg{u_.view(target_cb).data(), in.view().data(), out.view().data(), x, sites_, {}, a, b};
     for (int mu = 0; mu < Nd; ++mu) arg.level[mu] = geom_.level(mu);
-    if (isign > 0) target_cb == 0 ? run<1, 0, xpay>(arg) : run<1, 1, xpay>(arg);
-    else target_cb == 0 ? run<-1, 0, xpay>(arg) : run<-1, 1, xpay>(arg);
-  }
-
-  template <int isign, int target_cb, bool xpay> void run(const SIMDDslashArg<V, ExecSpace>& arg) const {
-    Kokkos::parallel_for("kqcd::SIMDWilsonDslash", Kokkos::RangePolicy<ExecSpace>(0, geom_.vsites()),
-                         SIMDDslashFunctor<V, ExecSpace, isign, target_cb, xpay>{arg});
+    detail::launch_simd_hopping<xpay, false>("kqcd::SIMDWilsonDslash", arg, isign, target_cb, geom_.vsites());
   }
 
   SIMDGeometry geom_;
@@ -156,20 +173,12 @@ private:
   }
   template <bool xpay>
   void launch(spinor_type& out, const spinor_type& in, int isign, int target_cb, const Real* x, Real a, Real b) const {
-    if (isign != 1 && isign != -1)
-      throw invalid_argument("SIMDBlockWilsonDslash: isign must be +1 or -1, found " + std::to_string(isign));
-    if (target_cb != 0 && target_cb != 1)
-      throw invalid_argument("SIMDBlockWilsonDslash: target parity must be 0 or 1, found " + std::to_string(target_cb));
+    detail::check_sign_parity("SIMDBlockWilsonDslash", isign, target_cb);
     check(out, target_cb, "output");
     check(in, 1 - target_cb, "input");
     SIMDDslashArg<V, ExecSpace> arg{u_.view(target_cb).data(), in.view().data(), out.view().data(), x, sites_, {}, a, b};
     for (int mu = 0; mu < Nd; ++mu) arg.level[mu] = -1; // lanes are right-hand sides: no lane exchange
-    if (isign > 0) target_cb == 0 ? run<1, 0, xpay>(arg) : run<1, 1, xpay>(arg);
-    else target_cb == 0 ? run<-1, 0, xpay>(arg) : run<-1, 1, xpay>(arg);
-  }
-  template <int isign, int target_cb, bool xpay> void run(const SIMDDslashArg<V, ExecSpace>& arg) const {
-    Kokkos::parallel_for("kqcd::SIMDBlockWilsonDslash", Kokkos::RangePolicy<ExecSpace>(0, lattice().cb_volume()),
-                         SIMDDslashFunctor<V, ExecSpace, isign, target_cb, xpay, true>{arg});
+    detail::launch_simd_hopping<xpay, true>("kqcd::SIMDBlockWilsonDslash", arg, isign, target_cb, lattice().cb_volume());
   }
 
   SIMDGaugeField<link_simd_type, ExecSpace> u_;
