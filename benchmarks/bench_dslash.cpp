@@ -239,13 +239,11 @@ template <class ES, class Real> nlohmann::json time_block_simd(const DslashOptio
     in.insert(r, one);
   }
   const auto [per_call, iters] = time_calls<ES>(opts, [&] { d.apply(out, in, 1, 0); });
-  const double used = double(opts.rhs) / D::n_rhs;
-  const double link_bytes = opts.lattice.cb_volume() * double(sizeof(Real)) * 8 * 18;
   return {{"time_per_call_s", per_call},
           {"time_per_rhs_s", per_call / opts.rhs},
           {"iterations", iters},
-          {"gflops", used * d.flops(false) / per_call * 1e-9},
-          {"gbytes_per_s", (link_bytes + used * (d.bytes(false) - link_bytes)) / per_call * 1e-9},
+          {"gflops", d.flops(false, opts.rhs) / per_call * 1e-9},
+          {"gbytes_per_s", d.bytes(false, opts.rhs) / per_call * 1e-9},
           {"layout", "simd (right-hand sides in lanes)"},
           {"lanes", D::n_rhs},
           {"isa", D::simd_type::isa::name},

@@ -152,16 +152,17 @@ public:
   const view_type& view() const { return data_; }
 
   /// Right-hand side r of the block = s, or s = right-hand side r.
-  template <class ST> void insert(int r, const CBSpinor<ST, Ns, ExecSpace>& s) { transfer(r, s.view(), s, true); }
-  template <class ST> void extract(int r, CBSpinor<ST, Ns, ExecSpace>& s) const { transfer(r, s.view(), s, false); }
+  template <class ST> void insert(int r, const CBSpinor<ST, Ns, ExecSpace>& s) { transfer(r, s, true); }
+  template <class ST> void extract(int r, CBSpinor<ST, Ns, ExecSpace>& s) const { transfer(r, s, false); }
 
 private:
-  template <class SV, class S> void transfer(int r, const SV& v, const S& s, bool in) const {
+  template <class S> void transfer(int r, const S& s, bool in) const {
     if (r < 0 || r >= lanes || s.parity() != parity_ || !(s.lattice() == lattice_))
       throw invalid_argument("SIMD block: right-hand side " + std::to_string(r) + " of " + std::to_string(lanes) +
                              ", or a spinor on parity " + std::to_string(s.parity()) + " of " + s.lattice().to_string() +
                              " for a block on parity " + std::to_string(parity_) + " of " + lattice_.to_string());
-    using ST = typename SV::non_const_value_type;
+    const auto v = s.view(); // a view handle: written through on extract
+    using ST = typename decltype(v)::non_const_value_type;
     const view_type d = data_;
     Kokkos::parallel_for("kqcd::SIMDBlockSpinor::transfer",
                          Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace>(0, lattice_.cb_volume()), [=](int i) {

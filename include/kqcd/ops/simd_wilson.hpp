@@ -59,9 +59,7 @@ public:
   /// The links of u with boundary phases bc, laid out for geometry g (default: the automatic split).
   SIMDWilsonDslash(const GaugeField<Kokkos::complex<Real>, ExecSpace>& u, const BoundaryPhases& bc,
                    const SIMDGeometry& g = {})
-      : geom_(g.lanes() == V::lanes && g.global() == detail::single_process(u.lattice(), "SIMDWilsonDslash")
-                  ? g
-                  : SIMDGeometry(detail::single_process(u.lattice(), "SIMDWilsonDslash"), V::lanes)),
+      : geom_(geometry_for(detail::single_process(u.lattice(), "SIMDWilsonDslash"), g)),
         u_((check_simd_isa(), u), bc, geom_), sites_(geom_.local(), bc) {
     if (g.global().volume() > 0 && !(g == geom_))
       throw invalid_argument("SIMDWilsonDslash: geometry of " + std::to_string(g.lanes()) + " lanes on " +
@@ -69,6 +67,10 @@ public:
                              u.lattice().to_string());
   }
 
+  /// g where it fits lat and the lanes, else the automatic split.
+  static SIMDGeometry geometry_for(const Lattice& lat, const SIMDGeometry& g) {
+    return g.lanes() == V::lanes && g.global() == lat ? g : SIMDGeometry(lat, V::lanes);
+  }
   const SIMDGeometry& geometry() const { return geom_; }
   const Lattice& lattice() const { return geom_.global(); }
   spinor_type create_spinor(int parity, const std::string& label = "simd_spinor") const {
@@ -151,14 +153,14 @@ public:
     launch<true>(out, in, isign, target_cb, x.view().data(), a, b);
   }
 
-  /// Work per call: WilsonDslash's per site and right-hand side; bytes in its no-reuse model with
-  /// the links counted once per site.
-  double flops(bool xpay = false) const {
-    return n_rhs * lattice().cb_volume() *
+  /// Work per call on `rhs` filled lanes (WilsonDslash::flops / bytes with n_rhs): flops per site and
+  /// right-hand side; bytes in the no-reuse model with the links counted once per site.
+  double flops(bool xpay = false, int rhs = n_rhs) const {
+    return rhs * lattice().cb_volume() *
            (WilsonDslash<Real>::flops_per_site + (xpay ? WilsonDslash<Real>::xpay_flops_per_site : 0.0));
   }
-  double bytes(bool xpay = false) const {
-    return lattice().cb_volume() * double(sizeof(Real)) * (8 * 18 + n_rhs * (8 * 24 + 24 + (xpay ? 24 : 0)));
+  double bytes(bool xpay = false, int rhs = n_rhs) const {
+    return lattice().cb_volume() * double(sizeof(Real)) * (8 * 18 + rhs * (8 * 24 + 24 + (xpay ? 24 : 0)));
   }
 
 private:
