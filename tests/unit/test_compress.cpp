@@ -111,6 +111,33 @@ TEMPLATE_LIST_TEST_CASE("half spinors round trip with a per-site norm", "[compre
   REQUIRE(std::abs(blas::norm2(h) / blas::norm2(a) - 1.0) < 1e-4);
 }
 
+TEMPLATE_LIST_TEST_CASE("16-bit conversions through float bit patterns are exact and round to nearest", "[compress][half]",
+                        kqcd::EnabledExecutionSpaces) {
+  using ES = TestType;
+  // exact_float(i) == float(i) over the range of sums of two 16-bit reals (and beyond); to_fixed16(v)
+  // is v * half_scale rounded to the nearest integer, for v over [-1, 1] and both signs.
+  const int n = 1 << 18;
+  int bad_int = 0, bad_round = 0;
+  Kokkos::parallel_reduce(
+      Kokkos::RangePolicy<ES>(0, n),
+      KOKKOS_LAMBDA(int k, int& bi, int& br) {
+        const int i = k - n / 2;
+        if (exact_float(i) != float(i)) ++bi;
+        const float v = float(i) / float(n / 2) * 1.0000001f - 1e-9f * float(k % 7);
+        const float vc = v > 1.0f ? 1.0f : v < -1.0f ? -1.0f : v;
+        const double want = double(vc) * double(half_scale);
+        const short got = to_fixed16(vc);
+        if (!(Kokkos::fabs(double(got) - want) <= 0.5 + 1e-3)) ++br;
+      },
+      Kokkos::Sum<int>(bad_int), Kokkos::Sum<int>(bad_round));
+  REQUIRE(bad_int == 0);
+  REQUIRE(bad_round == 0);
+  REQUIRE(to_fixed16(1.0f) == 32767);
+  REQUIRE(to_fixed16(-1.0f) == -32767);
+  REQUIRE(to_fixed16(1.7f / half_scale) == 2);
+  REQUIRE(to_fixed16(-2.6f / half_scale) == -3);
+}
+
 TEMPLATE_LIST_TEST_CASE("links outside SU(3) are refused by reconstruct-12 and -8", "[compress]", kqcd::test::Configs) {
   using ES = space_of<TestType>;
   using Real = real_of<TestType>;

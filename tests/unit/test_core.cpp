@@ -126,6 +126,26 @@ TEMPLATE_LIST_TEST_CASE("site tables: both modes agree with the coordinates", "[
   REQUIRE(mismatches == 0);
 }
 
+TEST_CASE("on-the-fly neighbours step the index as the wrapped coordinates say", "[core]") {
+  // compute_neighbour steps the checkerboard index; the reference rebuilds it from coordinates.
+  for (const auto& dims : {std::array<int, Nd>{4, 6, 2, 8}, std::array<int, Nd>{2, 3, 1, 4}, std::array<int, Nd>{6, 2, 5, 2}}) {
+    const Lattice lat(dims);
+    int bad = 0;
+    for (int p = 0; p < 2; ++p)
+      for (int s = 0; s < lat.cb_volume(); ++s)
+        for (int mu = 0; mu < Nd; ++mu)
+          for (int dir = -1; dir <= 1; dir += 2) {
+            Coords c = lat.cb_coords(s, p);
+            const int x = c.x[mu] + dir;
+            c.x[mu] = (x + lat.dim(mu)) % lat.dim(mu);
+            const Neighbour n = detail::compute_neighbour(lat, s, p, mu, dir);
+            if (n.index != lat.cb_index(c) || n.crossed != (x < 0 || x >= lat.dim(mu))) ++bad;
+          }
+    CAPTURE(lat.to_string());
+    REQUIRE(bad == 0);
+  }
+}
+
 TEMPLATE_LIST_TEST_CASE("random gauge links are SU(3) and host conversion round-trips", "[core]", kqcd::test::Configs) {
   using ES = kqcd::test::space_of<TestType>;
   using Real = kqcd::test::real_of<TestType>;

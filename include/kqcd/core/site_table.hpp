@@ -24,19 +24,24 @@ namespace detail {
 /// The neighbour of site (cb_site, parity) in direction mu, forward (dir = +1) or backward. On a
 /// split direction a hop off the sub-lattice lands in the ghost zone (lattice.hpp), and `crossed`
 /// marks only hops across the global boundary.
+/// On-rank neighbours are the site's index plus a step (32-bit integer work, no index rebuilt from
+/// coordinates): the index is x/2 + (Lx/2) (y + Ly (z + Lz t)), so a hop in mu > 0 moves it by the
+/// stride of mu (minus (L - 1) strides when it wraps), and a hop in x by 0 or 1 depending on x's parity.
 KOKKOS_INLINE_FUNCTION Neighbour compute_neighbour(const Lattice& lat, int cb_site, int parity, int mu, int dir) {
-  Coords c = lat.cb_coords(cb_site, parity);
+  const Coords c = lat.cb_coords(cb_site, parity);
   const int L = lat.dim(mu);
   const int x = c.x[mu] + dir;
+  const int half_x = lat.dim(0) / 2;
+  int stride = half_x;
+  for (int nu = 1; nu < mu; ++nu) stride *= lat.dim(nu);
   if (x >= 0 && x < L) {
-    c.x[mu] = x;
-    return {lat.cb_index(c), false};
+    const int odd = c.x[0] & 1;
+    return {cb_site + (mu > 0 ? dir * stride : dir > 0 ? odd : odd - 1), false};
   }
   const int side = x < 0 ? 1 : 0;
   const bool crossed = side == 0 ? lat.grid_coord(mu) == lat.grid(mu) - 1 : lat.grid_coord(mu) == 0;
   if (lat.partitioned(mu)) return {lat.cb_volume() + lat.ghost_offset(mu, side) + lat.face_index(c, mu), crossed};
-  c.x[mu] = side == 0 ? 0 : L - 1;
-  return {lat.cb_index(c), crossed};
+  return {cb_site - dir * (mu > 0 ? (L - 1) * stride : half_x - 1), crossed};
 }
 
 template <class ExecSpace> struct BoundaryData {

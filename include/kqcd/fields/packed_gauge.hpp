@@ -54,6 +54,8 @@ template <class T> KOKKOS_FORCEINLINE_FUNCTION void sincos_small(T x, T& s, T& c
 
 struct Recon18 {
   static constexpr int pairs = 9;
+  /// unpack of p / s gives U / s (see LinkAccessor::load_scaled).
+  static constexpr bool homogeneous = true;
   static constexpr int reals = 18;
   static constexpr const char* name = "18";
   KOKKOS_INLINE_FUNCTION static constexpr float range(int) { return 1.0f; }
@@ -65,10 +67,14 @@ struct Recon18 {
     for (int a = 0; a < 3; ++a)
       for (int b = 0; b < 3; ++b) U[a][b] = p[3 * a + b];
   }
+  template <class T> KOKKOS_INLINE_FUNCTION static void unpack(const Kokkos::complex<T> p[pairs], Kokkos::complex<T> U[3][3], T) {
+    unpack(p, U);
+  }
 };
 
 struct Recon12 {
   static constexpr int pairs = 6;
+  static constexpr bool homogeneous = true; ///< with the third row rescaled: unpack(p, U, s)
   static constexpr int reals = 12;
   static constexpr const char* name = "12";
   KOKKOS_INLINE_FUNCTION static constexpr float range(int) { return 1.0f; }
@@ -81,10 +87,16 @@ struct Recon12 {
       for (int b = 0; b < 3; ++b) U[a][b] = p[3 * a + b];
     detail::third_row(U);
   }
+  /// U / scale from p = (rows 0, 1) / scale: the third row, quadratic in the rows, is rescaled once.
+  template <class T> KOKKOS_INLINE_FUNCTION static void unpack(const Kokkos::complex<T> p[pairs], Kokkos::complex<T> U[3][3], T scale) {
+    unpack(p, U);
+    for (int b = 0; b < 3; ++b) U[2][b] = scale * U[2][b];
+  }
 };
 
 struct Recon8 {
   static constexpr int pairs = 4;
+  static constexpr bool homogeneous = false; ///< unitarity fixes the scale
   static constexpr int reals = 8;
   static constexpr const char* name = "8";
   /// Pair 0 holds two phases in [-pi, pi]; 16-bit storage scales them by 1/pi.
@@ -157,6 +169,24 @@ template <class Recon, class View, class Real> struct LinkAccessor {
       for (int j = 0; j < width; ++j) p[k * width + j] = decode_pair<Real>(q.v[j], Recon::range(k * width + j));
     }
     Recon::unpack(p, U);
+  }
+  /// U / scale; returns scale. 16-bit recon-18/12 links stay in units of the fixed point (no
+  /// multiply per element: the hopping kernel folds one scale per hop into its multiply-adds).
+  KOKKOS_FORCEINLINE_FUNCTION Real load_scaled(int site, int mu, Kokkos::complex<Real> U[3][3]) const {
+    using pair_type = std::remove_cv_t<decltype(packed_type::v[0])>;
+    if constexpr (std::is_same_v<std::remove_reference_t<pair_type>, short2_t> && Recon::homogeneous) {
+      constexpr Real scale = Real(1.0f / half_scale);
+      Kokkos::complex<Real> p[Recon::pairs];
+      for (int k = 0; k < Recon::pairs / width; ++k) {
+        const packed_type q = data(site, mu, k);
+        for (int j = 0; j < width; ++j) p[k * width + j] = Kokkos::complex<Real>(Real(q.v[j].x), Real(q.v[j].y));
+      }
+      Recon::unpack(p, U, scale);
+      return scale;
+    } else {
+      load(site, mu, U);
+      return Real(1);
+    }
   }
 };
 

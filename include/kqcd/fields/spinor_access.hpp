@@ -2,7 +2,9 @@
 // float/double views, HalfSpinorAccessor for 16-bit fixed point with a per-site norm. A kernel
 // loads all Nc x Ns components of a site into registers in its arithmetic precision Real and
 // stores them back; SpinorAccess<Spinor> names the accessor types of a container. The index is
-// the storage index: the site, or site * n_rhs + r in a MultiCBSpinor block.
+// the storage index: the site, or site * n_rhs + r in a MultiCBSpinor block. The hopping kernel
+// asks instead for a site's spin projection (load_projected): 16-bit storage projects in integer
+// arithmetic (exact) and converts half as many reals, leaving the norm to the caller.
 #pragma once
 
 #include <kqcd/fields/cb_spinor.hpp>
@@ -16,6 +18,24 @@ template <class V>
 using ReadOnlyView = Kokkos::View<typename V::const_data_type, typename V::array_layout, typename V::device_type,
                                   Kokkos::MemoryTraits<Kokkos::RandomAccess>>;
 
+/// The upper spin components of (1 + sigma g_mu) psi for one hop: h_s = psi_s + i^k_s psi_perm_s,
+/// s = 0, 1, with the permutation and phase codes of the gamma matrix (core/gamma.hpp).
+template <int perm0, int perm1, int code0, int code1> struct SpinProjection {
+  static constexpr int perm[2] = {perm0, perm1};
+  static constexpr int code[2] = {code0, code1};
+};
+
+namespace detail {
+/// (re, im) = a + i^k b on integer parts.
+template <int k> KOKKOS_FORCEINLINE_FUNCTION void add_i_pow(int ra, int ia, int rb, int ib, int& re, int& im) {
+  constexpr int c = ((k % 4) + 4) % 4;
+  if constexpr (c == 0) re = ra + rb, im = ia + ib;
+  else if constexpr (c == 1) re = ra - ib, im = ia + rb;
+  else if constexpr (c == 2) re = ra - rb, im = ia - ib;
+  else re = ra + ib, im = ia - rb;
+}
+} // namespace detail
+
 template <class View, class Real> struct SpinorAccessor {
   using cplx = Kokkos::complex<Real>;
   View v;
@@ -25,6 +45,16 @@ template <class View, class Real> struct SpinorAccessor {
         const auto z = v(site, c, sp);
         s[c][sp] = cplx(Real(z.real()), Real(z.imag()));
       }
+  }
+  /// h = the projection of the site (Proj: SpinProjection); returns the factor h is to be scaled by.
+  template <class Proj> KOKKOS_FORCEINLINE_FUNCTION Real load_projected(int site, cplx h[Nc][2]) const {
+    cplx psi[Nc][Ns];
+    load(site, psi);
+    for (int c = 0; c < Nc; ++c) {
+      h[c][0] = psi[c][0] + mul_i_pow<Proj::code[0]>(psi[c][Proj::perm[0]]);
+      h[c][1] = psi[c][1] + mul_i_pow<Proj::code[1]>(psi[c][Proj::perm[1]]);
+    }
+    return Real(1);
   }
   KOKKOS_FORCEINLINE_FUNCTION void store(int site, const cplx s[Nc][Ns]) const {
     using ST = typename View::value_type;
@@ -45,6 +75,19 @@ template <class View, class NormView, class Real> struct HalfSpinorAccessor {
       const packed_type z = v(site, c); // one vector load per colour
       for (int sp = 0; sp < Ns; ++sp) s[c][sp] = cplx(n * Real(z.v[sp].x), n * Real(z.v[sp].y));
     }
+  }
+  /// The projection summed on the 16-bit integers (exact) and converted once: h in units of the
+  /// stored fixed point; returns norm / half_scale, the factor h is to be scaled by.
+  template <class Proj> KOKKOS_FORCEINLINE_FUNCTION Real load_projected(int site, cplx h[Nc][2]) const {
+    for (int c = 0; c < Nc; ++c) {
+      const packed_type z = v(site, c);
+      int re, im;
+      detail::add_i_pow<Proj::code[0]>(z.v[0].x, z.v[0].y, z.v[Proj::perm[0]].x, z.v[Proj::perm[0]].y, re, im);
+      h[c][0] = cplx(exact_float(re), exact_float(im));
+      detail::add_i_pow<Proj::code[1]>(z.v[1].x, z.v[1].y, z.v[Proj::perm[1]].x, z.v[Proj::perm[1]].y, re, im);
+      h[c][1] = cplx(exact_float(re), exact_float(im));
+    }
+    return Real(norm(site)) * Real(1.0f / half_scale);
   }
   KOKKOS_FORCEINLINE_FUNCTION void store(int site, const cplx s[Nc][Ns]) const {
     Real m = Real(0);

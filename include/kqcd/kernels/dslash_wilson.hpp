@@ -97,21 +97,22 @@ template <class Arg, int isign, int target_cb, class Epilogue> struct DslashFunc
 
   KOKKOS_FORCEINLINE_FUNCTION static cplx czero() { return cplx(real(0), real(0)); }
 
-  /// Links read through the gauge accessor, where the hop needs them.
+  /// Links read through the gauge accessor, where the hop needs them: U / scale, returns scale.
   struct GaugeLinks {
     const Arg& arg;
-    template <int mu, int dir> KOKKOS_FORCEINLINE_FUNCTION void load(int site, int nb, cplx U[Nc][Nc]) const {
-      if constexpr (dir > 0) arg.gauge[target_cb].load(site, mu, U);
-      else arg.gauge[source_cb].load(nb, mu, U);
+    template <int mu, int dir> KOKKOS_FORCEINLINE_FUNCTION real load(int site, int nb, cplx U[Nc][Nc]) const {
+      if constexpr (dir > 0) return arg.gauge[target_cb].load_scaled(site, mu, U);
+      else return arg.gauge[source_cb].load_scaled(nb, mu, U);
     }
   };
   /// A site's links already unpacked into team scratch.
   struct CachedLinks {
     const cplx* slots;
-    template <int mu, int dir> KOKKOS_FORCEINLINE_FUNCTION void load(int, int, cplx U[Nc][Nc]) const {
+    template <int mu, int dir> KOKKOS_FORCEINLINE_FUNCTION real load(int, int, cplx U[Nc][Nc]) const {
       const cplx* p = slots + (2 * mu + (dir > 0 ? 0 : 1)) * Nc * Nc;
       for (int a = 0; a < Nc; ++a)
         for (int b = 0; b < Nc; ++b) U[a][b] = p[a * Nc + b];
+      return real(1);
     }
   };
 
@@ -127,14 +128,10 @@ template <class Arg, int isign, int target_cb, class Epilogue> struct DslashFunc
     constexpr int k2 = gamma_dr::code[mu][2] + shift, k3 = gamma_dr::code[mu][3] + shift;
     const Neighbour nb = arg.sites.template neighbour<mu, dir>(site, target_cb);
 
-    // Project: h_s = psi_s + sigma g[s][perm(s)] psi_perm(s), s = 0, 1.
-    cplx psi[Nc][Ns];
-    arg.in.load(nb.index * arg.n_rhs + rhs, psi);
+    // Project: h_s = psi_s + sigma g[s][perm(s)] psi_perm(s), s = 0, 1, times `scale` (16-bit sources
+    // project their integers and leave the norm to the reconstruction's multiply-adds).
     cplx h[Nc][2];
-    for (int c = 0; c < Nc; ++c) {
-      h[c][0] = psi[c][0] + mul_i_pow<k0>(psi[c][p0]);
-      h[c][1] = psi[c][1] + mul_i_pow<k1>(psi[c][p1]);
-    }
+    real scale = arg.in.template load_projected<SpinProjection<p0, p1, k0, k1>>(nb.index * arg.n_rhs + rhs, h);
     if (nb.crossed) {
       const Kokkos::complex<double> b = arg.sites.phase[mu];
       const cplx ph(real(b.real()), real(dir > 0 ? b.imag() : -b.imag()));
@@ -145,7 +142,7 @@ template <class Arg, int isign, int target_cb, class Epilogue> struct DslashFunc
     // Multiply by the link.
     cplx U[Nc][Nc];
     cplx chi[Nc][2];
-    links.template load<mu, dir>(site, nb.index, U);
+    scale *= links.template load<mu, dir>(site, nb.index, U); // links in units of their scale too
     if constexpr (dir > 0) {
       for (int a = 0; a < Nc; ++a)
         for (int s = 0; s < 2; ++s) {
@@ -164,10 +161,10 @@ template <class Arg, int isign, int target_cb, class Epilogue> struct DslashFunc
 
     // Reconstruct: spins 2, 3 are sigma g[s][perm(s)] chi_perm(s), perm(s) in {0, 1}.
     for (int c = 0; c < Nc; ++c) {
-      acc[c][0] += chi[c][0];
-      acc[c][1] += chi[c][1];
-      acc[c][2] += mul_i_pow<k2>(chi[c][p2]);
-      acc[c][3] += mul_i_pow<k3>(chi[c][p3]);
+      acc[c][0] += scale * chi[c][0];
+      acc[c][1] += scale * chi[c][1];
+      acc[c][2] += scale * mul_i_pow<k2>(chi[c][p2]);
+      acc[c][3] += scale * mul_i_pow<k3>(chi[c][p3]);
     }
   }
 
@@ -247,16 +244,18 @@ template <class Arg, int isign, int target_cb, class Epilogue> struct DslashFunc
   /// Link slot `slot` of a site, unpacked (slot is a run-time lane index: one branch per slot).
   KOKKOS_FORCEINLINE_FUNCTION void load_slot(int site, int slot, cplx* dst) const {
     cplx U[Nc][Nc];
-    const GaugeLinks g{arg};
-    switch (slot) {
-      case 0: g.template load<0, +1>(site, 0, U); break;
-      case 1: g.template load<0, -1>(site, arg.sites.template neighbour<0, -1>(site, target_cb).index, U); break;
-      case 2: g.template load<1, +1>(site, 0, U); break;
-      case 3: g.template load<1, -1>(site, arg.sites.template neighbour<1, -1>(site, target_cb).index, U); break;
-      case 4: g.template load<2, +1>(site, 0, U); break;
-      case 5: g.template load<2, -1>(site, arg.sites.template neighbour<2, -1>(site, target_cb).index, U); break;
-      case 6: g.template load<3, +1>(site, 0, U); break;
-      default: g.template load<3, -1>(site, arg.sites.template neighbour<3, -1>(site, target_cb).index, U); break;
+    const int mu = slot / 2;
+    if (slot % 2 == 0) {
+      arg.gauge[target_cb].load(site, mu, U);
+    } else {
+      int nb;
+      switch (mu) {
+        case 0: nb = arg.sites.template neighbour<0, -1>(site, target_cb).index; break;
+        case 1: nb = arg.sites.template neighbour<1, -1>(site, target_cb).index; break;
+        case 2: nb = arg.sites.template neighbour<2, -1>(site, target_cb).index; break;
+        default: nb = arg.sites.template neighbour<3, -1>(site, target_cb).index; break;
+      }
+      arg.gauge[source_cb].load(nb, mu, U);
     }
     for (int a = 0; a < Nc; ++a)
       for (int b = 0; b < Nc; ++b) dst[a * Nc + b] = U[a][b];

@@ -396,7 +396,7 @@ private:
   template <class Arg, int isign, int target_cb, class Epilogue, class S, class Sink>
   void run(const Arg& arg, const S& out, Sink sink) const {
     using Functor = DslashFunctor<Arg, isign, target_cb, Epilogue>;
-    using LB = typename traits::template launch_bounds_for<Real>;
+    using LB = typename traits::template launch_bounds_for<P, Recon>;
     const LaunchConfig fixed{PolicyKind::team, std::min(traits::max_team_size, arg.sites_per_team), arg.sites_per_team};
     const std::string variant = type_name<Epilogue>() + (mode == NeighbourMode::table ? ", table" : ", on the fly") +
                                 ", recon " + Recon::name + (arg.n_rhs > 1 ? ", rhs " + std::to_string(arg.n_rhs) : "");

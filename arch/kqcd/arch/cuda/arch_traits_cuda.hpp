@@ -3,6 +3,7 @@
 #pragma once
 
 #include <kqcd/arch/arch_traits.hpp>
+#include <kqcd/core/precision.hpp>
 
 #include <type_traits>
 
@@ -14,10 +15,15 @@ template <> struct ArchTraits<Kokkos::Cuda> {
   using spinor_layout = Kokkos::LayoutLeft;
   using gauge_layout = Kokkos::LayoutLeft;
   static constexpr int sites_per_team = 128;
-  /// Register budget per precision: single precision fits two 256-thread blocks per SM within
-  /// 128 registers; double precision needs more registers than that cap allows without spilling.
-  template <class Real>
-  using launch_bounds_for = std::conditional_t<sizeof(Real) == 4, Kokkos::LaunchBounds<256, 2>, Kokkos::LaunchBounds<256, 1>>;
+  /// Register budget of the hopping kernel per storage precision P (float, double, kqcd::half) and
+  /// gauge reconstruction: single precision fits two 256-thread blocks per SM within 128 registers;
+  /// double needs more registers than that cap allows without spilling. 16-bit fields with recon-12/8
+  /// run three blocks (80 registers: that kernel is latency-bound; H200, 32^4: recon-12 +5%, recon-8
+  /// +14%); recon-18 loses 19% at 80 registers and keeps two.
+  template <class P, class Recon>
+  using launch_bounds_for =
+      std::conditional_t<PrecisionTraits<P>::is_half && (Recon::pairs < 9), Kokkos::LaunchBounds<256, 3>,
+                         std::conditional_t<sizeof(compute_t<P>) == 4, Kokkos::LaunchBounds<256, 2>, Kokkos::LaunchBounds<256, 1>>>;
   /// One site per thread: a team holds sites_per_team threads.
   static constexpr int max_team_size = 1024;
   /// Threads that run in lockstep: team sizes are fitted to multiples of it.
