@@ -430,8 +430,11 @@ private:
     if constexpr (requires { out.norm(); }) l.overwrites(out.view(), out.norm());
     else l.overwrites(out.view());
     if (sites_per_team_ > 0) {
-      l.launch(fixed);
-      last_config_ = fixed;
+      // A team no larger than the kernel's launch bounds allow.
+      LaunchConfig c = fixed;
+      c.team_size = std::min(c.team_size, team_size_max_for<ExecSpace, LB>(F{{arg}}, arg.n_sites));
+      l.launch(c);
+      last_config_ = c;
     } else {
       last_config_ = tuned_launch(l);
     }

@@ -17,13 +17,15 @@ template <> struct ArchTraits<Kokkos::Cuda> {
   static constexpr int sites_per_team = 128;
   /// Register budget of the hopping kernel per storage precision P (float, double, kqcd::half) and
   /// gauge reconstruction: single precision fits two 256-thread blocks per SM within 128 registers;
-  /// double needs more registers than that cap allows without spilling. 16-bit fields with recon-12/8
-  /// run three blocks (80 registers: that kernel is latency-bound; H200, 32^4: recon-12 +5%, recon-8
-  /// +14%); recon-18 loses 19% at 80 registers and keeps two.
+  /// double needs more registers than that cap allows without spilling. The 16-bit kernels are
+  /// latency-bound and gain from more resident warps (H200, 32^4, against two 256-thread blocks):
+  /// recon-18 and -12 run five 128-thread blocks (102 registers; recon-18 +8%, 48^4 recon-12 +5%),
+  /// recon-8 three 256-thread blocks (80 registers; +14%), each the best of the two budgets.
   template <class P, class Recon>
-  using launch_bounds_for =
-      std::conditional_t<PrecisionTraits<P>::is_half && (Recon::pairs < 9), Kokkos::LaunchBounds<256, 3>,
-                         std::conditional_t<sizeof(compute_t<P>) == 4, Kokkos::LaunchBounds<256, 2>, Kokkos::LaunchBounds<256, 1>>>;
+  using launch_bounds_for = std::conditional_t<
+      PrecisionTraits<P>::is_half,
+      std::conditional_t<(Recon::pairs < 6), Kokkos::LaunchBounds<256, 3>, Kokkos::LaunchBounds<128, 5>>,
+      std::conditional_t<sizeof(compute_t<P>) == 4, Kokkos::LaunchBounds<256, 2>, Kokkos::LaunchBounds<256, 1>>>;
   /// One site per thread: a team holds sites_per_team threads.
   static constexpr int max_team_size = 1024;
   /// Threads that run in lockstep: team sizes are fitted to multiples of it.
