@@ -51,7 +51,7 @@ struct DslashOptions {
   bool overlap = true;              ///< interior computed while the halo is in flight
   bool spin_projection = true;      ///< the halo travels spin-projected (half the bytes)
   bool graph = false;               ///< eo: submit a Kokkos graph of the operator's two kernels per call
-  std::string block_launch;         ///< --rhs > 1: team | team-scratch | mdrange | range (empty: tuned)
+  std::string block_launch;         ///< --rhs > 1: team | team-scratch | mdrange | mdrange-pairs | range (empty: tuned)
 };
 
 struct SolverOptions {

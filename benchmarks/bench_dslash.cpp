@@ -194,6 +194,7 @@ template <class ES, class Real, class Recon> nlohmann::json time_multi(const Dsl
     const std::map<std::string, LaunchConfig> shapes = {{"team", {PolicyKind::team, gpu ? spt : 1, spt}},
                                                         {"team-scratch", {PolicyKind::team_scratch, gpu ? spt : 1, spt}},
                                                         {"mdrange", {PolicyKind::mdrange, 0, spt}},
+                                                        {"mdrange-pairs", {PolicyKind::mdrange, 0, std::max(1, 128 / ((opts.rhs + 1) / 2)), 2}},
                                                         {"range", {PolicyKind::range, 0, 0}}};
     d.set_block_launch(shapes.at(opts.block_launch));
   }

@@ -32,6 +32,7 @@ nlohmann::json to_json(const TuneEntry& e) {
           {"backend", e.key.backend},       {"device", e.key.device},
           {"kqcd_version", e.key.version},  {"policy", policy_kind_name(e.config.kind)},
           {"team_size", e.config.team_size}, {"sites_per_team", e.config.sites_per_team},
+          {"rhs_per_thread", e.config.rhs_per_thread},
           {"seconds", e.seconds}};
 }
 
@@ -48,7 +49,9 @@ TuneEntry from_json(const nlohmann::json& j) {
   e.config.kind = *kind;
   e.config.team_size = j.at("team_size").get<int>();
   e.config.sites_per_team = j.at("sites_per_team").get<int>();
+  e.config.rhs_per_thread = j.value("rhs_per_thread", 1); // absent in caches written before it existed
   if (e.config.team_size < 0 || e.config.sites_per_team < 0) throw std::runtime_error("negative launch size");
+  if (e.config.rhs_per_thread < 1) throw std::runtime_error("rhs_per_thread below 1");
   e.seconds = j.at("seconds").get<double>();
   return e;
 }
@@ -125,7 +128,9 @@ const char* policy_kind_name(PolicyKind k) {
 std::string LaunchConfig::to_string() const {
   if (kind == PolicyKind::range)
     return sites_per_team > 0 ? "range(chunk " + std::to_string(sites_per_team) + ")" : "range";
-  if (kind == PolicyKind::mdrange) return "mdrange(tile " + std::to_string(sites_per_team) + " sites)";
+  if (kind == PolicyKind::mdrange)
+    return "mdrange(tile " + std::to_string(sites_per_team) + " sites" +
+           (rhs_per_thread > 1 ? ", " + std::to_string(rhs_per_thread) + " right-hand sides per thread" : "") + ")";
   return std::string(policy_kind_name(kind)) + "(" + std::to_string(team_size) + " threads, " + std::to_string(sites_per_team) +
          " sites)";
 }

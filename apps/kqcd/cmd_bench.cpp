@@ -159,8 +159,9 @@ void add_bench_command(CLI::App& app, Action& action) {
   dslash->add_flag("!--no-spin-projection", s->dslash.spin_projection,
                    "On several ranks: send whole spinors in the halo instead of spin-projected half spinors");
   dslash->add_option("--block-launch", s->dslash.block_launch,
-                     "--rhs > 1: launch shape team, team-scratch, mdrange or range instead of the tuned one")
-      ->check(CLI::IsMember({"team", "team-scratch", "mdrange", "range"}));
+                     "--rhs > 1: launch shape team, team-scratch, mdrange, mdrange-pairs (two right-hand sides per "
+                     "thread) or range instead of the tuned one")
+      ->check(CLI::IsMember({"team", "team-scratch", "mdrange", "mdrange-pairs", "range"}));
   dslash->add_flag("--graph", s->dslash.graph,
                    "--operator eo: time a Kokkos graph of the operator's two kernels, submitted once per call");
 

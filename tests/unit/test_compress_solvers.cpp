@@ -105,6 +105,7 @@ TEMPLATE_LIST_TEST_CASE("multi-RHS Dslash equals the single-RHS one for each rig
                                                            LaunchConfig{PolicyKind::team, team, team},
                                                            LaunchConfig{PolicyKind::team_scratch, team, team},
                                                            LaunchConfig{PolicyKind::mdrange, 0, 8},
+                                                           LaunchConfig{PolicyKind::mdrange, 0, 8, 2},
                                                            LaunchConfig{PolicyKind::range, 0, 0}};
   for (const auto& shape : shapes)
   for (int n : {2, 5, 16}) {

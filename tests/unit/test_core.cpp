@@ -146,6 +146,32 @@ TEST_CASE("on-the-fly neighbours step the index as the wrapped coordinates say",
   }
 }
 
+TEST_CASE("the tiled site order visits every site once, slab of (z, t) slices by slab", "[core]") {
+  for (const auto& dims : {std::array<int, Nd>{4, 2, 8, 12}, std::array<int, Nd>{2, 4, 6, 2}, std::array<int, Nd>{4, 4, 3, 3}, std::array<int, Nd>{4, 2, 4, 2}}) {
+    const Lattice lat(dims);
+    CAPTURE(lat.to_string());
+    const std::vector<int> order = detail::tiled_site_order(lat);
+    const int slice = lat.dim(0) / 2 * lat.dim(1);
+    const int bz = lat.dim(2) % 4 == 0 ? 4 : lat.dim(2) % 2 == 0 ? 2 : 1, bt = lat.dim(3) % 4 == 0 ? 4 : lat.dim(3) % 2 == 0 ? 2 : 1;
+    if (bz * bt == 1 || (bz == lat.dim(2) && bt == lat.dim(3))) {
+      REQUIRE(order.empty()); // one slice per slab, or one slab: the index order itself
+      continue;
+    }
+    REQUIRE(int(order.size()) == lat.cb_volume());
+    std::vector<int> seen(order.size(), 0);
+    int bad = 0;
+    for (std::size_t k = 0; k < order.size(); ++k) {
+      ++seen.at(std::size_t(order[k]));
+      // The k-th site lies in slab k / (bz bt slices), which counts slabs with z fastest.
+      const Coords c = lat.cb_coords(order[k], 0);
+      const int slab = int(k) / (bz * bt * slice), slabs_z = lat.dim(2) / bz;
+      if (c.x[2] / bz != slab % slabs_z || c.x[3] / bt != slab / slabs_z) ++bad;
+    }
+    REQUIRE(bad == 0);
+    REQUIRE(std::ranges::all_of(seen, [](int n) { return n == 1; }));
+  }
+}
+
 TEMPLATE_LIST_TEST_CASE("random gauge links are SU(3) and host conversion round-trips", "[core]", kqcd::test::Configs) {
   using ES = kqcd::test::space_of<TestType>;
   using Real = kqcd::test::real_of<TestType>;

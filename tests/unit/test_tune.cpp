@@ -112,9 +112,13 @@ TEST_CASE("tune cache round trip", "[tune]") {
     md.config = {PolicyKind::mdrange, 0, 16};
     cache.insert(scratch);
     cache.insert(md);
+    auto pairs = entry("k5", 32);
+    pairs.config = {PolicyKind::mdrange, 0, 32, 2};
+    cache.insert(pairs);
   }
   TuneCache again(path);
-  REQUIRE(again.entries().size() == 4);
+  REQUIRE(again.entries().size() == 5);
+  REQUIRE(again.find(entry("k5", 0).key)->config == LaunchConfig{PolicyKind::mdrange, 0, 32, 2});
   REQUIRE(again.find(entry("k3", 0).key)->config == LaunchConfig{PolicyKind::team_scratch, 1, 32});
   REQUIRE(again.find(entry("k4", 0).key)->config == LaunchConfig{PolicyKind::mdrange, 0, 16});
   const auto k1 = again.find(entry("k1", 0).key);
@@ -127,7 +131,7 @@ TEST_CASE("tune cache round trip", "[tune]") {
   std::ifstream f(path);
   const auto j = nlohmann::json::parse(f);
   REQUIRE(j.at("format") == "kqcd-tunecache");
-  REQUIRE(j.at("entries").size() == 4);
+  REQUIRE(j.at("entries").size() == 5);
 }
 
 TEST_CASE("a corrupt tune cache is ignored with a warning and rewritten", "[tune]") {

@@ -22,11 +22,13 @@ const char* policy_kind_name(PolicyKind k);
 
 /// One candidate launch shape. Team (and team_scratch): league of ceil(n / sites_per_team) teams of
 /// team_size threads; Range: a RangePolicy with chunk size sites_per_team (0: Kokkos' choice);
-/// MDRange: tiles of sites_per_team sites (by the kernel's other extent).
+/// MDRange: tiles of sites_per_team sites (by the kernel's other extent). rhs_per_thread: right-hand
+/// sides of a block that one thread computes together (the MDRange shape of the multi-RHS Dslash).
 struct LaunchConfig {
   PolicyKind kind = PolicyKind::range;
   int team_size = 0;
   int sites_per_team = 0;
+  int rhs_per_thread = 1;
   bool operator==(const LaunchConfig&) const = default;
   std::string to_string() const;
 };

@@ -6,10 +6,11 @@
 // Links come through a gauge accessor (fields/packed_gauge.hpp: reconstruct-18/12/8, 16-bit) and
 // spinors through spinor accessors (fields/spinor_access.hpp: complex or 16-bit with a norm); the
 // kernel computes in Real whatever the storage.
-// Blocks of right-hand sides run under four launch shapes the autotuner chooses from: a team with one
+// Blocks of right-hand sides run under the launch shapes the autotuner chooses from: a team with one
 // vector lane per right-hand side (links read by every lane), the same with each site's eight links
 // unpacked once into team scratch (SharedMemoryCache) and read from there by all lanes, an MDRange
-// over (right-hand side, site), and a flat range over both.
+// over (lane, site) with one or two right-hand sides per thread (a pair shares each link load and
+// reconstruction and has twice the loads in flight), and a flat range over both.
 // Functors only: launching, tuning and counting belong to ops/wilson_dslash.hpp.
 #pragma once
 
@@ -81,7 +82,8 @@ template <class Real, class GaugeAcc, class InAcc, class OutAcc, class SiteTable
 // of the same views, so the interior/exterior split of a halo exchange is only a site list.
 /// Launch-shape tags of a block of right-hand sides (the plain team shape is untagged).
 struct CachedLinksTag {};
-struct SiteRhsTag {};
+/// MDRange over (lane, entry of the sweep), NR right-hand sides per thread (site_kernel<NR>).
+template <int NR> struct SiteRhsTag {};
 struct FlatSiteRhsTag {};
 
 template <class Arg, int isign, int target_cb, class Epilogue> struct DslashFunctor {
@@ -117,9 +119,10 @@ template <class Arg, int isign, int target_cb, class Epilogue> struct DslashFunc
   };
 
   // One hop in direction mu (dir = +1 forward, -1 backward): acc += (1 + sigma g_mu) U psi(x +- mu)
-  // with sigma = -isign forward and +isign backward, U = U_mu(x) or U_mu^dag(x - mu).
-  template <int mu, int dir, class Links>
-  KOKKOS_FORCEINLINE_FUNCTION void hop(int site, int rhs, const Links& links, cplx acc[Nc][Ns]) const {
+  // with sigma = -isign forward and +isign backward, U = U_mu(x) or U_mu^dag(x - mu), for the NR
+  // right-hand sides rhs[0 .. NR-1] of the site, with the link loaded once for all of them.
+  template <int mu, int dir, int NR, class Links>
+  KOKKOS_FORCEINLINE_FUNCTION void hop(int site, const int (&rhs)[NR], const Links& links, cplx acc[NR][Nc][Ns]) const {
     constexpr int sigma = dir > 0 ? -isign : isign;
     constexpr int shift = sigma > 0 ? 0 : 2; // a factor -1 is i^2
     constexpr int p0 = gamma_dr::perm[mu][0], p1 = gamma_dr::perm[mu][1];
@@ -130,47 +133,53 @@ template <class Arg, int isign, int target_cb, class Epilogue> struct DslashFunc
 
     // Project: h_s = psi_s + sigma g[s][perm(s)] psi_perm(s), s = 0, 1, times `scale` (16-bit sources
     // project their integers and leave the norm to the reconstruction's multiply-adds).
-    cplx h[Nc][2];
-    real scale = arg.in.template load_projected<SpinProjection<p0, p1, k0, k1>>(nb.index * arg.n_rhs + rhs, h);
+    cplx h[NR][Nc][2];
+    real scale[NR];
+    for (int r = 0; r < NR; ++r)
+      scale[r] = arg.in.template load_projected<SpinProjection<p0, p1, k0, k1>>(nb.index * arg.n_rhs + rhs[r], h[r]);
     if (nb.crossed) {
       const Kokkos::complex<double> b = arg.sites.phase[mu];
       const cplx ph(real(b.real()), real(dir > 0 ? b.imag() : -b.imag()));
-      for (int c = 0; c < Nc; ++c)
-        for (int s = 0; s < 2; ++s) h[c][s] = cmul(ph, h[c][s]);
+      for (int r = 0; r < NR; ++r)
+        for (int c = 0; c < Nc; ++c)
+          for (int s = 0; s < 2; ++s) h[r][c][s] = cmul(ph, h[r][c][s]);
     }
 
     // Multiply by the link.
     cplx U[Nc][Nc];
-    cplx chi[Nc][2];
-    scale *= links.template load<mu, dir>(site, nb.index, U); // links in units of their scale too
-    if constexpr (dir > 0) {
-      for (int a = 0; a < Nc; ++a)
-        for (int s = 0; s < 2; ++s) {
-          cplx t = cmul(U[a][0], h[0][s]);
-          t = cmadd(U[a][1], h[1][s], t);
-          chi[a][s] = cmadd(U[a][2], h[2][s], t);
-        }
-    } else {
-      for (int a = 0; a < Nc; ++a)
-        for (int s = 0; s < 2; ++s) {
-          cplx t = cjmul(U[0][a], h[0][s]);
-          t = cjmadd(U[1][a], h[1][s], t);
-          chi[a][s] = cjmadd(U[2][a], h[2][s], t);
-        }
-    }
-
-    // Reconstruct: spins 2, 3 are sigma g[s][perm(s)] chi_perm(s), perm(s) in {0, 1}.
-    for (int c = 0; c < Nc; ++c) {
-      acc[c][0] += scale * chi[c][0];
-      acc[c][1] += scale * chi[c][1];
-      acc[c][2] += scale * mul_i_pow<k2>(chi[c][p2]);
-      acc[c][3] += scale * mul_i_pow<k3>(chi[c][p3]);
+    const real link_scale = links.template load<mu, dir>(site, nb.index, U); // links in units of their scale too
+    for (int r = 0; r < NR; ++r) {
+      cplx chi[Nc][2];
+      if constexpr (dir > 0) {
+        for (int a = 0; a < Nc; ++a)
+          for (int s = 0; s < 2; ++s) {
+            cplx t = cmul(U[a][0], h[r][0][s]);
+            t = cmadd(U[a][1], h[r][1][s], t);
+            chi[a][s] = cmadd(U[a][2], h[r][2][s], t);
+          }
+      } else {
+        for (int a = 0; a < Nc; ++a)
+          for (int s = 0; s < 2; ++s) {
+            cplx t = cjmul(U[0][a], h[r][0][s]);
+            t = cjmadd(U[1][a], h[r][1][s], t);
+            chi[a][s] = cjmadd(U[2][a], h[r][2][s], t);
+          }
+      }
+      // Reconstruct: spins 2, 3 are sigma g[s][perm(s)] chi_perm(s), perm(s) in {0, 1}.
+      const real sc = scale[r] * link_scale;
+      for (int c = 0; c < Nc; ++c) {
+        acc[r][c][0] += sc * chi[c][0];
+        acc[r][c][1] += sc * chi[c][1];
+        acc[r][c][2] += sc * mul_i_pow<k2>(chi[c][p2]);
+        acc[r][c][3] += sc * mul_i_pow<k3>(chi[c][p3]);
+      }
     }
   }
 
-  template <int mu, class Links> KOKKOS_FORCEINLINE_FUNCTION void hops(int site, int rhs, const Links& links, cplx acc[Nc][Ns]) const {
-    hop<mu, +1>(site, rhs, links, acc);
-    hop<mu, -1>(site, rhs, links, acc);
+  template <int mu, int NR, class Links>
+  KOKKOS_FORCEINLINE_FUNCTION void hops(int site, const int (&rhs)[NR], const Links& links, cplx acc[NR][Nc][Ns]) const {
+    hop<mu, +1, NR>(site, rhs, links, acc);
+    hop<mu, -1, NR>(site, rhs, links, acc);
   }
 
   /// Right-hand side rhs of one site; the link loads repeat for each rhs but hit the cache.
@@ -179,14 +188,28 @@ template <class Arg, int isign, int target_cb, class Epilogue> struct DslashFunc
   KOKKOS_FORCEINLINE_FUNCTION int site_of(int k) const { return arg.use_list ? arg.site_list(k) : k; }
   KOKKOS_FORCEINLINE_FUNCTION void site_kernel(int site, int rhs) const { site_kernel(site, rhs, GaugeLinks{arg}); }
   template <class Links> KOKKOS_FORCEINLINE_FUNCTION void site_kernel(int site, int rhs, const Links& links) const {
-    cplx acc[Nc][Ns];
-    for (int c = 0; c < Nc; ++c)
-      for (int s = 0; s < Ns; ++s) acc[c][s] = czero();
-    hops<0>(site, rhs, links, acc);
-    hops<1>(site, rhs, links, acc);
-    hops<2>(site, rhs, links, acc);
-    hops<3>(site, rhs, links, acc);
-    const int idx = site * arg.n_rhs + rhs;
+    site_kernel<1>(site, rhs, links);
+  }
+  /// Right-hand sides lane, lane + L, ..., lane + (NR - 1) L of one site (L = ceil(n_rhs / NR) lanes),
+  /// sharing each link load and its reconstruction. Past the block's end a thread recomputes its last
+  /// right-hand side and does not store it.
+  template <int NR, class Links> KOKKOS_FORCEINLINE_FUNCTION void site_kernel(int site, int lane, const Links& links) const {
+    const int lanes = (arg.n_rhs + NR - 1) / NR;
+    int rhs[NR];
+    for (int r = 0; r < NR; ++r) rhs[r] = Kokkos::min(lane + r * lanes, arg.n_rhs - 1);
+    cplx acc[NR][Nc][Ns];
+    for (int r = 0; r < NR; ++r)
+      for (int c = 0; c < Nc; ++c)
+        for (int s = 0; s < Ns; ++s) acc[r][c][s] = czero();
+    hops<0, NR>(site, rhs, links, acc);
+    hops<1, NR>(site, rhs, links, acc);
+    hops<2, NR>(site, rhs, links, acc);
+    hops<3, NR>(site, rhs, links, acc);
+    for (int r = 0; r < NR; ++r)
+      if (r == 0 || lane + r * lanes < arg.n_rhs) epilogue(site, site * arg.n_rhs + rhs[r], acc[r]);
+  }
+  /// Writes the result of storage index idx (site `site`) from the hopping term acc.
+  KOKKOS_FORCEINLINE_FUNCTION void epilogue(int site, int idx, cplx acc[Nc][Ns]) const {
     if constexpr (std::is_same_v<Epilogue, XpayHopping>) {
       // All loads of x before any store to out: out may alias x, so interleaving them would
       // serialise the loads behind the stores (measured 1.5x slower on an H200).
@@ -281,9 +304,11 @@ template <class Arg, int isign, int target_cb, class Epilogue> struct DslashFunc
       Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, arg.n_rhs), [&](int rhs) { site_kernel(site, rhs, links); });
     });
   }
-  /// MDRange over (right-hand side, entry of the sweep): CUDA maps the first index to threadIdx.x,
-  /// so the right-hand sides of a site sit in consecutive threads, as in the team shape.
-  KOKKOS_INLINE_FUNCTION void operator()(SiteRhsTag, int rhs, int k) const { site_kernel(site_of(k), rhs); }
+  /// MDRange over (lane, entry of the sweep): CUDA maps the first index to threadIdx.x, so the
+  /// right-hand sides of a site sit in consecutive threads, as in the team shape.
+  template <int NR> KOKKOS_INLINE_FUNCTION void operator()(SiteRhsTag<NR>, int lane, int k) const {
+    site_kernel<NR>(site_of(k), lane, GaugeLinks{arg});
+  }
   /// Flat range over entry * n_rhs + right-hand side.
   KOKKOS_INLINE_FUNCTION void operator()(FlatSiteRhsTag, int i) const { site_kernel(site_of(i / arg.n_rhs), i % arg.n_rhs); }
 };

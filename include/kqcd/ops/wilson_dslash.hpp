@@ -60,10 +60,11 @@ inline int vector_lanes(int n_rhs) {
   return v;
 }
 
-/// A block of right-hand sides as a Tunable (core/tune.hpp): the hopping kernel's four block shapes
-/// (kernels/dslash_wilson.hpp), team with lanes, team with the links cached in scratch, MDRange and
-/// flat range, at two team sizes on the GPU; the autotuner keeps the fastest.
-template <class ES, class LaunchBounds, class Functor> class BlockDslashLaunch {
+/// A block of right-hand sides as a Tunable (core/tune.hpp): the hopping kernel's block shapes
+/// (kernels/dslash_wilson.hpp), team with lanes, team with the links cached in scratch, MDRange with
+/// one or two right-hand sides per thread (PairLaunchBounds: the latter's) and flat range, at two
+/// team sizes on the GPU; the autotuner keeps the fastest.
+template <class ES, class LaunchBounds, class PairLaunchBounds, class Functor> class BlockDslashLaunch {
 public:
   using execution_space = ES;
   BlockDslashLaunch(TuneKey key, const Functor& f, LaunchConfig default_config)
@@ -81,12 +82,15 @@ public:
         if (scratch_fits(spt)) out.push_back({PolicyKind::team_scratch, spt, spt});
         out.push_back({PolicyKind::mdrange, 0, spt});
       }
+      // Two right-hand sides per thread in blocks of 128 threads (the pair kernel's launch bounds).
+      out.push_back({PolicyKind::mdrange, 0, std::max(1, 128 / pair_lanes(f_.arg.n_rhs)), 2});
     } else {
       for (int spt : {8, 32}) {
         out.push_back({PolicyKind::team, 1, spt});
         if (scratch_fits(spt)) out.push_back({PolicyKind::team_scratch, 1, spt});
       }
       out.push_back({PolicyKind::mdrange, 0, 8});
+      out.push_back({PolicyKind::mdrange, 0, 8, 2});
     }
     out.push_back({PolicyKind::range, 0, 0});
     return out;
@@ -128,8 +132,18 @@ private:
         return;
       }
       case PolicyKind::mdrange: {
-        using MD = Kokkos::MDRangePolicy<ES, Kokkos::Rank<2>, LaunchBounds, SiteRhsTag>;
-        Kokkos::parallel_for("kqcd::WilsonDslash::multi_rhs_mdrange", MD({0, 0}, {r, n}, {r, std::max(1, c.sites_per_team)}), f);
+        const int spt = std::max(1, c.sites_per_team);
+        if (c.rhs_per_thread == 1) {
+          using MD = Kokkos::MDRangePolicy<ES, Kokkos::Rank<2>, LaunchBounds, SiteRhsTag<1>>;
+          Kokkos::parallel_for("kqcd::WilsonDslash::multi_rhs_mdrange", MD({0, 0}, {r, n}, {r, spt}), f);
+        } else if (c.rhs_per_thread == 2) {
+          const int lanes = pair_lanes(r);
+          using MD = Kokkos::MDRangePolicy<ES, Kokkos::Rank<2>, PairLaunchBounds, SiteRhsTag<2>>;
+          Kokkos::parallel_for("kqcd::WilsonDslash::multi_rhs_mdrange_pairs", MD({0, 0}, {lanes, n}, {lanes, spt}), f);
+        } else {
+          throw invalid_argument("WilsonDslash: a block launch computes 1 or 2 right-hand sides per thread, found " +
+                                 std::to_string(c.rhs_per_thread));
+        }
         return;
       }
       case PolicyKind::range:
@@ -139,6 +153,8 @@ private:
   }
 
 
+  /// Threads per site when each computes two right-hand sides.
+  static int pair_lanes(int n_rhs) { return (n_rhs + 1) / 2; }
   static int max_team_size(const Functor& f, PolicyKind kind, int lanes) {
     if (kind == PolicyKind::team)
       return Kokkos::TeamPolicy<ES, LaunchBounds>(1, 1, lanes).team_size_max(f, Kokkos::ParallelForTag());
@@ -332,7 +348,8 @@ private:
       if (isign > 0) target_cb == 0 ? run<Arg, 1, 0, Epilogue>(arg, out, sink) : run<Arg, 1, 1, Epilogue>(arg, out, sink);
       else target_cb == 0 ? run<Arg, -1, 0, Epilogue>(arg, out, sink) : run<Arg, -1, 1, Epilogue>(arg, out, sink);
     };
-    if (!lattice().distributed()) return sweep(nullptr);
+    // One rank: a block of right-hand sides sweeps its sites tile by tile (detail::tiled_site_order).
+    if (!lattice().distributed()) return sweep(n_rhs > 1 ? block_order() : nullptr);
     if constexpr (!std::is_same_v<Sink, std::nullptr_t>)
       throw invalid_argument("WilsonDslash: graph capture runs on one process; lattice " + lattice().to_string() + " is distributed");
     {
@@ -391,6 +408,12 @@ private:
     return u;
   }
 
+  /// The sites of a block's sweep in tiled order (nullptr: in index order).
+  const site_list_type* block_order() const {
+    if (!tiled_order_) tiled_order_ = detail::to_device<site_list_type>(detail::tiled_site_order(lattice()), "kqcd::tiled_site_order");
+    return tiled_order_->size() > 0 ? &*tiled_order_ : nullptr;
+  }
+
   // Launch shape from the autotuner (core/tune.hpp); trial runs restore out, which may alias x.
   // One right-hand side: Range or Team per site; a block: the shapes of detail::BlockDslashLaunch.
   template <class Arg, int isign, int target_cb, class Epilogue, class S, class Sink>
@@ -408,7 +431,8 @@ private:
       if (arg.n_rhs > 1) throw invalid_argument("WilsonDslash: graph capture takes one right-hand side");
     }
     if (arg.n_rhs > 1) {
-      detail::BlockDslashLaunch<ExecSpace, LB, Functor> l(key("kqcd::WilsonDslash::multi_rhs"), Functor{arg}, fixed);
+      using PairLB = typename traits::template launch_bounds_for<P, Recon, 2>;
+      detail::BlockDslashLaunch<ExecSpace, LB, PairLB, Functor> l(key("kqcd::WilsonDslash::multi_rhs"), Functor{arg}, fixed);
       l.overwrites(out.view());
       if (block_launch_ || sites_per_team_ > 0) {
         last_config_ = block_launch_ ? *block_launch_ : fixed;
@@ -452,6 +476,7 @@ private:
   mutable LaunchConfig last_config_{};
   std::optional<LaunchConfig> block_launch_;
   site_list_type interior_[2], exterior_[2];
+  mutable std::optional<site_list_type> tiled_order_; ///< built by the first block of right-hand sides
   mutable halo_type halo_, block_halo_;
   mutable half_halo_type half_halo_;
   mutable norm_halo_type norm_halo_;
