@@ -408,12 +408,6 @@ private:
     return u;
   }
 
-  /// The sites of a block's sweep in tiled order (nullptr: in index order).
-  const site_list_type* block_order() const {
-    if (!tiled_order_) tiled_order_ = detail::to_device<site_list_type>(detail::tiled_site_order(lattice()), "kqcd::tiled_site_order");
-    return tiled_order_->size() > 0 ? &*tiled_order_ : nullptr;
-  }
-
   // Launch shape from the autotuner (core/tune.hpp); trial runs restore out, which may alias x.
   // One right-hand side: Range or Team per site; a block: the shapes of detail::BlockDslashLaunch.
   template <class Arg, int isign, int target_cb, class Epilogue, class S, class Sink>
@@ -465,6 +459,11 @@ private:
   }
 
   using site_list_type = Kokkos::View<const int*, typename traits::memory_space>;
+  /// The sites of a block's sweep in tiled order (nullptr: in index order).
+  const site_list_type* block_order() const {
+    if (!tiled_order_) tiled_order_ = detail::to_device<site_list_type>(detail::tiled_site_order(lattice()), "kqcd::tiled_site_order");
+    return tiled_order_->size() > 0 ? &*tiled_order_ : nullptr;
+  }
   using halo_type = HaloExchange<typename cb_spinor_t<Real, ExecSpace>::view_type, ExecSpace>;
   using half_halo_type = HaloExchange<typename HalfCBSpinor<ExecSpace>::view_type, ExecSpace>;
   using norm_halo_type = HaloExchange<typename HalfCBSpinor<ExecSpace>::norm_view_type, ExecSpace>;
