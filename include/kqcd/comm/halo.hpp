@@ -156,8 +156,6 @@ public:
   }
 
   int rows() const { return rows_; }
-  /// Whether messages go through host mirrors (device memory and an MPI that is not GPU-aware).
-  bool host_staging() const { return staging_; }
   /// How the buffers reach MPI: "host memory", "device memory (GPU-aware MPI)" or "host staging".
   std::string path() const {
     return host_accessible ? "host memory" : staging_ ? "host staging" : "device memory (GPU-aware MPI)";

@@ -54,8 +54,6 @@ template <class T> KOKKOS_FORCEINLINE_FUNCTION void sincos_small(T x, T& s, T& c
 
 struct Recon18 {
   static constexpr int pairs = 9;
-  /// unpack of p / s gives U / s (see LinkAccessor::load_scaled).
-  static constexpr bool homogeneous = true;
   static constexpr int reals = 18;
   static constexpr const char* name = "18";
   KOKKOS_INLINE_FUNCTION static constexpr float range(int) { return 1.0f; }
@@ -67,6 +65,7 @@ struct Recon18 {
     for (int a = 0; a < 3; ++a)
       for (int b = 0; b < 3; ++b) U[a][b] = p[3 * a + b];
   }
+  /// U / scale from p / scale (LinkAccessor::load_scaled); recon-8 has none: unitarity fixes its scale.
   template <class T> KOKKOS_INLINE_FUNCTION static void unpack(const Kokkos::complex<T> p[pairs], Kokkos::complex<T> U[3][3], T) {
     unpack(p, U);
   }
@@ -74,7 +73,6 @@ struct Recon18 {
 
 struct Recon12 {
   static constexpr int pairs = 6;
-  static constexpr bool homogeneous = true; ///< with the third row rescaled: unpack(p, U, s)
   static constexpr int reals = 12;
   static constexpr const char* name = "12";
   KOKKOS_INLINE_FUNCTION static constexpr float range(int) { return 1.0f; }
@@ -96,7 +94,6 @@ struct Recon12 {
 
 struct Recon8 {
   static constexpr int pairs = 4;
-  static constexpr bool homogeneous = false; ///< unitarity fixes the scale
   static constexpr int reals = 8;
   static constexpr const char* name = "8";
   /// Pair 0 holds two phases in [-pi, pi]; 16-bit storage scales them by 1/pi.
@@ -159,33 +156,45 @@ inline constexpr int link_pack_width = (pairs % 4 == 0 && 4 * sizeof(Pair) <= 16
 
 /// Device-side reader of one parity's packed links in arithmetic precision Real.
 template <class Recon, class View, class Real> struct LinkAccessor {
+  using cplx = Kokkos::complex<Real>;
   using packed_type = typename View::non_const_value_type;
+  using pair_type = std::remove_cvref_t<decltype(packed_type::v[0])>;
   static constexpr int width = sizeof(packed_type::v) / sizeof(packed_type::v[0]);
+  /// 16-bit links whose reconstruction can rescale (Recon::unpack(p, U, scale)) stay in units of
+  /// the fixed point in load_scaled.
+  static constexpr bool keeps_fixed_point =
+      std::is_same_v<pair_type, short2_t> && requires(const cplx* p, cplx (*U)[3], Real s) { Recon::unpack(p, U, s); };
   View data;
-  KOKKOS_FORCEINLINE_FUNCTION void load(int site, int mu, Kokkos::complex<Real> U[3][3]) const {
-    Kokkos::complex<Real> p[Recon::pairs];
-    for (int k = 0; k < Recon::pairs / width; ++k) {
-      const packed_type q = data(site, mu, k); // one vector load
-      for (int j = 0; j < width; ++j) p[k * width + j] = decode_pair<Real>(q.v[j], Recon::range(k * width + j));
-    }
+  KOKKOS_FORCEINLINE_FUNCTION void load(int site, int mu, cplx U[3][3]) const {
+    cplx p[Recon::pairs];
+    read_pairs<false>(site, mu, p);
     Recon::unpack(p, U);
   }
   /// U / scale; returns scale. 16-bit recon-18/12 links stay in units of the fixed point (no
   /// multiply per element: the hopping kernel folds one scale per hop into its multiply-adds).
-  KOKKOS_FORCEINLINE_FUNCTION Real load_scaled(int site, int mu, Kokkos::complex<Real> U[3][3]) const {
-    using pair_type = std::remove_cv_t<decltype(packed_type::v[0])>;
-    if constexpr (std::is_same_v<std::remove_reference_t<pair_type>, short2_t> && Recon::homogeneous) {
+  KOKKOS_FORCEINLINE_FUNCTION Real load_scaled(int site, int mu, cplx U[3][3]) const {
+    if constexpr (keeps_fixed_point) {
       constexpr Real scale = Real(1.0f / half_scale);
-      Kokkos::complex<Real> p[Recon::pairs];
-      for (int k = 0; k < Recon::pairs / width; ++k) {
-        const packed_type q = data(site, mu, k);
-        for (int j = 0; j < width; ++j) p[k * width + j] = Kokkos::complex<Real>(Real(q.v[j].x), Real(q.v[j].y));
-      }
+      cplx p[Recon::pairs];
+      read_pairs<true>(site, mu, p);
       Recon::unpack(p, U, scale);
       return scale;
     } else {
       load(site, mu, U);
       return Real(1);
+    }
+  }
+
+private:
+  /// The link's stored pairs, one vector load per `width` of them: decoded, or (fixed_point) the
+  /// 16-bit integers as they are.
+  template <bool fixed_point> KOKKOS_FORCEINLINE_FUNCTION void read_pairs(int site, int mu, cplx p[Recon::pairs]) const {
+    for (int k = 0; k < Recon::pairs / width; ++k) {
+      const packed_type q = data(site, mu, k);
+      for (int j = 0; j < width; ++j) {
+        if constexpr (fixed_point) p[k * width + j] = cplx(Real(q.v[j].x), Real(q.v[j].y));
+        else p[k * width + j] = decode_pair<Real>(q.v[j], Recon::range(k * width + j));
+      }
     }
   }
 };
