@@ -50,7 +50,8 @@ template <class ES, class Call> std::pair<double, int> time_calls(const DslashOp
 }
 
 /// Where a distributed hopping term spends its time: a few calls with fences between the phases.
-template <class ES, class Dslash, class Call> nlohmann::json phase_times(const DslashOptions& opts, const Dslash& d, const Call& call) {
+template <class ES, class Dslash, class Call>
+nlohmann::json phase_times(const DslashOptions& opts, const Dslash& d, const Call& call, int n_rhs = 1) {
   if (!opts.lattice.distributed()) return nullptr;
   d.set_timing(true);
   d.reset_times();
@@ -64,7 +65,7 @@ template <class ES, class Dslash, class Call> nlohmann::json phase_times(const D
           {"interior_s", max_over_ranks(opts.lattice, t.interior * per)},
           {"wait_unpack_s", max_over_ranks(opts.lattice, t.wait_unpack * per)},
           {"exterior_s", max_over_ranks(opts.lattice, t.exterior * per)},
-          {"halo_bytes_per_rank", d.halo_bytes()},
+          {"halo_bytes_per_rank", d.halo_bytes(n_rhs)},
           {"halo_spin_projected", d.spin_projection()},
           {"halo_path", d.halo_path()},
           {"exterior_sites_per_rank", d.exterior_sites(0)}};
@@ -219,8 +220,7 @@ template <class ES, class Real, class Recon> nlohmann::json time_multi(const Dsl
   if (opts.lattice.distributed()) {
     r["gflops_per_rank"] = d.flops(false, opts.rhs) / per_call * 1e-9;
     r["overlap"] = opts.overlap;
-    r["phases"] = phase_times<ES>(opts, d, call);
-    r["phases"]["halo_bytes_per_rank"] = d.halo_bytes() * opts.rhs;
+    r["phases"] = phase_times<ES>(opts, d, call, opts.rhs);
   }
   return r;
 }

@@ -166,6 +166,12 @@ TEMPLATE_LIST_TEST_CASE("distributed hopping term equals the single-process one"
         dl.set_spin_projection(true);
         CHECK(dl.halo_bytes() == whole / 2);
         CHECK((whole > 0) == (pg.size() > 1));
+        // Whole spinors: both faces of every partitioned direction; a block sends each of its own.
+        double faces = 0;
+        for (int mu = 0; mu < Nd; ++mu)
+          if (pg.lattice().partitioned(mu)) faces += 2.0 * pg.lattice().face_sites(mu);
+        CHECK(whole == faces * Nc * Ns * sizeof(Kokkos::complex<Real>));
+        CHECK(dl.halo_bytes(4) == 4 * dl.halo_bytes());
       }
   }
 }

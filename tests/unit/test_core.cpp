@@ -299,7 +299,7 @@ TEMPLATE_LIST_TEST_CASE("scratch caches at their offsets hold shared and per-thr
     for (int t = 0; t < team; ++t) REQUIRE(h(r, t) == double((t + 1) % team + r + 6 * (t + r)));
 }
 
-TEMPLATE_LIST_TEST_CASE("spin-projected halo faces carry (1 + sigma g_mu) psi and pass the kernel's projection unchanged",
+TEMPLATE_LIST_TEST_CASE("halo faces: spin-projected ones carry (1 + sigma g_mu) psi and pass the kernel's projection unchanged, whole ones every component",
                         "[core][halo]", kqcd::test::Configs) {
   using ES = kqcd::test::space_of<TestType>;
   using Real = kqcd::test::real_of<TestType>;
@@ -323,7 +323,7 @@ TEMPLATE_LIST_TEST_CASE("spin-projected halo faces carry (1 + sigma g_mu) psi an
       Buffer buf("buf", n * Nc * 2);
       Field ghost("ghost", n);
       Kokkos::deep_copy(ghost, C(Real(7), Real(7)));
-      using Copy = detail::ProjectedFaceCopy<Field, Buffer>;
+      using Copy = detail::FaceCopy<Field, Buffer>;
       Kokkos::parallel_for(Kokkos::RangePolicy<ES>(0, n), Copy{psi, buf, lat, mu, 0, parity, 0, 1, sigma, true});
       Kokkos::parallel_for(Kokkos::RangePolicy<ES>(0, n), Copy{ghost, buf, lat, mu, 0, parity, 0, 1, sigma, false});
       auto h_buf = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), buf);
@@ -352,6 +352,24 @@ TEMPLATE_LIST_TEST_CASE("spin-projected halo faces carry (1 + sigma g_mu) psi an
       CHECK(pass_err == 0.0);
       CHECK(upper == 0.0);
     }
+  // sigma = 0: whole sites, bit for bit.
+  for (int mu = 0; mu < Nd; ++mu) {
+    CAPTURE(mu);
+    const int n = lat.face_sites(mu);
+    Buffer buf("buf", n * Nc * Ns);
+    Field ghost("ghost", n);
+    using Copy = detail::FaceCopy<Field, Buffer>;
+    Kokkos::parallel_for(Kokkos::RangePolicy<ES>(0, n), Copy{psi, buf, lat, mu, lat.dim(mu) - 1, parity, 0, 1, 0, true});
+    Kokkos::parallel_for(Kokkos::RangePolicy<ES>(0, n), Copy{ghost, buf, lat, mu, 0, parity, 0, 1, 0, false});
+    auto h_ghost = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), ghost);
+    int differ = 0;
+    for (int f = 0; f < n; ++f) {
+      const int s = lat.cb_index(lat.face_coords(mu, f, lat.dim(mu) - 1, parity));
+      for (int c = 0; c < Nc; ++c)
+        for (int sp = 0; sp < Ns; ++sp) differ += h_ghost(f, c, sp) != h_psi(s, c, sp);
+    }
+    CHECK(differ == 0);
+  }
 }
 
 TEST_CASE("KQCD_GPU_AWARE_MPI is 0, 1 or auto", "[core][halo]") {

@@ -43,28 +43,6 @@ template <class View> constexpr int components_per_row() {
   else return int(View::static_extent(1) * View::static_extent(2) * View::static_extent(3));
 }
 
-/// Copies one face between a field and a buffer: to_buffer gathers the sites at x_mu = x_mu;
-/// otherwise the buffer goes to ghost slot `ghost_base` onwards. A site owns `rows` consecutive
-/// rows of the view (a block of right-hand sides: site * rows + r).
-template <class FieldView, class BufferView> struct FaceCopy {
-  static constexpr int ncomp = components_per_row<FieldView>();
-  FieldView field;
-  BufferView buffer;
-  Lattice lat;
-  int mu, x_mu, parity, ghost_base, rows;
-  bool to_buffer;
-  KOKKOS_INLINE_FUNCTION void operator()(int f) const {
-    const std::size_t site = to_buffer ? std::size_t(lat.cb_index(lat.face_coords(mu, f, x_mu, parity))) : std::size_t(ghost_base + f);
-    for (int r = 0; r < rows; ++r) {
-      const std::size_t row = site * rows + r, at = (std::size_t(f) * rows + r) * ncomp;
-      for (int k = 0; k < ncomp; ++k) {
-        if (to_buffer) buffer(at + k) = component(field, row, k);
-        else component(field, row, k) = buffer(at + k);
-      }
-    }
-  }
-};
-
 /// i^k z for a run-time k (exact: a swap and sign changes).
 template <class T> KOKKOS_INLINE_FUNCTION Kokkos::complex<T> mul_i_pow_at(int k, const Kokkos::complex<T>& z) {
   switch (k & 3) {
@@ -86,33 +64,57 @@ constexpr bool projection_reads_upper_spins() {
 }
 static_assert(projection_reads_upper_spins(), "the spin-projected halo needs perm(mu, s) in {2, 3} for s = 0, 1");
 
-/// FaceCopy of a spinor face spin-projected for the hop that reads it: only h travels (Nc x 2
-/// components per site); the ghost site gets (h_0, h_1, 0, 0).
-template <class FieldView, class BufferView> struct ProjectedFaceCopy {
-  static constexpr int ncomp = Nc * 2;
+/// Spinor views (site, colour, spin) can travel spin-projected for the Wilson hopping term.
+template <class View> constexpr bool spin_projectable() {
+  if constexpr (View::rank() == 3) return View::static_extent(1) == Nc && View::static_extent(2) == Ns;
+  else return false;
+}
+/// Components per row of a spin-projected face: h_0, h_1 of each colour.
+inline constexpr int projected_components = Nc * 2;
+
+/// Copies one face between a field and a buffer: to_buffer gathers the sites at x_mu = x_mu;
+/// otherwise the buffer goes to ghost slot `ghost_base` onwards. A site owns `rows` consecutive
+/// rows of the view (a block of right-hand sides: site * rows + r). With sigma = +1 or -1 (spinor
+/// views only) the face travels spin-projected for the hop with projector 1 + sigma g_mu: only h
+/// (projected_components per row), and a ghost row gets (h_0, h_1, 0, 0); sigma = 0: whole rows.
+template <class FieldView, class BufferView> struct FaceCopy {
+  static constexpr int ncomp = components_per_row<FieldView>();
   FieldView field;
   BufferView buffer;
   Lattice lat;
   int mu, x_mu, parity, ghost_base, rows;
-  int sigma; ///< +1 or -1: the hop's projector 1 + sigma g_mu
+  int sigma;
   bool to_buffer;
   KOKKOS_INLINE_FUNCTION void operator()(int f) const {
-    using T = typename FieldView::non_const_value_type;
     const std::size_t site = to_buffer ? std::size_t(lat.cb_index(lat.face_coords(mu, f, x_mu, parity))) : std::size_t(ghost_base + f);
-    const int shift = sigma > 0 ? 0 : 2; // -1 is i^2
+    const int per_row = sigma != 0 ? projected_components : ncomp;
     for (int r = 0; r < rows; ++r) {
-      const std::size_t row = site * rows + r, at = (std::size_t(f) * rows + r) * ncomp;
-      for (int c = 0; c < Nc; ++c) {
-        if (to_buffer) {
-          for (int sp = 0; sp < 2; ++sp)
-            buffer(at + 2 * c + sp) =
-                field(row, c, sp) + mul_i_pow_at(gamma_dr::code_at(mu, sp) + shift, T(field(row, c, gamma_dr::perm_at(mu, sp))));
-        } else {
-          field(row, c, 0) = buffer(at + 2 * c);
-          field(row, c, 1) = buffer(at + 2 * c + 1);
-          field(row, c, 2) = T(0);
-          field(row, c, 3) = T(0);
+      const std::size_t row = site * rows + r, at = (std::size_t(f) * rows + r) * per_row;
+      if constexpr (spin_projectable<FieldView>()) {
+        if (sigma != 0) {
+          copy_projected(row, at);
+          continue;
         }
+      }
+      for (int k = 0; k < ncomp; ++k) {
+        if (to_buffer) buffer(at + k) = component(field, row, k);
+        else component(field, row, k) = buffer(at + k);
+      }
+    }
+  }
+  KOKKOS_INLINE_FUNCTION void copy_projected(std::size_t row, std::size_t at) const {
+    using T = typename FieldView::non_const_value_type;
+    const int shift = sigma > 0 ? 0 : 2; // -1 is i^2
+    for (int c = 0; c < Nc; ++c) {
+      if (to_buffer) {
+        for (int sp = 0; sp < 2; ++sp)
+          buffer(at + 2 * c + sp) =
+              field(row, c, sp) + mul_i_pow_at(gamma_dr::code_at(mu, sp) + shift, T(field(row, c, gamma_dr::perm_at(mu, sp))));
+      } else {
+        field(row, c, 0) = buffer(at + 2 * c);
+        field(row, c, 1) = buffer(at + 2 * c + 1);
+        field(row, c, 2) = T(0);
+        field(row, c, 3) = T(0);
       }
     }
   }
@@ -127,12 +129,8 @@ public:
   /// link's bandwidth (measured on two H200s: the halo took 1.3 ms of a 1.4 ms 32^3x64 hopping term).
   using host_buffer_type = Kokkos::View<value_type*, Kokkos::SharedHostPinnedSpace>;
   static constexpr int ncomp = detail::components_per_row<FieldView>();
-  /// Spinor fields (site, colour, spin) can travel spin-projected for the Wilson hopping term.
-  static constexpr bool projectable = [] {
-    if constexpr (FieldView::rank() == 3) return FieldView::static_extent(2) == Ns;
-    else return false;
-  }();
-  static constexpr int projected_ncomp = Nc * 2;
+  static constexpr bool projectable = detail::spin_projectable<FieldView>();
+  static constexpr int projected_ncomp = detail::projected_components;
   static constexpr bool host_accessible =
       Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename FieldView::memory_space>::accessible;
 
@@ -186,17 +184,10 @@ public:
       if (lat_.partitioned(mu))
         for (int side = 0; side < 2; ++side) {
           const int x_mu = side == 0 ? 0 : lat_.dim(mu) - 1;
-          const Kokkos::RangePolicy<ExecSpace> faces(0, lat_.face_sites(mu));
-          if constexpr (projectable) {
-            if (projected_) {
-              Kokkos::parallel_for("kqcd::halo_pack_projected", faces,
-                                   detail::ProjectedFaceCopy<FieldView, buffer_type>{
-                                       field, send_[mu][side], lat_, mu, x_mu, parity, 0, rows_, side == 0 ? -isign : isign, true});
-              continue;
-            }
-          }
-          Kokkos::parallel_for("kqcd::halo_pack", faces,
-                               detail::FaceCopy<FieldView, buffer_type>{field, send_[mu][side], lat_, mu, x_mu, parity, 0, rows_, true});
+          const int sigma = projected_ ? (side == 0 ? -isign : isign) : 0;
+          Kokkos::parallel_for(projected_ ? "kqcd::halo_pack_projected" : "kqcd::halo_pack",
+                               Kokkos::RangePolicy<ExecSpace>(0, lat_.face_sites(mu)),
+                               detail::FaceCopy<FieldView, buffer_type>{field, send_[mu][side], lat_, mu, x_mu, parity, 0, rows_, sigma, true});
         }
     ExecSpace().fence("kqcd::halo_pack");
     requests_.clear();
@@ -240,17 +231,11 @@ public:
             Kokkos::deep_copy(Kokkos::subview(recv_[mu][side], std::pair(0, count)),
                               Kokkos::subview(recv_host_[mu][side], std::pair(0, count)));
           const int ghost = lat_.cb_volume() + lat_.ghost_offset(mu, side);
-          const Kokkos::RangePolicy<ExecSpace> faces(0, lat_.face_sites(mu));
-          if constexpr (projectable) {
-            if (projected_) {
-              Kokkos::parallel_for("kqcd::halo_unpack_projected", faces,
-                                   detail::ProjectedFaceCopy<FieldView, buffer_type>{field, recv_[mu][side], lat_, mu, 0, 0,
-                                                                                     ghost, rows_, 1, false});
-              continue;
-            }
-          }
-          Kokkos::parallel_for("kqcd::halo_unpack", faces,
-                               detail::FaceCopy<FieldView, buffer_type>{field, recv_[mu][side], lat_, mu, 0, 0, ghost, rows_, false});
+          // Any non-zero sigma unpacks a projected face (the projection was the sender's).
+          Kokkos::parallel_for(projected_ ? "kqcd::halo_unpack_projected" : "kqcd::halo_unpack",
+                               Kokkos::RangePolicy<ExecSpace>(0, lat_.face_sites(mu)),
+                               detail::FaceCopy<FieldView, buffer_type>{field, recv_[mu][side], lat_, mu, 0, 0, ghost, rows_,
+                                                                        projected_ ? 1 : 0, false});
         }
 #else
     (void)field;

@@ -60,6 +60,57 @@ inline int vector_lanes(int n_rhs) {
   return v;
 }
 
+/// The exchange of a spinor's norms: 16-bit spinors have one per site, other spinors none.
+template <class Spinor, class ES> struct NormExchange {
+  struct type {
+    double bytes() const { return 0; }
+  };
+};
+template <class ES> struct NormExchange<HalfCBSpinor<ES>, ES> {
+  using type = HaloExchange<typename HalfCBSpinor<ES>::norm_view_type, ES>;
+};
+
+/// The source halo of the hopping term in storage precision P: float and double spinors travel
+/// spin-projected for the call's sign (isign != 0) or whole (isign = 0); 16-bit spinors travel
+/// whole, with their norms; a block of right-hand sides through a second exchange sized for it.
+template <class P, class ES> class SourceHalo {
+public:
+  static constexpr bool is_half = PrecisionTraits<P>::is_half;
+  using spinor_type = cb_spinor_t<P, ES>;
+  using block_type = MultiCBSpinor<Kokkos::complex<compute_t<P>>, ES>;
+  SourceHalo() = default;
+  explicit SourceHalo(const Lattice& lat) : lat_(lat), sites_(lat) {
+    if constexpr (is_half) norms_ = norm_exchange(lat, 1, 2 * Nd); // own tags: both are in flight together
+  }
+  void start(const spinor_type& in, int isign) {
+    if constexpr (is_half) {
+      sites_.start(in.view(), in.parity());
+      norms_.start(in.norm(), in.parity());
+    } else {
+      sites_.start(in.view(), in.parity(), isign);
+    }
+  }
+  void finish(const spinor_type& in) {
+    sites_.finish(in.view());
+    if constexpr (is_half) norms_.finish(in.norm());
+  }
+  void start(const block_type& in, int isign) {
+    if (block_.rows() != in.n_rhs()) block_ = HaloExchange<typename block_type::view_type, ES>(lat_, in.n_rhs());
+    block_.start(in.view(), in.parity(), isign);
+  }
+  void finish(const block_type& in) { block_.finish(in.view()); }
+  /// Bytes this rank sends per call for n_rhs right-hand sides (projected: if asked and possible).
+  double bytes(bool projected, int n_rhs) const { return n_rhs * (sites_.bytes(projected && !is_half) + norms_.bytes()); }
+  std::string path() const { return sites_.path(); }
+
+private:
+  using norm_exchange = typename NormExchange<spinor_type, ES>::type;
+  Lattice lat_;
+  HaloExchange<typename spinor_type::view_type, ES> sites_;
+  HaloExchange<typename block_type::view_type, ES> block_;
+  norm_exchange norms_;
+};
+
 /// A block of right-hand sides as a Tunable (core/tune.hpp): the hopping kernel's block shapes
 /// (kernels/dslash_wilson.hpp), team with lanes, team with the links cached in scratch, MDRange with
 /// one or two right-hand sides per thread (PairLaunchBounds: the latter's) and flat range, at two
@@ -264,13 +315,10 @@ public:
   /// precision sends whole 16-bit sites).
   void set_spin_projection(bool on) { spin_projection_ = on; }
   bool spin_projection() const { return spin_projection_; }
-  /// Halo bytes sent per call on one right-hand side by this rank (0 on one rank).
-  double halo_bytes() const {
-    if constexpr (std::is_same_v<P, half>) return half_halo_.bytes() + norm_halo_.bytes();
-    else return halo_.bytes(spin_projection_);
-  }
+  /// Halo bytes sent per call on n_rhs right-hand sides by this rank (0 on one rank).
+  double halo_bytes(int n_rhs = 1) const { return halo_.bytes(spin_projection_, n_rhs); }
   /// How the halo reaches MPI (HaloExchange::path()).
-  std::string halo_path() const { return std::is_same_v<P, half> ? half_halo_.path() : halo_.path(); }
+  std::string halo_path() const { return halo_.path(); }
   /// Sites of parity p with an off-rank neighbour.
   int exterior_sites(int p) const { return int(exterior_[p].size()); }
 
@@ -362,41 +410,17 @@ private:
         acc += std::chrono::duration<double>(now - t).count();
         t = now;
       };
-      start_halo(in, isign);
+      halo_.start(in, spin_projection_ ? isign : 0);
       lap(times_.pack_post);
       if (overlap_) sweep(&interior_[target_cb]);
       lap(times_.interior);
-      finish_halo(in);
+      halo_.finish(in);
       lap(times_.wait_unpack);
       sweep(overlap_ ? &exterior_[target_cb] : nullptr);
       lap(times_.exterior);
       ++times_.calls;
     }
   }
-
-  // The source's halo: spin-projected for this sign (float and double; a block of right-hand sides
-  // through a second exchange sized for the block), or 16-bit sites and their norms (half).
-  void start_halo(const spinor_type& in, int isign) const {
-    if constexpr (std::is_same_v<P, half>) {
-      half_halo_.start(in.view(), in.parity());
-      norm_halo_.start(in.norm(), in.parity());
-    } else {
-      halo_.start(in.view(), in.parity(), spin_projection_ ? isign : 0);
-    }
-  }
-  void finish_halo(const spinor_type& in) const {
-    if constexpr (std::is_same_v<P, half>) {
-      half_halo_.finish(in.view());
-      norm_halo_.finish(in.norm());
-    } else {
-      halo_.finish(in.view());
-    }
-  }
-  void start_halo(const multi_spinor_type& in, int isign) const {
-    if (block_halo_.rows() != in.n_rhs()) block_halo_ = halo_type(lattice(), in.n_rhs());
-    block_halo_.start(in.view(), in.parity(), spin_projection_ ? isign : 0);
-  }
-  void finish_halo(const multi_spinor_type& in) const { block_halo_.finish(in.view()); }
 
   /// Fills the ghost zone of u's links (backward hops read U_mu(x - mu) of off-rank sites) before
   /// they are packed; returns u.
@@ -464,9 +488,6 @@ private:
     if (!tiled_order_) tiled_order_ = detail::to_device<site_list_type>(detail::tiled_site_order(lattice()), "kqcd::tiled_site_order");
     return tiled_order_->size() > 0 ? &*tiled_order_ : nullptr;
   }
-  using halo_type = HaloExchange<typename cb_spinor_t<Real, ExecSpace>::view_type, ExecSpace>;
-  using half_halo_type = HaloExchange<typename HalfCBSpinor<ExecSpace>::view_type, ExecSpace>;
-  using norm_halo_type = HaloExchange<typename HalfCBSpinor<ExecSpace>::norm_view_type, ExecSpace>;
 
   gauge_type u_;
   packed_gauge_type packed_;
@@ -476,9 +497,7 @@ private:
   std::optional<LaunchConfig> block_launch_;
   site_list_type interior_[2], exterior_[2];
   mutable std::optional<site_list_type> tiled_order_; ///< built by the first block of right-hand sides
-  mutable halo_type halo_, block_halo_;
-  mutable half_halo_type half_halo_;
-  mutable norm_halo_type norm_halo_;
+  mutable detail::SourceHalo<P, ExecSpace> halo_;
   bool overlap_ = true;
   bool spin_projection_ = true;
   mutable bool timing_ = false;
@@ -495,12 +514,7 @@ WilsonDslash<P, ExecSpace, mode, Recon>::WilsonDslash(const gauge_type& u, const
     interior_[p] = detail::to_device<site_list_type>(split.interior, "kqcd::interior_sites");
     exterior_[p] = detail::to_device<site_list_type>(split.exterior, "kqcd::exterior_sites");
   }
-  if constexpr (std::is_same_v<P, half>) {
-    half_halo_ = half_halo_type(lat);
-    norm_halo_ = norm_halo_type(lat, 1, 2 * Nd); // its own tags: both exchanges are in flight together
-  } else {
-    halo_ = halo_type(lat);
-  }
+  halo_ = detail::SourceHalo<P, ExecSpace>(lat);
   Kokkos::fence("kqcd::WilsonDslash::halo_setup");
 }
 

@@ -15,10 +15,8 @@
 
 #include <kqcd/build_info.hpp>
 #include <kqcd/ops/blas_multi.hpp>
-#include <kqcd/solvers/block_residual.hpp>
+#include <kqcd/solvers/block_solve.hpp>
 #include <kqcd/solvers/solver.hpp>
-
-#include <Kokkos_Timer.hpp>
 
 #if KQCD_HAVE_KOKKOS_KERNELS
 #include <KokkosBatched_InverseLU_Decl.hpp>
@@ -80,53 +78,46 @@ inline bool block_solve(const blas::BlockMatrix& m, const blas::BlockMatrix& b, 
 template <class Op>
 std::vector<SolverResult> block_cg_normal(const Op& op, typename Op::multi_vector_type& x,
                                           const typename Op::multi_vector_type& b, const SolverParams& params) {
-  Kokkos::Timer timer;
+  detail::BlockSolve<Op> solve(op, b, params, "block CG");
+  auto& res = solve.res;
+  const auto &zero = solve.zero, &one = solve.one;
   const int n = b.n_rhs();
   const auto un = std::size_t(n);
-  std::vector<SolverResult> res(un);
-  const detail::BlockTrueResidual<Op> truth(op, b, params.tol);
-  const auto &target2 = truth.target2, &zero = truth.zero, &one = truth.one;
 
   auto t = op.create_multi(n, "bcg_t");
-  auto rv = op.create_multi(n, "bcg_r");
   auto rs = op.create_multi(n, "bcg_rs");
   auto p = op.create_multi(n, "bcg_p");
   auto q = op.create_multi(n, "bcg_q");
-  auto true_residual = [&]() { return truth(x, t, rv, res); };
   auto all_converged = [&](const std::vector<double>& r2) {
     for (std::size_t r = 0; r < un; ++r)
-      if (!(r2[r] <= target2[r])) return false;
+      if (!solve.converged(r2, r)) return false;
     return true;
   };
   bool finished = false;
   auto finish = [&](const std::vector<double>& r2, SolverStatus failed, const char* why) {
     finished = true;
-    for (std::size_t r = 0; r < un; ++r) {
-      res[r].true_residual = truth.relative(r2, r);
-      res[r].seconds = timer.seconds();
-      res[r].status = r2[r] <= target2[r] ? SolverStatus::converged : failed;
-      res[r].message = res[r].converged() ? "true residual below tolerance" : why;
-    }
+    for (std::size_t r = 0; r < un; ++r) solve.settle(r, r2, failed, why);
   };
 
-  std::vector<double> r2 = true_residual();
+  std::vector<double> r2 = solve.true_residual(x);
   if (all_converged(r2)) {
     finish(r2, SolverStatus::converged, "");
-    return res;
+    return solve.report();
   }
-  op.apply(rs, rv, -1); // the normal residual D^dag (b - D x)
+  op.apply(rs, solve.residual(), -1); // the normal residual D^dag (b - D x)
   blas::axpby_each(one, rs, zero, p);
   blas::BlockMatrix g = blas::block_inner(rs, rs), alpha("kqcd::bcg_alpha", n, n), beta("kqcd::bcg_beta", n, n);
   // Stop estimates on the normal residual, scaled from the true one as in cg_normal_multi.
-  std::vector<double> tol_n2(un);
-  for (std::size_t r = 0; r < un; ++r) tol_n2[r] = r2[r] > 0 ? target2[r] * g(r, r).real() / r2[r] : 0.0;
+  std::vector<double> g_diag(un);
+  for (std::size_t r = 0; r < un; ++r) g_diag[r] = g(r, r).real();
+  std::vector<double> tol_n2 = solve.normal_targets(r2, g_diag);
 
   for (int iter = 0; iter < params.max_iter && !finished; ++iter) {
     op.apply(t, p, 1);
     op.apply(q, t, -1);
     const blas::BlockMatrix pq = blas::block_inner(p, q);
     if (!detail::block_solve(pq, g, alpha)) {
-      finish(true_residual(), SolverStatus::breakdown, "block CG breakdown: P^dag A P is singular");
+      finish(solve.true_residual(x), SolverStatus::breakdown, "block CG breakdown: P^dag A P is singular");
       break;
     }
     for (auto& s : res) ++s.iterations;
@@ -143,28 +134,24 @@ std::vector<SolverResult> block_cg_normal(const Op& op, typename Op::multi_vecto
       return m;
     }());
     if (estimate_done) {
-      r2 = true_residual();
+      r2 = solve.true_residual(x);
       if (all_converged(r2)) {
         finish(r2, SolverStatus::converged, "");
         break;
       }
       for (std::size_t r = 0; r < un; ++r)
-        if (!(r2[r] <= target2[r])) tol_n2[r] *= 0.5 * std::max(1e-4, target2[r] / r2[r]);
+        if (!solve.converged(r2, r)) solve.tighten(tol_n2, r2, r);
     }
     if (!detail::block_solve(g, g_new, beta)) {
-      finish(true_residual(), SolverStatus::breakdown, "block CG breakdown: the residual block lost rank");
+      finish(solve.true_residual(x), SolverStatus::breakdown, "block CG breakdown: the residual block lost rank");
       break;
     }
     blas::block_combine(t, rs, p, beta); // P = R' + P beta, through t (p cannot be written while read)
     std::swap(p, t);
     g = g_new;
   }
-  if (!finished) finish(true_residual(), SolverStatus::max_iterations, "iteration limit reached");
-  if (params.verbosity >= 1)
-    for (int r = 0; r < n; ++r)
-      std::fprintf(stderr, "[kqcd] %s block CG system %d: %s after %d iterations, true residual %.3e\n", params.label.c_str(),
-                   r, to_string(res[std::size_t(r)].status), res[std::size_t(r)].iterations, res[std::size_t(r)].true_residual);
-  return res;
+  if (!finished) finish(solve.true_residual(x), SolverStatus::max_iterations, "iteration limit reached");
+  return solve.report();
 }
 
 } // namespace kqcd
