@@ -22,7 +22,7 @@ template <class Op> class BlockSolve {
 
 public:
   using block_type = typename Op::multi_vector_type;
-  /// `name` labels the work blocks and the report ("multi-RHS CG", "block CG").
+  /// `name` labels the closing report ("multi-RHS CG", "block CG").
   BlockSolve(const Op& op, const block_type& b, const SolverParams& params, const char* name)
       : res(std::size_t(b.n_rhs())), b2(blas::norm2_each(b)), target2(b2.size()), zero(b2.size(), 0.0), one(b2.size(), 1.0),
         minus_one(b2.size(), -1.0), op_(op), b_(b), params_(params), name_(name), t_(op.create_multi(b.n_rhs(), "kqcd::block_t")),
