@@ -87,7 +87,7 @@ template <class FieldView, class BufferView> struct FaceCopy {
   bool to_buffer;
   KOKKOS_INLINE_FUNCTION void operator()(int f) const {
     const std::size_t site = to_buffer ? std::size_t(lat.cb_index(lat.face_coords(mu, f, x_mu, parity))) : std::size_t(ghost_base + f);
-    const int per_row = sigma != 0 ? projected_components : ncomp;
+    const int per_row = spin_projectable<FieldView>() && sigma != 0 ? projected_components : ncomp;
     for (int r = 0; r < rows; ++r) {
       const std::size_t row = site * rows + r, at = (std::size_t(f) * rows + r) * per_row;
       if constexpr (spin_projectable<FieldView>()) {
@@ -159,11 +159,13 @@ public:
     return host_accessible ? "host memory" : staging_ ? "host staging" : "device memory (GPU-aware MPI)";
   }
 
-  /// Bytes sent per exchange by this rank (spin-projected: half of a spinor's components).
+  /// Bytes sent per exchange by this rank (spin-projected, where the view can be: half of a
+  /// spinor's components; other views travel whole).
   double bytes(bool projected = false) const {
+    const int per_row = projected && projectable ? projected_ncomp : ncomp;
     double b = 0;
     for (int mu = 0; mu < Nd; ++mu)
-      if (lat_.partitioned(mu)) b += 2.0 * lat_.face_sites(mu) * rows_ * (projected ? projected_ncomp : ncomp) * sizeof(value_type);
+      if (lat_.partitioned(mu)) b += 2.0 * lat_.face_sites(mu) * rows_ * per_row * sizeof(value_type);
     return b;
   }
 

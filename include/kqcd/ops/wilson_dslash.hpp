@@ -100,7 +100,7 @@ public:
   }
   void finish(const block_type& in) { block_.finish(in.view()); }
   /// Bytes this rank sends per call for n_rhs right-hand sides (projected: if asked and possible).
-  double bytes(bool projected, int n_rhs) const { return n_rhs * (sites_.bytes(projected && !is_half) + norms_.bytes()); }
+  double bytes(bool projected, int n_rhs) const { return n_rhs * (sites_.bytes(projected) + norms_.bytes()); }
   std::string path() const { return sites_.path(); }
 
 private:
