@@ -71,6 +71,12 @@ template <class View> constexpr bool spin_projectable() {
 }
 /// Components per row of a spin-projected face: h_0, h_1 of each colour.
 inline constexpr int projected_components = Nc * 2;
+/// Components per row of a face as it travels: projected only where asked and the view is a spinor.
+template <class View> KOKKOS_INLINE_FUNCTION constexpr int face_components(bool projected) {
+  constexpr bool projectable = spin_projectable<View>();
+  constexpr int whole = components_per_row<View>();
+  return projected && projectable ? projected_components : whole;
+}
 
 /// Copies one face between a field and a buffer: to_buffer gathers the sites at x_mu = x_mu;
 /// otherwise the buffer goes to ghost slot `ghost_base` onwards. A site owns `rows` consecutive
@@ -87,7 +93,7 @@ template <class FieldView, class BufferView> struct FaceCopy {
   bool to_buffer;
   KOKKOS_INLINE_FUNCTION void operator()(int f) const {
     const std::size_t site = to_buffer ? std::size_t(lat.cb_index(lat.face_coords(mu, f, x_mu, parity))) : std::size_t(ghost_base + f);
-    const int per_row = spin_projectable<FieldView>() && sigma != 0 ? projected_components : ncomp;
+    const int per_row = face_components<FieldView>(sigma != 0);
     for (int r = 0; r < rows; ++r) {
       const std::size_t row = site * rows + r, at = (std::size_t(f) * rows + r) * per_row;
       if constexpr (spin_projectable<FieldView>()) {
@@ -130,7 +136,6 @@ public:
   using host_buffer_type = Kokkos::View<value_type*, Kokkos::SharedHostPinnedSpace>;
   static constexpr int ncomp = detail::components_per_row<FieldView>();
   static constexpr bool projectable = detail::spin_projectable<FieldView>();
-  static constexpr int projected_ncomp = detail::projected_components;
   static constexpr bool host_accessible =
       Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename FieldView::memory_space>::accessible;
 
@@ -162,10 +167,10 @@ public:
   /// Bytes sent per exchange by this rank (spin-projected, where the view can be: half of a
   /// spinor's components; other views travel whole).
   double bytes(bool projected = false) const {
-    const int per_row = projected && projectable ? projected_ncomp : ncomp;
     double b = 0;
     for (int mu = 0; mu < Nd; ++mu)
-      if (lat_.partitioned(mu)) b += 2.0 * lat_.face_sites(mu) * rows_ * per_row * sizeof(value_type);
+      if (lat_.partitioned(mu))
+        b += 2.0 * lat_.face_sites(mu) * rows_ * detail::face_components<FieldView>(projected) * sizeof(value_type);
     return b;
   }
 
@@ -178,7 +183,7 @@ public:
     if (isign != 0 && !projectable)
       throw invalid_argument("HaloExchange: only spinor fields travel spin-projected");
     projected_ = isign != 0;
-    const int per_site = rows_ * (projected_ ? projected_ncomp : ncomp);
+    const int per_site = rows_ * detail::face_components<FieldView>(projected_);
     // Side 0 of the receiver (its x_mu = L) is our x_mu = 0 face, sent backward; side 1 our
     // x_mu = L - 1 face, sent forward. The tag names the receiver's ghost slot. Slot 0 feeds the
     // receiver's forward hops (projector 1 - isign g_mu), slot 1 its backward hops (1 + isign g_mu).
@@ -228,7 +233,7 @@ public:
     for (int mu = 0; mu < Nd; ++mu)
       if (lat_.partitioned(mu))
         for (int side = 0; side < 2; ++side) {
-          const int count = lat_.face_sites(mu) * rows_ * (projected_ ? projected_ncomp : ncomp);
+          const int count = lat_.face_sites(mu) * rows_ * detail::face_components<FieldView>(projected_);
           if (staging_)
             Kokkos::deep_copy(Kokkos::subview(recv_[mu][side], std::pair(0, count)),
                               Kokkos::subview(recv_host_[mu][side], std::pair(0, count)));
