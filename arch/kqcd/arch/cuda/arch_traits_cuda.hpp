@@ -17,12 +17,11 @@ template <> struct ArchTraits<Kokkos::Cuda> {
   static constexpr int sites_per_team = 128;
   /// Register budget of the hopping kernel per storage precision P (float, double, kqcd::half) and
   /// gauge reconstruction: single precision fits two 256-thread blocks per SM within 128 registers;
-  /// double needs more registers than that cap allows without spilling. The 16-bit kernels are
-  /// latency-bound and gain from more resident warps (H200, 32^4, against two 256-thread blocks):
-  /// recon-18 and -12 run five 128-thread blocks (102 registers; recon-18 +8%, 48^4 recon-12 +5%),
-  /// recon-8 three 256-thread blocks (80 registers; +14%), each the best of the two budgets.
-  /// Single recon-8 (sincos and a square root per link) also runs three 256-thread blocks (+7.5% at
-  /// 32^4); single recon-12 is slower there (-13%) and keeps two.
+  /// double needs more registers than that cap allows without spilling. More resident warps pay
+  /// where a kernel is latency-bound (H200, 32^4, against two 256-thread blocks): recon-8 in float
+  /// arithmetic (16-bit and single storage: sincos and a square root per link) runs three 256-thread
+  /// blocks (80 registers; 16-bit +14%, single +7.5%; single recon-12 is 13% slower there); 16-bit
+  /// recon-18 and -12 run five 128-thread blocks (102 registers; recon-18 +8%, 48^4 recon-12 +5%).
   /// A thread that computes two right-hand sides of a block (rhs_per_thread = 2) holds both
   /// accumulators: 128-thread blocks, three per SM in single precision (168 registers), two in double.
   template <class P, class Recon, int rhs_per_thread = 1>
@@ -30,11 +29,9 @@ template <> struct ArchTraits<Kokkos::Cuda> {
       (rhs_per_thread > 1),
       std::conditional_t<sizeof(compute_t<P>) == 4, Kokkos::LaunchBounds<128, 3>, Kokkos::LaunchBounds<128, 2>>,
       std::conditional_t<
-          PrecisionTraits<P>::is_half,
-          std::conditional_t<(Recon::pairs < 6), Kokkos::LaunchBounds<256, 3>, Kokkos::LaunchBounds<128, 5>>,
-          std::conditional_t<sizeof(compute_t<P>) == 4,
-                             std::conditional_t<(Recon::pairs < 6), Kokkos::LaunchBounds<256, 3>, Kokkos::LaunchBounds<256, 2>>,
-                             Kokkos::LaunchBounds<256, 1>>>>;
+          (sizeof(compute_t<P>) == 4 && Recon::pairs < 6), Kokkos::LaunchBounds<256, 3>,
+          std::conditional_t<PrecisionTraits<P>::is_half, Kokkos::LaunchBounds<128, 5>,
+                             std::conditional_t<sizeof(compute_t<P>) == 4, Kokkos::LaunchBounds<256, 2>, Kokkos::LaunchBounds<256, 1>>>>>;
   /// One site per thread: a team holds sites_per_team threads.
   static constexpr int max_team_size = 1024;
   /// Threads that run in lockstep: team sizes are fitted to multiples of it.
