@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <sstream>
 
@@ -58,8 +59,24 @@ std::string single_backend(const std::string& backend) {
   return bench::backend_or_default(backend);
 }
 
-/// --configs auto: the 8^4 beta 6.0 MILC configuration of the shared data, found through
-/// $KQCD_DATA or the source tree's ../shared/data; none there means no file-based solves.
+/// The reference data directory: $KQCD_DATA_DIR, else, for a kqcd run from its build tree, the
+/// directory CMake wrote into `kqcd-data-dir` beside the executable (the source tree's
+/// ../shared/data; that file is not installed, so an installed kqcd has no default).
+std::vector<std::string> data_dirs() {
+  std::vector<std::string> dirs;
+  if (const char* env = std::getenv("KQCD_DATA_DIR"); env && *env) dirs.emplace_back(env);
+  std::error_code ec;
+  const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    std::ifstream marker(exe.parent_path() / "kqcd-data-dir");
+    std::string dir;
+    if (marker && std::getline(marker, dir) && !dir.empty()) dirs.push_back(dir);
+  }
+  return dirs;
+}
+
+/// --configs auto: the 8^4 beta 6.0 MILC configuration of the reference data (data_dirs()); none
+/// there means no file-based solves.
 std::vector<std::string> resolve_configs(const std::string& configs) {
   if (configs == "none") return {};
   if (configs != "auto") {
@@ -68,16 +85,11 @@ std::vector<std::string> resolve_configs(const std::string& configs) {
       if (!std::filesystem::exists(f)) throw invalid_argument("--configs: gauge file '" + f + "' does not exist");
     return files;
   }
-  std::vector<std::string> dirs;
-  if (const char* env = std::getenv("KQCD_DATA")) dirs.emplace_back(env);
-#ifdef KQCD_DEFAULT_DATA_DIR
-  dirs.emplace_back(KQCD_DEFAULT_DATA_DIR);
-#endif
-  for (const auto& d : dirs) {
+  for (const auto& d : data_dirs()) {
     const auto f = std::filesystem::path(d) / "milc-l8888-b6.0.milc";
     if (std::filesystem::exists(f)) return {f.lexically_normal().string()};
   }
-  std::fprintf(stderr, "[kqcd bench] no reference configuration found (set KQCD_DATA or --configs): solver cases use random gauge fields only\n");
+  std::fprintf(stderr, "[kqcd bench] no reference configuration found (set KQCD_DATA_DIR or --configs): solver cases use random gauge fields only\n");
   return {};
 }
 
@@ -116,7 +128,7 @@ void add_bench_command(CLI::App& app, Action& action) {
       ->capture_default_str();
   cmd->add_option("--configs", s->configs,
                   "Suite: gauge files for the solver cases (comma-separated), 'auto' (the shared 8^4 beta 6.0 MILC file "
-                  "if found, or $KQCD_DATA/milc-l8888-b6.0.milc) or 'none'")
+                  "if found: $KQCD_DATA_DIR/milc-l8888-b6.0.milc, in the build tree ../shared/data) or 'none'")
       ->capture_default_str();
   cmd->add_option("--min-seconds", s->min_seconds, "Time each Dslash case for at least this long")
       ->check(CLI::PositiveNumber)

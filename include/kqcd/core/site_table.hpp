@@ -66,6 +66,7 @@ inline std::vector<int> tiled_site_order(const Lattice& lat) {
 }
 
 template <class ExecSpace> struct BoundaryData {
+  using execution_space = ExecSpace;
   using memory_space = typename ExecSpace::memory_space;
   Lattice lattice;
   Kokkos::complex<double> phase[Nd]; ///< forward phase b_mu; backward uses conj(b_mu)

@@ -14,6 +14,7 @@
 // Functors only: launching, tuning and counting belong to ops/wilson_dslash.hpp.
 #pragma once
 
+#include <kqcd/arch/arch_traits.hpp>
 #include <kqcd/core/complex.hpp>
 #include <kqcd/core/gamma.hpp>
 #include <kqcd/core/lattice.hpp>
@@ -63,6 +64,7 @@ template <class L> struct is_local_after<LocalAfter<L>> : std::true_type {};
 /// GaugeAcc: load(site, mu, U[3][3]) of one parity; InAcc / OutAcc: load(site, psi) / store(site, psi).
 template <class Real, class GaugeAcc, class InAcc, class OutAcc, class SiteTableT, class Epilogue> struct WilsonDslashArg {
   using real_type = Real;
+  using execution_space = typename SiteTableT::execution_space;
   GaugeAcc gauge[2]; ///< links of the even and odd sites
   InAcc in;          ///< source, parity 1 - target_cb
   OutAcc out;        ///< result, parity target_cb
@@ -90,6 +92,7 @@ template <class Arg, int isign, int target_cb, class Epilogue> struct DslashFunc
   using real = typename Arg::real_type;
   using cplx = Kokkos::complex<real>;
   static constexpr int source_cb = 1 - target_cb;
+  static constexpr bool inline_site_kernels = ArchTraits<typename Arg::execution_space>::inline_site_kernels;
   /// Links per site: slot 2 mu is U_mu(x) (forward hop), slot 2 mu + 1 U_mu(x - mu) (backward).
   static constexpr int link_slots = 2 * Nd;
   /// Complex numbers per site in the link cache, padded by one so that the sites of a warp start
@@ -194,6 +197,15 @@ template <class Arg, int isign, int target_cb, class Epilogue> struct DslashFunc
   /// sharing each link load and its reconstruction. Past the block's end a thread recomputes its last
   /// right-hand side and does not store it.
   template <int NR, class Links> KOKKOS_FORCEINLINE_FUNCTION void site_kernel(int site, int lane, const Links& links) const {
+    if constexpr (inline_site_kernels) site_body<NR>(site, lane, links);
+    else site_body_shared<NR>(site, lane, links);
+  }
+  /// The site body out of line: every launch shape of this functor calls this one copy
+  /// (ArchTraits::inline_site_kernels).
+  template <int NR, class Links> KOKKOS_FUNCTION __attribute__((noinline)) void site_body_shared(int site, int lane, const Links& links) const {
+    site_body<NR>(site, lane, links);
+  }
+  template <int NR, class Links> KOKKOS_FORCEINLINE_FUNCTION void site_body(int site, int lane, const Links& links) const {
     const int lanes = (arg.n_rhs + NR - 1) / NR;
     int rhs[NR];
     for (int r = 0; r < NR; ++r) rhs[r] = Kokkos::min(lane + r * lanes, arg.n_rhs - 1);

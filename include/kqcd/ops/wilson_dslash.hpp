@@ -448,17 +448,9 @@ private:
     if constexpr (!std::is_same_v<Sink, std::nullptr_t>) {
       if (arg.n_rhs > 1) throw invalid_argument("WilsonDslash: graph capture takes one right-hand side");
     }
-    if (arg.n_rhs > 1) {
-      using PairLB = typename traits::template launch_bounds_for<P, Recon, 2>;
-      detail::BlockDslashLaunch<ExecSpace, LB, PairLB, Functor> l(key("kqcd::WilsonDslash::multi_rhs"), Functor{arg}, fixed);
-      l.overwrites(out.view());
-      if (block_launch_ || sites_per_team_ > 0) {
-        last_config_ = block_launch_ ? *block_launch_ : fixed;
-        l.launch(last_config_);
-      } else {
-        last_config_ = tuned_launch(l);
-      }
-      return;
+    // Block shapes only for blocks: a single spinor's launch never compiles them.
+    if constexpr (std::is_same_v<S, multi_spinor_type>) {
+      if (arg.n_rhs > 1) return run_block<Arg, Functor>(arg, out, key("kqcd::WilsonDslash::multi_rhs"), fixed);
     }
     using F = SiteKernelOf<Functor>;
     SiteKernelLaunch<ExecSpace, LB, F> l("kqcd::WilsonDslash", key("kqcd::WilsonDslash"), arg.n_sites, F{{arg}}, fixed);
@@ -477,6 +469,20 @@ private:
       c.team_size = std::min(c.team_size, team_size_max_for<ExecSpace, LB>(F{{arg}}, arg.n_sites));
       l.launch(c);
       last_config_ = c;
+    } else {
+      last_config_ = tuned_launch(l);
+    }
+  }
+
+  /// A block of right-hand sides in the shapes of detail::BlockDslashLaunch.
+  template <class Arg, class Functor, class S> void run_block(const Arg& arg, const S& out, TuneKey key, const LaunchConfig& fixed) const {
+    using LB = typename traits::template launch_bounds_for<P, Recon>;
+    using PairLB = typename traits::template launch_bounds_for<P, Recon, 2>;
+    detail::BlockDslashLaunch<ExecSpace, LB, PairLB, Functor> l(std::move(key), Functor{arg}, fixed);
+    l.overwrites(out.view());
+    if (block_launch_ || sites_per_team_ > 0) {
+      last_config_ = block_launch_ ? *block_launch_ : fixed;
+      l.launch(last_config_);
     } else {
       last_config_ = tuned_launch(l);
     }

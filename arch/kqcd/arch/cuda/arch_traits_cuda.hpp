@@ -37,6 +37,9 @@ template <> struct ArchTraits<Kokkos::Cuda> {
   /// Threads that run in lockstep: team sizes are fitted to multiples of it.
   static constexpr int warp_size = 32;
   static constexpr NeighbourMode neighbour_mode = NeighbourMode::on_the_fly;
+  /// Each launch shape inlines the hopping term's site body: a call per site costs registers and
+  /// the compiler's view across the hops.
+  static constexpr bool inline_site_kernels = true;
   /// One site per thread: no SIMD layout; the one-lane type keeps the interface.
   static constexpr bool simd_layout = false;
   template <class Real> using simd_complex = GPUSIMDComplex<Real>;

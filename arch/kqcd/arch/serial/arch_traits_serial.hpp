@@ -18,6 +18,8 @@ template <> struct ArchTraits<Kokkos::Serial> {
   /// Threads that run in lockstep: team sizes are fitted to multiples of it.
   static constexpr int warp_size = 1;
   static constexpr NeighbourMode neighbour_mode = NeighbourMode::table;
+  /// One out-of-line copy of the hopping term's site body, called by every launch shape.
+  static constexpr bool inline_site_kernels = false;
   /// Virtual-node SIMD layout: one site per lane of the host's widest register (AVX-512, AVX2).
   static constexpr bool simd_layout = true;
   template <class Real> using simd_complex = NativeSIMDComplex<Real>;
