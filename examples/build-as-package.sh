@@ -6,6 +6,11 @@ repo=${1:?usage: build-as-package.sh REPO}
 prefix=$repo/build/install-openmp
 rm -rf "$prefix" "$repo/build/examples"
 cmake --install "$repo/build/openmp" --prefix "$prefix" >/dev/null
+# An installed kqcd holds no path into the source or build tree: its reference data comes from KQCD_DATA_DIR.
+if [ -e "$prefix/bin/kqcd-data-dir" ] || grep -q -a -F "$repo/" "$prefix/bin/kqcd"; then
+  echo "examples: the installed kqcd refers to the checkout $repo" >&2
+  exit 1
+fi
 cmake -S "$repo/examples" -B "$repo/build/examples" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$prefix" >/dev/null
 cmake --build "$repo/build/examples"
 OMP_PROC_BIND=false "$repo/build/examples/hello_kqcd/hello_kqcd"
