@@ -117,12 +117,23 @@ struct Case {
 /// Adding a benchmark dimension (layout, reconstruction, right-hand sides) means adding a loop here.
 std::vector<Case> suite_cases(const SuiteOptions& opts);
 
+/// What run_suite reports while it runs: `started` once the STREAM copies are measured (the suite
+/// without results), `recorded` after every record (a table row can be printed at once).
+struct SuiteObserver {
+  std::function<void(const nlohmann::json& suite)> started;
+  std::function<void(const nlohmann::json& record)> recorded;
+};
+
 /// Runs the STREAM copy on each backend, then every case, with one progress line per case on
 /// stderr; returns {provenance, copy_gbytes_per_s (per backend), results: [records]}.
-nlohmann::json run_suite(const SuiteOptions& opts);
+nlohmann::json run_suite(const SuiteOptions& opts, const SuiteObserver& observer = {});
 
-/// A readable table of a suite's (or a single benchmark's) records.
+/// A readable table of a suite's (or a single benchmark's) records: the head (provenance, STREAM
+/// copies, column names), a row per record and the foot (byte and flop models).
 std::string format_table(const nlohmann::json& suite);
+std::string format_table_head(const nlohmann::json& suite);
+std::string format_table_row(const nlohmann::json& record);
+std::string format_table_foot();
 
 /// Every record carries these; the table and the plot script read them.
 void finish_record(nlohmann::json& r, const std::string& family, const std::string& backend);

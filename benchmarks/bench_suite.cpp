@@ -1,6 +1,6 @@
 // The default `kqcd bench` run: a case list over families, backends, lattices, operators and
 // precisions, run in order with a STREAM copy per backend, a progress line per case on stderr,
-// and a table of every record.
+// and a table that grows a row per record (SuiteObserver).
 #include "bench.hpp"
 
 #include <kqcd/core/error.hpp>
@@ -104,7 +104,7 @@ std::vector<Case> suite_cases(const SuiteOptions& o) {
   return cases;
 }
 
-nlohmann::json run_suite(const SuiteOptions& o) {
+nlohmann::json run_suite(const SuiteOptions& o, const SuiteObserver& observer) {
   const auto cases = suite_cases(o); // validates the options before anything runs
   std::vector<std::string> backends = o.backends;
   if (backends.empty()) backends.push_back(backend_or_default({}));
@@ -117,22 +117,23 @@ nlohmann::json run_suite(const SuiteOptions& o) {
   nlohmann::json suite{{"provenance", provenance_json(backends.front())},
                        {"copy_gbytes_per_s", copy},
                        {"results", nlohmann::json::array()}};
+  if (observer.started) observer.started(suite);
   int n = 0;
   for (const auto& c : cases) {
     std::fprintf(stderr, "[kqcd bench] case %d/%zu: %s %s\n", ++n, cases.size(), c.family.c_str(), c.label.c_str());
     Kokkos::Timer t;
     const double c_copy = copy.contains(c.backend) ? copy[c.backend].get<double>() : 0.0;
     const nlohmann::json r = c.run(c_copy);
-    if (r.is_array())
-      for (const auto& item : r) suite["results"].push_back(item);
-    else
-      suite["results"].push_back(r);
+    for (const auto& item : r.is_array() ? r : nlohmann::json::array({r})) {
+      suite["results"].push_back(item);
+      if (observer.recorded) observer.recorded(item);
+    }
     std::fprintf(stderr, "[kqcd bench] case %d/%zu done in %.1f s\n", n, cases.size(), t.seconds());
   }
   return suite;
 }
 
-std::string format_table(const nlohmann::json& suite) {
+std::string format_table_head(const nlohmann::json& suite) {
   std::string out;
   const auto& p = suite["provenance"];
   out += std::format("kqcd {} (git {}), Kokkos {}, {} threads, {}\n", p["kqcd_version"].get<std::string>(),
@@ -142,6 +143,10 @@ std::string format_table(const nlohmann::json& suite) {
     out += std::format("STREAM copy on {}: {:.1f} GB/s\n", backend, gbps.get<double>());
   out += std::format("{:<26} {:<16} {:<13} {:<7} {:<7} {:>11} {:>9} {:>9} {:>6}  {}\n", "benchmark", "case", "lattice",
                      "prec", "backend", "time", "GFLOP/s", "GB/s", "%copy", "other");
+  return out;
+}
+
+std::string format_table_row(const nlohmann::json& r) {
   auto num = [](const nlohmann::json& r, const char* key, const char* fmt) -> std::string {
     if (!r.contains(key)) return "-";
     const double v = r[key].get<double>();
@@ -150,33 +155,39 @@ std::string format_table(const nlohmann::json& suite) {
   auto seconds = [](double s) {
     return s < 1e-3 ? std::format("{:.1f}us", s * 1e6) : s < 1 ? std::format("{:.2f}ms", s * 1e3) : std::format("{:.2f}s", s);
   };
-  for (const auto& r : suite["results"]) {
-    const auto& l = r["lattice"];
-    const std::string lattice = std::format("{}x{}x{}x{}", l[0].get<int>(), l[1].get<int>(), l[2].get<int>(), l[3].get<int>());
-    const std::string family = r.value("family", "");
-    std::string other, time;
-    if (family == "solver") {
-      time = seconds(r["time_to_solution_s"].get<double>());
-      other = std::format("{} it, res {:.1e}, {}, op {:.0f}%, {}", r["iterations"].get<int>(), r["true_residual"].get<double>(),
-                          r["status"].get<std::string>(), 100 * r["operator_fraction"].get<double>(), r["gauge"].get<std::string>());
-    } else {
-      time = seconds(r["time_per_call_s"].get<double>());
-      if (r.contains("msites_per_s")) other = std::format("{:.3g} Msites/s", r["msites_per_s"].get<double>());
-      if (family == "io")
-        other = std::format("write {:.0f} MB/s, read {:.0f} MB/s ({:.1f} MB)", r["write_mbytes_per_s"].get<double>(),
-                            r["read_mbytes_per_s"].get<double>(), r["megabytes"].get<double>());
-    }
-    const std::string name = r.value("benchmark", family);
-    const std::string c = r.contains("case") ? r["case"].get<std::string>() : r.value("family", "");
-    out += std::format("{:<26} {:<16} {:<13} {:<7} {:<7} {:>11} {:>9} {:>9} {:>6}  {}\n", name, c.substr(0, 16), lattice,
-                       r.value("precision", "-"), r.value("backend", "-"), time, num(r, "gflops", "{:.2f}"),
-                       num(r, "gbytes_per_s", "{:.2f}"), num(r, "percent_of_copy", "{:.0f}"), other);
+  const auto& l = r["lattice"];
+  const std::string lattice = std::format("{}x{}x{}x{}", l[0].get<int>(), l[1].get<int>(), l[2].get<int>(), l[3].get<int>());
+  const std::string family = r.value("family", "");
+  std::string other, time;
+  if (family == "solver") {
+    time = seconds(r["time_to_solution_s"].get<double>());
+    other = std::format("{} it, res {:.1e}, {}, op {:.0f}%, {}", r["iterations"].get<int>(), r["true_residual"].get<double>(),
+                        r["status"].get<std::string>(), 100 * r["operator_fraction"].get<double>(), r["gauge"].get<std::string>());
+  } else {
+    time = seconds(r["time_per_call_s"].get<double>());
+    if (r.contains("msites_per_s")) other = std::format("{:.3g} Msites/s", r["msites_per_s"].get<double>());
+    if (family == "io")
+      other = std::format("write {:.0f} MB/s, read {:.0f} MB/s ({:.1f} MB)", r["write_mbytes_per_s"].get<double>(),
+                          r["read_mbytes_per_s"].get<double>(), r["megabytes"].get<double>());
   }
-  out += "GB/s and %copy: Dslash rows by the no-reuse byte model of conventions.md (8 links + 8 neighbour spinors +\n"
+  const std::string name = r.value("benchmark", family);
+  const std::string c = r.contains("case") ? r["case"].get<std::string>() : r.value("family", "");
+  return std::format("{:<26} {:<16} {:<13} {:<7} {:<7} {:>11} {:>9} {:>9} {:>6}  {}\n", name, c.substr(0, 16), lattice,
+                     r.value("precision", "-"), r.value("backend", "-"), time, num(r, "gflops", "{:.2f}"),
+                     num(r, "gbytes_per_s", "{:.2f}"), num(r, "percent_of_copy", "{:.0f}"), other);
+}
+
+std::string format_table_foot() {
+  return "GB/s and %copy: Dslash rows by the no-reuse byte model of conventions.md (8 links + 8 neighbour spinors +\n"
          "1 output spinor per site; clover-type rows add the site-local matrices read); contraction rows by the\n"
          "byte model in their record. GFLOP/s: 1320 flops per site per hopping term, 2688 for the even-odd operator,\n"
          "QUDA's 1872 (clover, twisted clover) and 1368 (twisted mass) for A^-1 H; solvers: operator flops only.\n";
-  return out;
+}
+
+std::string format_table(const nlohmann::json& suite) {
+  std::string out = format_table_head(suite);
+  for (const auto& r : suite["results"]) out += format_table_row(r);
+  return out + format_table_foot();
 }
 
 } // namespace kqcd::bench

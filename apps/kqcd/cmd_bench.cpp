@@ -93,11 +93,14 @@ std::vector<std::string> resolve_configs(const std::string& configs) {
   return {};
 }
 
-/// Table (or JSON) on stdout, JSON to --out. `doc` is what --json prints; `records` the table rows.
+/// Table (or JSON) on stdout, JSON to --out. `doc` is what --json prints; `records` the table rows
+/// (none: the suite printed its rows as they came, only the table's foot is left).
 void emit(const nlohmann::json& doc, const nlohmann::json& records, const BenchSettings& s, const nlohmann::json& copy) {
   if (!s.out.empty()) write_file_atomically(s.out, doc.dump(2) + "\n", /*overwrite=*/true);
   if (s.json) {
     std::cout << doc.dump(2) << "\n";
+  } else if (records.empty()) {
+    std::cout << bench::format_table_foot();
   } else {
     nlohmann::json table{{"provenance", records.front()["provenance"]}, {"copy_gbytes_per_s", copy}, {"results", records}};
     std::cout << bench::format_table(table);
@@ -283,9 +286,15 @@ void add_bench_command(CLI::App& app, Action& action) {
       o.configs = resolve_configs(s->configs);
       o.min_seconds = s->min_seconds;
       o.quick = s->quick;
-      const auto suite = bench::run_suite(o);
+      // The table grows a row per case as the suite runs: the first result shows within seconds.
+      bench::SuiteObserver observer;
+      if (!s->json) {
+        observer.started = [](const nlohmann::json& suite) { std::cout << bench::format_table_head(suite) << std::flush; };
+        observer.recorded = [](const nlohmann::json& r) { std::cout << bench::format_table_row(r) << std::flush; };
+      }
+      const auto suite = bench::run_suite(o, observer);
       if (suite["results"].empty()) throw invalid_argument("bench: the selection ran no case");
-      emit(suite, suite["results"], *s, suite["copy_gbytes_per_s"]);
+      emit(suite, nlohmann::json::array(), *s, suite["copy_gbytes_per_s"]);
       return 0;
     };
   });

@@ -85,6 +85,9 @@ if len(progress) == 0:
 rows = [l for l in r.stdout.splitlines() if any(l.startswith(rec["benchmark"] + " ") for rec in records)]
 if len(rows) != len(records):
     bad.append(f"table: {len(rows)} rows for {len(records)} records")
+lines = r.stdout.splitlines()
+if not lines or not lines[0].startswith("kqcd ") or not any(l.startswith("GB/s and %copy") for l in lines[-4:]):
+    bad.append("table: not the head (provenance) first and the byte model last")
 
 # Single benchmarks and the other JSON outputs carry provenance too.
 singles = {

@@ -247,6 +247,9 @@ public:
   using access = SpinorAccess<spinor_type>;
   /// A block of right-hand sides (float and double).
   using multi_spinor_type = MultiCBSpinor<complex_type, ExecSpace>;
+  /// Blocks of right-hand sides run in float and double storage with the backend's neighbour mode
+  /// (as in the bench tool); other instances compile no block kernels.
+  static constexpr bool has_blocks = !PrecisionTraits<P>::is_half && mode == ArchTraits<ExecSpace>::neighbour_mode;
 
   static constexpr double flops_per_site = 1320.0;
   static constexpr double xpay_flops_per_site = 48.0;
@@ -299,10 +302,12 @@ public:
   }
 
   /// Multi-RHS: out_r = H in_r for every right-hand side r of the block, one pass over the links.
-  void apply(multi_spinor_type& out, const multi_spinor_type& in, int isign, int target_cb) const;
+  void apply(multi_spinor_type& out, const multi_spinor_type& in, int isign, int target_cb) const
+    requires has_blocks;
   /// Multi-RHS: out_r = a x_r + b H in_r.
   void apply_xpay(multi_spinor_type& out, const multi_spinor_type& in, int isign, int target_cb, Real a,
-                  const multi_spinor_type& x, Real b) const;
+                  const multi_spinor_type& x, Real b) const
+    requires has_blocks;
 
   /// Interior computed while the halo is in flight (default), or everything after it.
   void set_overlap(bool on) { overlap_ = on; }
@@ -450,7 +455,18 @@ private:
     }
     // Block shapes only for blocks: a single spinor's launch never compiles them.
     if constexpr (std::is_same_v<S, multi_spinor_type>) {
-      if (arg.n_rhs > 1) return run_block<Arg, Functor>(arg, out, key("kqcd::WilsonDslash::multi_rhs"), fixed);
+      if (arg.n_rhs > 1) {
+        using PairLB = typename traits::template launch_bounds_for<P, Recon, 2>;
+        detail::BlockDslashLaunch<ExecSpace, LB, PairLB, Functor> l(key("kqcd::WilsonDslash::multi_rhs"), Functor{arg}, fixed);
+        l.overwrites(out.view());
+        if (block_launch_ || sites_per_team_ > 0) {
+          last_config_ = block_launch_ ? *block_launch_ : fixed;
+          l.launch(last_config_);
+        } else {
+          last_config_ = tuned_launch(l);
+        }
+        return;
+      }
     }
     using F = SiteKernelOf<Functor>;
     SiteKernelLaunch<ExecSpace, LB, F> l("kqcd::WilsonDslash", key("kqcd::WilsonDslash"), arg.n_sites, F{{arg}}, fixed);
@@ -469,20 +485,6 @@ private:
       c.team_size = std::min(c.team_size, team_size_max_for<ExecSpace, LB>(F{{arg}}, arg.n_sites));
       l.launch(c);
       last_config_ = c;
-    } else {
-      last_config_ = tuned_launch(l);
-    }
-  }
-
-  /// A block of right-hand sides in the shapes of detail::BlockDslashLaunch.
-  template <class Arg, class Functor, class S> void run_block(const Arg& arg, const S& out, TuneKey key, const LaunchConfig& fixed) const {
-    using LB = typename traits::template launch_bounds_for<P, Recon>;
-    using PairLB = typename traits::template launch_bounds_for<P, Recon, 2>;
-    detail::BlockDslashLaunch<ExecSpace, LB, PairLB, Functor> l(std::move(key), Functor{arg}, fixed);
-    l.overwrites(out.view());
-    if (block_launch_ || sites_per_team_ > 0) {
-      last_config_ = block_launch_ ? *block_launch_ : fixed;
-      l.launch(last_config_);
     } else {
       last_config_ = tuned_launch(l);
     }
@@ -538,13 +540,17 @@ void WilsonDslash<P, ExecSpace, mode, Recon>::apply_xpay(spinor_type& out, const
 
 template <class P, class ExecSpace, NeighbourMode mode, class Recon>
 void WilsonDslash<P, ExecSpace, mode, Recon>::apply(multi_spinor_type& out, const multi_spinor_type& in, int isign,
-                                                    int target_cb) const {
+                                                    int target_cb) const
+  requires has_blocks
+{
   launch<StoreHopping>(out, in, isign, target_cb, multi_spinor_type(), {});
 }
 
 template <class P, class ExecSpace, NeighbourMode mode, class Recon>
 void WilsonDslash<P, ExecSpace, mode, Recon>::apply_xpay(multi_spinor_type& out, const multi_spinor_type& in, int isign,
-                                                         int target_cb, Real a, const multi_spinor_type& x, Real b) const {
+                                                         int target_cb, Real a, const multi_spinor_type& x, Real b) const
+  requires has_blocks
+{
   check_parity(x, target_cb, "xpay addend");
   if (x.n_rhs() != in.n_rhs())
     throw invalid_argument("WilsonDslash: xpay block has " + std::to_string(x.n_rhs()) + " right-hand sides, expected " +

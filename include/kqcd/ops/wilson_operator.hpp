@@ -93,7 +93,9 @@ public:
   multi_vector_type create_multi(int n_rhs, const std::string& label = "eo_block") const {
     return multi_vector_type(lattice(), 0, n_rhs, label);
   }
-  void apply(multi_vector_type& out, const multi_vector_type& in, int isign = 1) const {
+  void apply(multi_vector_type& out, const multi_vector_type& in, int isign = 1) const
+    requires dslash_type::has_blocks
+  {
     if (multi_tmp_.n_rhs() != in.n_rhs() || multi_tmp_.view().size() == 0)
       multi_tmp_ = multi_vector_type(lattice(), 1, in.n_rhs(), "eo_block_tmp_odd");
     const double a = diagonal();
