@@ -5,7 +5,7 @@
 #include "commands.hpp"
 #include "gauge_summary.hpp"
 
-#include <kqcd/io/distributed_gauge.hpp>
+#include <kqcd/ops/gauge_files.hpp>
 #include <kqcd/ops/gauge_observables.hpp>
 #include <kqcd/ops/heatbath.hpp>
 

@@ -6,7 +6,7 @@
 #include <kqcd/core/execution_spaces.hpp>
 #include <kqcd/core/provenance.hpp>
 #include <kqcd/core/tune_cache.hpp>
-#include <kqcd/core/simd_complex.hpp>
+#include <kqcd/arch/simd_complex.hpp>
 
 #include <nlohmann/json.hpp>
 

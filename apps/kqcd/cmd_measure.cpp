@@ -10,14 +10,14 @@
 #include <kqcd/fields/host_convert.hpp>
 #include <kqcd/fields/random_fields.hpp>
 #include <kqcd/io/atomic_file.hpp>
-#include <kqcd/io/distributed_gauge.hpp>
 #include <kqcd/io/gauge_io.hpp>
 #include <kqcd/ops/contraction.hpp>
+#include <kqcd/ops/gauge_files.hpp>
 #include <kqcd/ops/gaussian_smear.hpp>
 #include <kqcd/ops/local_operators.hpp>
-#include <kqcd/ops/propagator.hpp>
 #include <kqcd/ops/smearing.hpp>
 #include <kqcd/ops/sources.hpp>
+#include <kqcd/solvers/propagator.hpp>
 
 #include <nlohmann/json.hpp>
 

@@ -5,8 +5,8 @@
 
 #include <kqcd/core/error.hpp>
 #include <kqcd/fields/host_convert.hpp>
-#include <kqcd/io/distributed_gauge.hpp>
 #include <kqcd/io/gauge_io.hpp>
+#include <kqcd/ops/gauge_files.hpp>
 #include <kqcd/ops/smearing.hpp>
 
 #include <cstdio>

@@ -1,7 +1,7 @@
 #include "gauge_summary.hpp"
 
 #include <bench.hpp>
-#include <kqcd/io/distributed_gauge.hpp>
+#include <kqcd/ops/gauge_files.hpp>
 #include <kqcd/ops/gauge_observables.hpp>
 
 #include <cstdio>

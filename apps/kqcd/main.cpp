@@ -5,7 +5,7 @@
 #include <kqcd/comm/mpi.hpp>
 #include <kqcd/core/error.hpp>
 #include <kqcd/core/profile.hpp>
-#include <kqcd/core/simd_complex.hpp>
+#include <kqcd/core/simd_check.hpp>
 
 #include <Kokkos_Core.hpp>
 

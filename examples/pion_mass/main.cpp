@@ -8,9 +8,9 @@
 #include <kqcd/io/gauge_io.hpp>
 #include <kqcd/ops/contraction.hpp>
 #include <kqcd/ops/gaussian_smear.hpp>
-#include <kqcd/ops/propagator.hpp>
 #include <kqcd/ops/smearing.hpp>
 #include <kqcd/ops/sources.hpp>
+#include <kqcd/solvers/propagator.hpp>
 
 #include <cmath>
 #include <cstdio>

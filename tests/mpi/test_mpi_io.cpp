@@ -8,7 +8,7 @@
 #include "test_harness.hpp"
 
 #include <kqcd/comm/process_grid.hpp>
-#include <kqcd/io/distributed_gauge.hpp>
+#include <kqcd/ops/gauge_files.hpp>
 #include <kqcd/ops/gauge_observables.hpp>
 
 #include "host_fields.hpp"

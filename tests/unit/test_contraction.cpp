@@ -7,8 +7,8 @@
 #include <kqcd/fields/random_fields.hpp>
 #include <kqcd/ops/contraction.hpp>
 #include <kqcd/ops/gaussian_smear.hpp>
-#include <kqcd/ops/propagator.hpp>
 #include <kqcd/ops/sources.hpp>
+#include <kqcd/solvers/propagator.hpp>
 
 #include <contraction_reference.hpp>
 

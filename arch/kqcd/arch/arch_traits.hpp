@@ -3,7 +3,7 @@
 // selected by Kokkos' own backend macros.
 #pragma once
 
-#include <kqcd/core/simd_complex.hpp>
+#include <kqcd/arch/simd_complex.hpp>
 
 #include <Kokkos_Core.hpp>
 
@@ -38,12 +38,7 @@ template <class ExecSpace> struct ArchTraits {
 
 } // namespace kqcd
 
-#if defined(KOKKOS_ENABLE_SERIAL)
-#include <kqcd/arch/serial/arch_traits_serial.hpp>
-#endif
-#if defined(KOKKOS_ENABLE_OPENMP)
-#include <kqcd/arch/openmp/arch_traits_openmp.hpp>
-#endif
-#if defined(KOKKOS_ENABLE_CUDA)
+// Each backend's specialisation is compiled where Kokkos enables that backend.
 #include <kqcd/arch/cuda/arch_traits_cuda.hpp>
-#endif
+#include <kqcd/arch/openmp/arch_traits_openmp.hpp>
+#include <kqcd/arch/serial/arch_traits_serial.hpp>

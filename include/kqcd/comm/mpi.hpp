@@ -1,19 +1,7 @@
-// The one place that includes MPI. Builds without MPI (KQCD_ENABLE_MPI=OFF, e.g. the CUDA build
-// on a machine without an MPI library) get a placeholder handle and run on one rank.
+// MPI's state and its GPU awareness (the handle and the one include of MPI: core/communicator.hpp).
 #pragma once
 
-#include <kqcd/build_info.hpp>
-
-#include <Kokkos_Core.hpp>
-
-#if KQCD_HAVE_MPI
-#include <mpi.h>
-// Open MPI declares its CUDA query in mpi-ext.h (MPICH >= 4 in mpi.h).
-#if defined(OPEN_MPI) && __has_include(<mpi-ext.h>)
-#include <mpi-ext.h>
-#endif
-#endif
-
+#include <kqcd/core/communicator.hpp>
 #include <kqcd/core/error.hpp>
 
 #include <cstdlib>
@@ -21,14 +9,6 @@
 #include <string>
 
 namespace kqcd::comm {
-
-#if KQCD_HAVE_MPI
-using handle = MPI_Comm;
-inline handle null_handle() { return MPI_COMM_NULL; }
-#else
-using handle = int;
-KOKKOS_INLINE_FUNCTION constexpr handle null_handle() { return 0; }
-#endif
 
 /// MPI is compiled in and initialised (MPI_Init was called and MPI_Finalize was not).
 inline bool mpi_active() {

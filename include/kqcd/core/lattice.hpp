@@ -8,7 +8,7 @@
 // side: slot (mu, 0) the sites at x_mu = L_mu (from the forward rank), (mu, 1) those at x_mu = -1.
 #pragma once
 
-#include <kqcd/comm/mpi.hpp>
+#include <kqcd/core/communicator.hpp>
 #include <kqcd/core/error.hpp>
 
 #include <Kokkos_Core.hpp>

@@ -14,8 +14,9 @@
 // Every link is then lane-aligned with x and the kernel needs no phases.
 #pragma once
 
+#include <kqcd/arch/simd_complex.hpp>
 #include <kqcd/core/boundary.hpp>
-#include <kqcd/core/simd_complex.hpp>
+#include <kqcd/core/error.hpp>
 #include <kqcd/fields/cb_spinor.hpp>
 #include <kqcd/fields/gauge_field.hpp>
 

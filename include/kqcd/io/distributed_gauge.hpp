@@ -2,8 +2,8 @@
 // every rank the layout (read_gauge_header); each rank then reads only its own sites' bytes with
 // MPI-IO (a subarray of the global site order, one element = one site's bytes), decodes and checks
 // them, and the checksums and checks are combined over the ranks before one verification that
-// every rank does alike, with the distributed plaquette and link trace for the header's values
-// (read_gauge_into). Writing (write_gauge) is the reverse: each rank encodes its sites and writes
+// every rank does alike, with the header's values (plaquette, link trace) measured by the caller's
+// `header_observables` (read_gauge_into; ops/gauge_files.hpp passes the distributed observables). Writing (write_gauge) is the reverse: each rank encodes its sites and writes
 // them into a temporary file beside the target, rank 0 adds the header and trailer (after the
 // checksum reduction) and renames it over the target. Any failure is thrown on every rank with the
 // same message and leaves no file behind. On a lattice held by one rank (or without MPI) the
@@ -17,7 +17,6 @@
 #include <kqcd/io/atomic_file.hpp>
 #include <kqcd/io/gauge_file.hpp>
 #include <kqcd/io/gauge_io.hpp>
-#include <kqcd/ops/gauge_observables.hpp>
 
 #include <cstdint>
 #include <cstdio>
@@ -179,11 +178,12 @@ inline GaugeFileLayout read_gauge_header(const std::string& path, const GaugeRea
 }
 
 /// Reads the links of u's sites (u on a process grid of layout.lattice, or the whole lattice),
-/// verifies the whole file (checksums, SU(3), header plaquette and link trace) and returns the
-/// accepted verification failures (options.accept_bad), the same on every rank. Collective.
-template <class GT, class ES>
+/// verifies the whole file (checksums, SU(3), header plaquette and link trace: header_observables(u)
+/// returns the field's GaugeHeaderObservables, collectively) and returns the accepted verification
+/// failures (options.accept_bad), the same on every rank. Collective.
+template <class GT, class ES, class HeaderObservables>
 std::vector<std::string> read_gauge_into(GaugeField<GT, ES>& u, const std::string& path, const GaugeFileLayout& layout,
-                                         const GaugeReadOptions& options = {}) {
+                                         const GaugeReadOptions& options, HeaderObservables&& header_observables) {
   static_assert(std::is_same_v<typename GaugeField<GT, ES>::real_type, double>,
                 "read_gauge_into: header plaquettes are checked in double precision");
   const Lattice& lat = u.lattice();
@@ -200,7 +200,7 @@ std::vector<std::string> read_gauge_into(GaugeField<GT, ES>& u, const std::strin
   bool imported = false;
   auto measure = [&] {
     if (!imported) import_gauge(u, block.links, HostGaugeOrder::milc), imported = true;
-    return GaugeHeaderObservables{plaquette(u).total, link_trace(u)};
+    return GaugeHeaderObservables(header_observables(u));
   };
   verify_gauge_file(layout, path, options, all, measure, warnings);
   if (!imported) import_gauge(u, block.links, HostGaugeOrder::milc);
@@ -208,9 +208,11 @@ std::vector<std::string> read_gauge_into(GaugeField<GT, ES>& u, const std::strin
 }
 
 /// Writes u as NERSC (3x3, IEEE64BIG) or ILDG (64-bit, scidac-checksum), atomically: an existing
-/// path is replaced only with force, and a failure leaves no file. Collective over u's ranks.
-template <class GT, class ES>
-void write_gauge(const std::string& path, GaugeFormat format, const GaugeField<GT, ES>& u, bool force = false) {
+/// path is replaced only with force, and a failure leaves no file. NERSC headers carry
+/// header_observables(u) (collective). Collective over u's ranks.
+template <class GT, class ES, class HeaderObservables>
+void write_gauge(const std::string& path, GaugeFormat format, const GaugeField<GT, ES>& u, bool force,
+                 HeaderObservables&& header_observables) {
   const Lattice& lat = u.lattice();
   if (!lat.distributed()) {
     // One rank holds the whole lattice: write as write_nersc / write_ildg do (on world rank 0
@@ -234,7 +236,7 @@ void write_gauge(const std::string& path, GaugeFormat format, const GaugeField<G
   const GaugeBlockCheck all =
       detail::allreduce_check(layout.checksum, checksum_gauge_block(layout, data, lat), comm);
   GaugeHeaderObservables obs{};
-  if (format == GaugeFormat::nersc) obs = {plaquette(u).total, link_trace(u)};
+  if (format == GaugeFormat::nersc) obs = header_observables(u);
   std::string header = gauge_file_header(layout, all, obs), trailer = gauge_file_trailer(layout, all);
   detail::bcast_string(header, comm); // rank 0's text is the file's
   detail::bcast_string(trailer, comm);

@@ -19,6 +19,7 @@
 #include <kqcd/core/gamma.hpp>
 #include <kqcd/core/lattice.hpp>
 #include <kqcd/core/scratch.hpp>
+#include <kqcd/core/site_table.hpp>
 #include <kqcd/fields/spinor_access.hpp>
 
 #include <Kokkos_Core.hpp>

@@ -8,9 +8,9 @@
 // Host only (the layout exists for host execution spaces), so the functions are plain inline.
 #pragma once
 
+#include <kqcd/arch/simd_complex.hpp>
 #include <kqcd/core/gamma.hpp>
 #include <kqcd/core/site_table.hpp>
-#include <kqcd/core/simd_complex.hpp>
 
 #include <cstdint>
 

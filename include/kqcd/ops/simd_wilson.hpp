@@ -3,6 +3,7 @@
 // WilsonEOOperator; fields convert with to_simd / from_simd (fields/simd_fields.hpp).
 #pragma once
 
+#include <kqcd/core/simd_check.hpp>
 #include <kqcd/fields/simd_fields.hpp>
 #include <kqcd/kernels/dslash_wilson_simd.hpp>
 #include <kqcd/ops/wilson_dslash.hpp>

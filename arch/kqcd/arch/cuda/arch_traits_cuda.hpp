@@ -3,10 +3,10 @@
 #pragma once
 
 #include <kqcd/arch/arch_traits.hpp>
-#include <kqcd/core/precision.hpp>
 
 #include <type_traits>
 
+#if defined(KOKKOS_ENABLE_CUDA)
 namespace kqcd {
 
 template <> struct ArchTraits<Kokkos::Cuda> {
@@ -24,14 +24,17 @@ template <> struct ArchTraits<Kokkos::Cuda> {
   /// recon-18 and -12 run five 128-thread blocks (102 registers; recon-18 +8%, 48^4 recon-12 +5%).
   /// A thread that computes two right-hand sides of a block (rhs_per_thread = 2) holds both
   /// accumulators: 128-thread blocks, three per SM in single precision (168 registers), two in double.
+  /// (P is float, double or the 16-bit tag kqcd::half, computed in float: arch sees only the type.)
+  template <class P> static constexpr bool float_arithmetic = !std::is_same_v<P, double>;
+  template <class P> static constexpr bool storage_16bit = !std::is_floating_point_v<P>;
   template <class P, class Recon, int rhs_per_thread = 1>
   using launch_bounds_for = std::conditional_t<
       (rhs_per_thread > 1),
-      std::conditional_t<sizeof(compute_t<P>) == 4, Kokkos::LaunchBounds<128, 3>, Kokkos::LaunchBounds<128, 2>>,
+      std::conditional_t<float_arithmetic<P>, Kokkos::LaunchBounds<128, 3>, Kokkos::LaunchBounds<128, 2>>,
       std::conditional_t<
-          (sizeof(compute_t<P>) == 4 && Recon::pairs < 6), Kokkos::LaunchBounds<256, 3>,
-          std::conditional_t<PrecisionTraits<P>::is_half, Kokkos::LaunchBounds<128, 5>,
-                             std::conditional_t<sizeof(compute_t<P>) == 4, Kokkos::LaunchBounds<256, 2>, Kokkos::LaunchBounds<256, 1>>>>>;
+          (float_arithmetic<P> && Recon::pairs < 6), Kokkos::LaunchBounds<256, 3>,
+          std::conditional_t<storage_16bit<P>, Kokkos::LaunchBounds<128, 5>,
+                             std::conditional_t<float_arithmetic<P>, Kokkos::LaunchBounds<256, 2>, Kokkos::LaunchBounds<256, 1>>>>>;
   /// One site per thread: a team holds sites_per_team threads.
   static constexpr int max_team_size = 1024;
   /// Threads that run in lockstep: team sizes are fitted to multiples of it.
@@ -46,3 +49,4 @@ template <> struct ArchTraits<Kokkos::Cuda> {
 };
 
 } // namespace kqcd
+#endif // KOKKOS_ENABLE_CUDA

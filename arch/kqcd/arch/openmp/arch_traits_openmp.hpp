@@ -4,6 +4,7 @@
 
 #include <kqcd/arch/arch_traits.hpp>
 
+#if defined(KOKKOS_ENABLE_OPENMP)
 namespace kqcd {
 
 template <> struct ArchTraits<Kokkos::OpenMP> {
@@ -26,3 +27,4 @@ template <> struct ArchTraits<Kokkos::OpenMP> {
 };
 
 } // namespace kqcd
+#endif // KOKKOS_ENABLE_OPENMP

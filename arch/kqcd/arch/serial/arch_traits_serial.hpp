@@ -4,6 +4,7 @@
 
 #include <kqcd/arch/arch_traits.hpp>
 
+#if defined(KOKKOS_ENABLE_SERIAL)
 namespace kqcd {
 
 template <> struct ArchTraits<Kokkos::Serial> {
@@ -26,3 +27,4 @@ template <> struct ArchTraits<Kokkos::Serial> {
 };
 
 } // namespace kqcd
+#endif // KOKKOS_ENABLE_SERIAL

@@ -12,8 +12,6 @@
 // types in the host-device functions that the one-lane GPU type shares with them.
 #pragma once
 
-#include <kqcd/core/error.hpp>
-
 #include <Kokkos_Core.hpp>
 
 #include <string>
@@ -330,19 +328,5 @@ template <class T> using GPUSIMDComplex = SIMDComplex<T, 1, simd::Portable<T, 1>
 
 /// The instruction set this binary's SIMD kernels were compiled for.
 inline std::string simd_isa_name() { return simd::Native<float>::type::name; }
-
-/// Throws if the running CPU lacks the instruction set the SIMD kernels were compiled for (a
-/// binary built with -march=native copied to an older machine).
-inline void check_simd_isa() {
-#if defined(__AVX512F__) && (defined(__GNUC__) || defined(__clang__))
-  if (!__builtin_cpu_supports("avx512f"))
-    throw invalid_argument("this kqcd was compiled for AVX-512 (avx512f), which this CPU lacks: rebuild on this "
-                           "machine (KQCD_NATIVE=ON) or without -march=native");
-#elif defined(__AVX2__) && (defined(__GNUC__) || defined(__clang__))
-  if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma"))
-    throw invalid_argument("this kqcd was compiled for AVX2 and FMA, which this CPU lacks: rebuild on this machine "
-                           "(KQCD_NATIVE=ON) or without -march=native");
-#endif
-}
 
 } // namespace kqcd
