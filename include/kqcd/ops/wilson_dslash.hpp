@@ -11,6 +11,7 @@
 #pragma once
 
 #include <kqcd/comm/halo.hpp>
+#include <kqcd/comm/source_halo.hpp>
 #include <kqcd/core/boundary.hpp>
 #include <kqcd/core/error.hpp>
 #include <kqcd/core/graph.hpp>
@@ -59,57 +60,6 @@ inline int vector_lanes(int n_rhs) {
   while (v < n_rhs) v *= 2;
   return v;
 }
-
-/// The exchange of a spinor's norms: 16-bit spinors have one per site, other spinors none.
-template <class Spinor, class ES> struct NormExchange {
-  struct type {
-    double bytes() const { return 0; }
-  };
-};
-template <class ES> struct NormExchange<HalfCBSpinor<ES>, ES> {
-  using type = HaloExchange<typename HalfCBSpinor<ES>::norm_view_type, ES>;
-};
-
-/// The source halo of the hopping term in storage precision P: float and double spinors travel
-/// spin-projected for the call's sign (isign != 0) or whole (isign = 0); 16-bit spinors travel
-/// whole, with their norms; a block of right-hand sides through a second exchange sized for it.
-template <class P, class ES> class SourceHalo {
-public:
-  static constexpr bool is_half = PrecisionTraits<P>::is_half;
-  using spinor_type = cb_spinor_t<P, ES>;
-  using block_type = MultiCBSpinor<Kokkos::complex<compute_t<P>>, ES>;
-  SourceHalo() = default;
-  explicit SourceHalo(const Lattice& lat) : lat_(lat), sites_(lat) {
-    if constexpr (is_half) norms_ = norm_exchange(lat, 1, 2 * Nd); // own tags: both are in flight together
-  }
-  void start(const spinor_type& in, int isign) {
-    if constexpr (is_half) {
-      sites_.start(in.view(), in.parity());
-      norms_.start(in.norm(), in.parity());
-    } else {
-      sites_.start(in.view(), in.parity(), isign);
-    }
-  }
-  void finish(const spinor_type& in) {
-    sites_.finish(in.view());
-    if constexpr (is_half) norms_.finish(in.norm());
-  }
-  void start(const block_type& in, int isign) {
-    if (block_.rows() != in.n_rhs()) block_ = HaloExchange<typename block_type::view_type, ES>(lat_, in.n_rhs());
-    block_.start(in.view(), in.parity(), isign);
-  }
-  void finish(const block_type& in) { block_.finish(in.view()); }
-  /// Bytes this rank sends per call for n_rhs right-hand sides (projected: if asked and possible).
-  double bytes(bool projected, int n_rhs) const { return n_rhs * (sites_.bytes(projected) + norms_.bytes()); }
-  std::string path() const { return sites_.path(); }
-
-private:
-  using norm_exchange = typename NormExchange<spinor_type, ES>::type;
-  Lattice lat_;
-  HaloExchange<typename spinor_type::view_type, ES> sites_;
-  HaloExchange<typename block_type::view_type, ES> block_;
-  norm_exchange norms_;
-};
 
 /// A block of right-hand sides as a Tunable (core/tune.hpp): the hopping kernel's block shapes
 /// (kernels/dslash_wilson.hpp), team with lanes, team with the links cached in scratch, MDRange with
