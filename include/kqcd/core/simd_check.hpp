@@ -1,7 +1,7 @@
-// The start-up check of the instruction set the SIMD kernels were compiled for (arch/simd_complex.hpp).
+// The start-up check of the instruction set the SIMD kernels (arch/simd_complex.hpp) were compiled
+// for: the compiler's target macros against the running CPU.
 #pragma once
 
-#include <kqcd/arch/simd_complex.hpp>
 #include <kqcd/core/error.hpp>
 
 namespace kqcd {

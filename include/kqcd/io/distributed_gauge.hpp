@@ -3,8 +3,9 @@
 // MPI-IO (a subarray of the global site order, one element = one site's bytes), decodes and checks
 // them, and the checksums and checks are combined over the ranks before one verification that
 // every rank does alike, with the header's values (plaquette, link trace) measured by the caller's
-// `header_observables` (read_gauge_into; ops/gauge_files.hpp passes the distributed observables). Writing (write_gauge) is the reverse: each rank encodes its sites and writes
-// them into a temporary file beside the target, rank 0 adds the header and trailer (after the
+// `header_observables` (read_gauge_into; ops/gauge_files.hpp passes the distributed observables).
+// Writing (write_gauge) is the reverse: each rank encodes its sites and writes them into a
+// temporary file beside the target, rank 0 adds the header and trailer (after the
 // checksum reduction) and renames it over the target. Any failure is thrown on every rank with the
 // same message and leaves no file behind. On a lattice held by one rank (or without MPI) the
 // same code reads and writes with plain file streams, as read_gauge and write_nersc do.

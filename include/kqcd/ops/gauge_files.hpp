@@ -20,13 +20,13 @@ template <class GT, class ES> GaugeHeaderObservables header_observables(const Ga
 template <class GT, class ES>
 std::vector<std::string> read_gauge_into(GaugeField<GT, ES>& u, const std::string& path, const GaugeFileLayout& layout,
                                          const GaugeReadOptions& options = {}) {
-  return read_gauge_into(u, path, layout, options, [](const GaugeField<GT, ES>& f) { return header_observables(f); });
+  return read_gauge_into(u, path, layout, options, header_observables<GT, ES>);
 }
 
 /// write_gauge of io/distributed_gauge.hpp, NERSC headers with header_observables().
 template <class GT, class ES>
 void write_gauge(const std::string& path, GaugeFormat format, const GaugeField<GT, ES>& u, bool force = false) {
-  write_gauge(path, format, u, force, [](const GaugeField<GT, ES>& f) { return header_observables(f); });
+  write_gauge(path, format, u, force, header_observables<GT, ES>);
 }
 
 } // namespace kqcd
