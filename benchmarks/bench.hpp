@@ -63,6 +63,7 @@ struct SolverOptions {
   double kappa = 0.12;
   double tol = 1e-10;
   std::string backend;
+  std::string layout = "auto";      ///< auto | scalar | simd (host backends: the virtual-node SIMD layout)
   bool quick = false;               ///< one solve instead of the best of three after a warm-up
 };
 

@@ -11,6 +11,7 @@
 #include <kqcd/fields/host_convert.hpp>
 #include <kqcd/fields/random_fields.hpp>
 #include <kqcd/io/gauge_io.hpp>
+#include <kqcd/ops/simd_wilson.hpp>
 #include <kqcd/ops/wilson_operator.hpp>
 #include <kqcd/instances/wilson_dslash_instances.hpp>
 #include <kqcd/solvers/bicgstab.hpp>
@@ -105,8 +106,41 @@ template <class ES> nlohmann::json time_block(const SolverOptions& o, const Host
   return r;
 }
 
+/// Whether the solve runs on the SIMD layout: --layout simd (refused where it cannot), or auto where
+/// the backend has the layout and the lattice splits into the lanes of every precision the solve uses.
+template <class ES> bool use_simd_layout(const SolverOptions& o, const Lattice& lat) {
+  const bool single_rhs = o.rhs == 1 && o.solver != "block-cg", layout_precision = o.precision != "mixed-half";
+  if (o.layout == "scalar") return false;
+  if constexpr (ArchTraits<ES>::simd_layout) {
+    const auto fits = [&](int lanes) {
+      try {
+        SIMDGeometry(lat, lanes);
+        return true;
+      } catch (const invalid_argument&) {
+        return false;
+      }
+    };
+    const bool splits = (o.precision == "single" || fits(ArchTraits<ES>::template simd_complex<double>::lanes)) &&
+                        (o.precision == "double" || fits(ArchTraits<ES>::template simd_complex<float>::lanes));
+    if (o.layout == "auto") return single_rhs && layout_precision && splits;
+    if (!single_rhs || !layout_precision)
+      throw invalid_argument("--layout simd solves one right-hand side (cg or bicgstab) in double, single or mixed precision");
+    if (!splits) SIMDGeometry(lat, ArchTraits<ES>::template simd_complex<float>::lanes); // throws, naming the lattice
+    return true;
+  } else {
+    if (o.layout == "simd")
+      throw invalid_argument(std::string("--layout simd: backend ") + ES::name() + " has no SIMD layout (host backends only)");
+    return false;
+  }
+}
+
 template <class ES> nlohmann::json time_solver(const SolverOptions& o, const HostGaugeConfig* cfg) {
-  if (o.rhs > 1 || o.solver == "block-cg") return time_block<ES>(o, cfg);
+  if (o.layout != "auto" && o.layout != "scalar" && o.layout != "simd")
+    throw invalid_argument("layout '" + o.layout + "': expected auto, scalar or simd");
+  if (o.rhs > 1 || o.solver == "block-cg") {
+    if (o.layout == "simd") use_simd_layout<ES>(o, cfg ? cfg->lattice : o.lattice); // refuses
+    return time_block<ES>(o, cfg);
+  }
   using EOd = WilsonEOOperator<double, ES>;
   using EOf = WilsonEOOperator<float, ES>;
   const Lattice lattice = cfg ? cfg->lattice : o.lattice;
@@ -157,6 +191,39 @@ template <class ES> nlohmann::json time_solver(const SolverOptions& o, const Hos
       }
     }
   };
+  if (use_simd_layout<ES>(o, lattice)) {
+    if constexpr (ArchTraits<ES>::simd_layout) {
+      using SEOd = SIMDWilsonEOOperator<double, ES>;
+      using SEOf = SIMDWilsonEOOperator<float, ES>;
+      // The same source as the scalar layout's, converted.
+      auto b_plain = opd.create_vector("b");
+      auto bf_plain = opf.create_vector("b");
+      random_spinor(b_plain, 5);
+      random_spinor(bf_plain, 5);
+      if (o.precision == "single") {
+        const SEOf sopf(uf, mass, bc);
+        auto b = sopf.create_vector("b"), x = sopf.create_vector("x");
+        to_simd(b, bf_plain);
+        run(sopf, sopf, x, b);
+        r["isa"] = SEOf::dslash_type::simd_type::isa::name;
+        r["simd_lanes"] = SEOf::dslash_type::simd_type::lanes;
+      } else {
+        const SEOd sopd(u, mass, bc);
+        auto b = sopd.create_vector("b"), x = sopd.create_vector("x");
+        to_simd(b, b_plain);
+        if (o.precision == "double") {
+          run(sopd, sopd, x, b);
+        } else {
+          const SEOf sopf(uf, mass, bc);
+          run(sopd, sopf, x, b);
+        }
+        r["isa"] = SEOd::dslash_type::simd_type::isa::name;
+        r["simd_lanes"] = SEOd::dslash_type::simd_type::lanes;
+      }
+      r["layout"] = "simd";
+      return r;
+    }
+  }
   if (o.precision == "mixed-half") {
     if constexpr (precision_compiled<half> && recon_compiled<Recon12>) {
       const WilsonEOOperator<half, ES, ArchTraits<ES>::neighbour_mode, Recon12> oph(uf, mass, bc);
@@ -177,6 +244,7 @@ template <class ES> nlohmann::json time_solver(const SolverOptions& o, const Hos
     random_spinor(b, 5);
     run(opf, opf, x, b);
   }
+  r["layout"] = "scalar";
   return r;
 }
 } // namespace

@@ -12,6 +12,8 @@
 // x, the 8 links U_mu(x) and U_mu^dag(x - mu), each multiplied by the boundary phase of the hop it
 // serves (b_mu forward, conj(b_mu) backward, on the lanes whose hop crosses the global boundary).
 // Every link is then lane-aligned with x and the kernel needs no phases.
+// The BLAS reads a spinor through view(): the same complex numbers as a plain [site][colour][spin]
+// view in lane order, for operations that combine components of equal position only.
 #pragma once
 
 #include <kqcd/arch/simd_complex.hpp>
@@ -86,6 +88,17 @@ public:
     for (int mu = 0; mu < Nd; ++mu) c.x[mu] += lane_coord(lane, mu) * local_.dim(mu);
     return c;
   }
+  /// The vector site and lane that hold global site x (coords' inverse).
+  KOKKOS_INLINE_FUNCTION void locate(const Coords& x, int& vsite, int& lane) const {
+    Coords local = x;
+    lane = 0;
+    for (int mu = 0; mu < Nd; ++mu) {
+      const int half = x.x[mu] / local_.dim(mu);
+      local.x[mu] = x.x[mu] - half * local_.dim(mu);
+      if (level_[mu] >= 0) lane |= half << level_[mu];
+    }
+    vsite = local_.cb_index(local);
+  }
   bool operator==(const SIMDGeometry& o) const { return global_ == o.global_ && lanes_ == o.lanes_ && split_ == o.split_; }
 
 private:
@@ -102,18 +115,23 @@ template <class ExecSpace> constexpr void require_host_space() {
 }
 } // namespace detail
 
-/// One parity of a spinor in the SIMD layout: [vsite][colour][spin][2 lanes reals], V = SIMDComplex.
+/// One parity of a spinor in the SIMD layout: [vsite][colour][spin][lane] complex numbers (lane_view),
+/// V = SIMDComplex. view() holds the same numbers as [vsite * lanes][colour][spin] for the BLAS.
 template <class V, class ExecSpace> class SIMDSpinor {
 public:
   using simd_type = V;
   using real_type = typename V::real_type;
+  using value_type = Kokkos::complex<real_type>;
   using execution_space = ExecSpace;
   static constexpr int lanes = V::lanes;
-  using view_type = Kokkos::View<real_type* [Nc][Ns][2 * lanes], Kokkos::LayoutRight, Kokkos::HostSpace>;
+  static constexpr int n_spin = Ns;
+  using view_type = Kokkos::View<value_type* [Nc][Ns], Kokkos::LayoutRight, Kokkos::HostSpace>;
+  using lane_view_type = Kokkos::View<real_type* [Nc][Ns][2 * lanes], Kokkos::LayoutRight, Kokkos::HostSpace,
+                                      Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
 
   SIMDSpinor() = default;
   SIMDSpinor(const SIMDGeometry& g, int parity, const std::string& label = "simd_spinor")
-      : geom_(g), parity_(parity), data_(label, g.vsites()) {
+      : geom_(g), parity_(parity), data_(label, std::size_t(g.vsites()) * lanes) {
     detail::require_host_space<ExecSpace>();
     if (g.lanes() != lanes)
       throw invalid_argument("SIMDSpinor: geometry has " + std::to_string(g.lanes()) + " lanes, the type holds " +
@@ -122,7 +140,10 @@ public:
   const SIMDGeometry& geometry() const { return geom_; }
   const Lattice& lattice() const { return geom_.global(); }
   int parity() const { return parity_; }
+  /// Rows of view(): the sites of the parity.
+  int sites() const { return geom_.vsites() * lanes; }
   const view_type& view() const { return data_; }
+  lane_view_type lane_view() const { return lane_view_type(reinterpret_cast<real_type*>(data_.data()), geom_.vsites()); }
   SIMDSpinor like(const std::string& label = "simd_spinor") const { return SIMDSpinor(geom_, parity_, label); }
 
 private:
@@ -140,7 +161,7 @@ public:
   using real_type = typename V::real_type;
   using execution_space = ExecSpace;
   static constexpr int lanes = V::lanes;
-  using view_type = typename SIMDSpinor<V, ExecSpace>::view_type;
+  using view_type = Kokkos::View<real_type* [Nc][Ns][2 * lanes], Kokkos::LayoutRight, Kokkos::HostSpace>;
 
   SIMDBlockSpinor() = default;
   SIMDBlockSpinor(const Lattice& lat, int parity, const std::string& label = "simd_block_spinor")
@@ -151,6 +172,7 @@ public:
   int parity() const { return parity_; }
   int n_rhs() const { return lanes; }
   const view_type& view() const { return data_; }
+  const view_type& lane_view() const { return data_; }
 
   /// Right-hand side r of the block = s, or s = right-hand side r.
   template <class ST> void insert(int r, const CBSpinor<ST, Ns, ExecSpace>& s) { transfer(r, s, true); }
@@ -255,7 +277,7 @@ void to_simd(SIMDSpinor<V, ExecSpace>& out, const CBSpinor<ST, Ns, ExecSpace>& i
     throw invalid_argument("to_simd: spinor on parity " + std::to_string(in.parity()) + " of " + in.lattice().to_string() +
                            ", SIMD spinor on parity " + std::to_string(out.parity()) + " of " + g.global().to_string());
   const auto s = in.view();
-  const auto d = out.view();
+  const auto d = out.lane_view();
   const int p = out.parity();
   Kokkos::parallel_for("kqcd::to_simd", Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace>(0, g.vsites()), [=](int vs) {
     for (int lane = 0; lane < V::lanes; ++lane) {
@@ -278,7 +300,7 @@ void from_simd(CBSpinor<ST, Ns, ExecSpace>& out, const SIMDSpinor<V, ExecSpace>&
     throw invalid_argument("from_simd: SIMD spinor on parity " + std::to_string(in.parity()) + " of " +
                            g.global().to_string() + ", spinor on parity " + std::to_string(out.parity()) + " of " +
                            out.lattice().to_string());
-  const auto s = in.view();
+  const auto s = in.lane_view();
   const auto d = out.view();
   const int p = in.parity();
   Kokkos::parallel_for("kqcd::from_simd", Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace>(0, g.vsites()), [=](int vs) {
@@ -286,6 +308,32 @@ void from_simd(CBSpinor<ST, Ns, ExecSpace>& out, const SIMDSpinor<V, ExecSpace>&
       const int site = g.global().cb_index(g.coords(vs, lane, p));
       for (int c = 0; c < Nc; ++c)
         for (int sp = 0; sp < Ns; ++sp) d(site, c, sp) = ST(s(vs, c, sp, 2 * lane), s(vs, c, sp, 2 * lane + 1));
+    }
+  });
+  Kokkos::fence();
+}
+
+/// dst = src between two SIMD layouts of the same lattice and parity (other lanes, split or precision):
+/// each site moves to its vector site and lane in dst's geometry.
+template <class VD, class VS, class ExecSpace> void convert_layout(SIMDSpinor<VD, ExecSpace>& dst, const SIMDSpinor<VS, ExecSpace>& src) {
+  const SIMDGeometry gd = dst.geometry(), gs = src.geometry();
+  if (!(gd.global() == gs.global()) || dst.parity() != src.parity())
+    throw invalid_argument("convert_layout: SIMD spinor on parity " + std::to_string(src.parity()) + " of " +
+                           gs.global().to_string() + " into one on parity " + std::to_string(dst.parity()) + " of " +
+                           gd.global().to_string());
+  const auto d = dst.lane_view();
+  const auto s = src.lane_view();
+  using DR = typename VD::real_type;
+  const int p = dst.parity();
+  Kokkos::parallel_for("kqcd::convert_layout", Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace>(0, gd.vsites()), [=](int vs) {
+    for (int lane = 0; lane < VD::lanes; ++lane) {
+      int svs, slane;
+      gs.locate(gd.coords(vs, lane, p), svs, slane);
+      for (int c = 0; c < Nc; ++c)
+        for (int sp = 0; sp < Ns; ++sp) {
+          d(vs, c, sp, 2 * lane) = DR(s(svs, c, sp, 2 * slane));
+          d(vs, c, sp, 2 * lane + 1) = DR(s(svs, c, sp, 2 * slane + 1));
+        }
     }
   });
   Kokkos::fence();

@@ -7,6 +7,7 @@
 #include <kqcd/comm/reduce.hpp>
 #include <kqcd/core/error.hpp>
 #include <kqcd/fields/cb_spinor.hpp>
+#include <kqcd/fields/simd_fields.hpp>
 #include <kqcd/fields/spinor_access.hpp>
 
 #include <string>
@@ -15,10 +16,17 @@ namespace kqcd::blas {
 
 namespace detail {
 template <class A, class B> void check_same_shape(const A& a, const B& b, const char* op) {
+  // A SIMD-layout spinor's view() holds its sites in lane order: only the same layout combines with it.
+  constexpr bool lanes_a = requires { a.geometry(); }, lanes_b = requires { b.geometry(); };
+  static_assert(lanes_a == lanes_b, "blas: a SIMD-layout spinor with a plain one (convert with to_simd / from_simd)");
   if (a.parity() != b.parity() || !(a.lattice() == b.lattice()))
     throw invalid_argument(std::string("blas::") + op + ": spinors differ in lattice or parity (" + a.lattice().to_string() +
                            " parity " + std::to_string(a.parity()) + " vs " + b.lattice().to_string() + " parity " +
                            std::to_string(b.parity()) + ")");
+  if constexpr (lanes_a)
+    if (!(a.geometry() == b.geometry()))
+      throw invalid_argument(std::string("blas::") + op + ": SIMD spinors of different lane layouts (" +
+                             std::to_string(a.geometry().lanes()) + " and " + std::to_string(b.geometry().lanes()) + " lanes)");
 }
 template <class Spinor> auto range(const Spinor& s) {
   return Kokkos::RangePolicy<typename Spinor::execution_space>(0, s.sites());
@@ -45,6 +53,21 @@ template <class Dst, class Src> void copy(Dst& dst, const Src& src) {
   for_each_component("kqcd::blas::copy", dst, KOKKOS_LAMBDA(int i, int c, int sp) {
     d(i, c, sp) = DT(DR(s(i, c, sp).real()), DR(s(i, c, sp).imag()));
   });
+}
+
+/// dst = src between SIMD layouts: a plain copy where the lanes agree, else each site to its new lane.
+template <class VD, class VS, class ES> void copy(SIMDSpinor<VD, ES>& dst, const SIMDSpinor<VS, ES>& src) {
+  if (dst.geometry() == src.geometry()) {
+    auto d = dst.view();
+    auto s = src.view();
+    using DT = typename SIMDSpinor<VD, ES>::value_type;
+    using DR = typename SIMDSpinor<VD, ES>::real_type;
+    for_each_component("kqcd::blas::copy", dst, KOKKOS_LAMBDA(int i, int c, int sp) {
+      d(i, c, sp) = DT(DR(s(i, c, sp).real()), DR(s(i, c, sp).imag()));
+    });
+  } else {
+    convert_layout(dst, src);
+  }
 }
 
 /// y = a x + b y (real a, b)

@@ -86,7 +86,7 @@ public:
   void apply_xpay(spinor_type& out, const spinor_type& in, int isign, int target_cb, Real a, const spinor_type& x,
                   Real b) const {
     check(x, target_cb, "xpay addend");
-    launch<true>(out, in, isign, target_cb, x.view().data(), a, b);
+    launch<true>(out, in, isign, target_cb, x.lane_view().data(), a, b);
   }
 
   double flops(bool xpay = false) const {
@@ -110,7 +110,7 @@ private:
     detail::check_sign_parity("SIMDWilsonDslash", isign, target_cb);
     check(out, target_cb, "output");
     check(in, 1 - target_cb, "input");
-    SIMDDslashArg<V, ExecSpace> arg{u_.view(target_cb).data(), in.view().data(), out.view().data(), x, sites_, {}, a, b};
+    SIMDDslashArg<V, ExecSpace> arg{u_.view(target_cb).data(), in.lane_view().data(), out.lane_view().data(), x, sites_, {}, a, b};
     for (int mu = 0; mu < Nd; ++mu) arg.level[mu] = geom_.level(mu);
     detail::launch_simd_hopping<xpay, false>("kqcd::SIMDWilsonDslash", arg, isign, target_cb, geom_.vsites());
   }
@@ -151,7 +151,7 @@ public:
   void apply_xpay(spinor_type& out, const spinor_type& in, int isign, int target_cb, Real a, const spinor_type& x,
                   Real b) const {
     check(x, target_cb, "xpay addend");
-    launch<true>(out, in, isign, target_cb, x.view().data(), a, b);
+    launch<true>(out, in, isign, target_cb, x.lane_view().data(), a, b);
   }
 
   /// Work per call on `rhs` filled lanes (WilsonDslash::flops / bytes with n_rhs): flops per site and
@@ -179,7 +179,7 @@ private:
     detail::check_sign_parity("SIMDBlockWilsonDslash", isign, target_cb);
     check(out, target_cb, "output");
     check(in, 1 - target_cb, "input");
-    SIMDDslashArg<V, ExecSpace> arg{u_.view(target_cb).data(), in.view().data(), out.view().data(), x, sites_, {}, a, b};
+    SIMDDslashArg<V, ExecSpace> arg{u_.view(target_cb).data(), in.lane_view().data(), out.lane_view().data(), x, sites_, {}, a, b};
     for (int mu = 0; mu < Nd; ++mu) arg.level[mu] = -1; // lanes are right-hand sides: no lane exchange
     detail::launch_simd_hopping<xpay, true>("kqcd::SIMDBlockWilsonDslash", arg, isign, target_cb, lattice().cb_volume());
   }
