@@ -69,8 +69,8 @@ struct SolverOptions {
 
 /// Time to solution of the even-odd Wilson system (CG on the normal equations or BiCGStab) and
 /// its operator / linear algebra split (best of 3 solves after a warm-up).
-nlohmann::json run_solver(const SolverOptions& opts);
-inline nlohmann::json run_cg(const SolverOptions& opts) { return run_solver(opts); }
+/// copy_gbytes_per_s: the STREAM copy measured in the same run, recorded beside the solve.
+nlohmann::json run_solver(const SolverOptions& opts, double copy_gbytes_per_s);
 
 /// Time the Wilson hopping term (or the even-odd operator, or a clover / twisted operator's
 /// A^-1 H) and return its record.

@@ -249,7 +249,7 @@ template <class ES> nlohmann::json time_solver(const SolverOptions& o, const Hos
 }
 } // namespace
 
-nlohmann::json run_solver(const SolverOptions& o) {
+nlohmann::json run_solver(const SolverOptions& o, double copy_gbytes_per_s) {
   if (o.precision != "double" && o.precision != "single" && o.precision != "mixed" && o.precision != "mixed-half")
     throw invalid_argument("precision '" + o.precision + "': expected double, single, mixed or mixed-half");
   if (o.solver != "cg" && o.solver != "bicgstab" && o.solver != "block-cg")
@@ -277,6 +277,7 @@ nlohmann::json run_solver(const SolverOptions& o) {
   r["kappa"] = o.kappa;
   r["tol"] = o.precision == "single" ? std::max(o.tol, 1e-6) : o.tol; // what the solve was asked for
   r["flops_note"] = "2688 flops per even site per operator application (QUDA's MatPC count)";
+  r["copy_gbytes_per_s"] = copy_gbytes_per_s;
   finish_record(r, "solver", backend);
   return r;
 }

@@ -62,7 +62,7 @@ std::vector<Case> suite_cases(const SuiteOptions& o) {
           s.tol = o.tol;
           s.backend = backend;
           s.quick = o.quick;
-          cases.push_back({"solver", solver + " " + prec + " " + what, backend, [s](double) { return run_solver(s); }});
+          cases.push_back({"solver", solver + " " + prec + " " + what, backend, [s](double copy) { return run_solver(s, copy); }});
         }
     };
     for (const auto& lat : o.lattices) {

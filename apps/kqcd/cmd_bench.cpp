@@ -230,7 +230,8 @@ void add_bench_command(CLI::App& app, Action& action) {
         o.lattice = parse_lattice(s->cg_lattice);
         o.backend = single_backend(s->backend);
         o.quick = s->quick;
-        emit_record(bench::run_solver(o), *s);
+        const double copy = bench::stream_copy_gbytes_per_s(o.backend, s->quick);
+        emit_record(bench::run_solver(o, copy), *s, {{o.backend, copy}});
         return 0;
       };
       return;

@@ -76,6 +76,10 @@ for i, rec in enumerate(records):
     if rec.get("family") == "dslash" and not rec["gflops"] > 0:
         bad.append(f"{where}: gflops {rec['gflops']}")
     if rec.get("family") == "solver":
+        if rec.get("copy_gbytes_per_s") != copy[rec["backend"]]:
+            bad.append(f"{where}: copy_gbytes_per_s {rec.get('copy_gbytes_per_s')} is not the run's copy")
+        if rec.get("layout") not in ("scalar", "simd"):
+            bad.append(f"{where}: layout {rec.get('layout')}")
         if rec["status"] != "converged" or not rec["true_residual"] <= rec["tol"]:
             bad.append(f"{where}: {rec['status']}, true residual {rec['true_residual']} (tol {rec['tol']})")
         if not 0 < rec["operator_fraction"] <= 1:
