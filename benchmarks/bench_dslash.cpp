@@ -285,12 +285,7 @@ template <class ES, class Real> nlohmann::json time_dslash_layout(const DslashOp
 
 /// Whether the lattice splits into the SIMD type's lanes (auto falls back to scalar if not).
 template <class ES, class Real> bool simd_fits(const Lattice& lat) {
-  try {
-    SIMDGeometry(lat, ArchTraits<ES>::template simd_complex<Real>::lanes);
-    return true;
-  } catch (const invalid_argument&) {
-    return false;
-  }
+  return SIMDGeometry::splits(lat, ArchTraits<ES>::template simd_complex<Real>::lanes);
 }
 
 template <class ES, class Real> nlohmann::json time_dslash_mode(const DslashOptions& opts) {

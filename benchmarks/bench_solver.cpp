@@ -112,16 +112,8 @@ template <class ES> bool use_simd_layout(const SolverOptions& o, const Lattice& 
   const bool single_rhs = o.rhs == 1 && o.solver != "block-cg", layout_precision = o.precision != "mixed-half";
   if (o.layout == "scalar") return false;
   if constexpr (ArchTraits<ES>::simd_layout) {
-    const auto fits = [&](int lanes) {
-      try {
-        SIMDGeometry(lat, lanes);
-        return true;
-      } catch (const invalid_argument&) {
-        return false;
-      }
-    };
-    const bool splits = (o.precision == "single" || fits(ArchTraits<ES>::template simd_complex<double>::lanes)) &&
-                        (o.precision == "double" || fits(ArchTraits<ES>::template simd_complex<float>::lanes));
+    const bool splits = (o.precision == "single" || SIMDGeometry::splits(lat, ArchTraits<ES>::template simd_complex<double>::lanes)) &&
+                        (o.precision == "double" || SIMDGeometry::splits(lat, ArchTraits<ES>::template simd_complex<float>::lanes));
     if (o.layout == "auto") return single_rhs && layout_precision && splits;
     if (!single_rhs || !layout_precision)
       throw invalid_argument("--layout simd solves one right-hand side (cg or bicgstab) in double, single or mixed precision");
@@ -151,8 +143,6 @@ template <class ES> nlohmann::json time_solver(const SolverOptions& o, const Hos
   convert_gauge(uf, u);
   const double mass = wilson_mass_from_kappa(o.kappa);
   const auto bc = BoundaryPhases::antiperiodic_time();
-  EOd opd(u, mass, bc);
-  EOf opf(uf, mass, bc);
   SolverParams params;
   params.tol = o.precision == "single" ? std::max(o.tol, 1e-6) : o.tol;
   params.max_iter = 10000;
@@ -196,18 +186,18 @@ template <class ES> nlohmann::json time_solver(const SolverOptions& o, const Hos
       using SEOd = SIMDWilsonEOOperator<double, ES>;
       using SEOf = SIMDWilsonEOOperator<float, ES>;
       // The same source as the scalar layout's, converted.
-      auto b_plain = opd.create_vector("b");
-      auto bf_plain = opf.create_vector("b");
-      random_spinor(b_plain, 5);
-      random_spinor(bf_plain, 5);
       if (o.precision == "single") {
+        typename EOf::vector_type b_plain(lattice, 0);
+        random_spinor(b_plain, 5);
         const SEOf sopf(uf, mass, bc);
         auto b = sopf.create_vector("b"), x = sopf.create_vector("x");
-        to_simd(b, bf_plain);
+        to_simd(b, b_plain);
         run(sopf, sopf, x, b);
         r["isa"] = SEOf::dslash_type::simd_type::isa::name;
         r["simd_lanes"] = SEOf::dslash_type::simd_type::lanes;
       } else {
+        typename EOd::vector_type b_plain(lattice, 0);
+        random_spinor(b_plain, 5);
         const SEOd sopd(u, mass, bc);
         auto b = sopd.create_vector("b"), x = sopd.create_vector("x");
         to_simd(b, b_plain);
@@ -224,6 +214,8 @@ template <class ES> nlohmann::json time_solver(const SolverOptions& o, const Hos
       return r;
     }
   }
+  const EOd opd(u, mass, bc);
+  const EOf opf(uf, mass, bc);
   if (o.precision == "mixed-half") {
     if constexpr (precision_compiled<half> && recon_compiled<Recon12>) {
       const WilsonEOOperator<half, ES, ArchTraits<ES>::neighbour_mode, Recon12> oph(uf, mass, bc);

@@ -100,6 +100,15 @@ public:
     vsite = local_.cb_index(local);
   }
   bool operator==(const SIMDGeometry& o) const { return global_ == o.global_ && lanes_ == o.lanes_ && split_ == o.split_; }
+  /// Whether the automatic split of lat into `lanes` exists (the constructor's own check).
+  static bool splits(const Lattice& lat, int lanes) {
+    try {
+      SIMDGeometry(lat, lanes);
+      return true;
+    } catch (const invalid_argument&) {
+      return false;
+    }
+  }
 
 private:
   Lattice global_, local_;

@@ -43,9 +43,9 @@ template <class Spinor, class F> void for_each_component(const char* label, cons
 
 template <class Spinor> void zero(Spinor& x) { Kokkos::deep_copy(x.view(), typename Spinor::value_type(0)); }
 
-/// dst = src, converting precision where the two differ.
-template <class Dst, class Src> void copy(Dst& dst, const Src& src) {
-  detail::check_same_shape(dst, src, "copy");
+namespace detail {
+/// dst = src component by component (the same site order in both), converting precision.
+template <class Dst, class Src> void copy_components(Dst& dst, const Src& src) {
   using DT = typename Dst::value_type;
   using DR = typename Dst::real_type;
   auto d = dst.view();
@@ -54,20 +54,18 @@ template <class Dst, class Src> void copy(Dst& dst, const Src& src) {
     d(i, c, sp) = DT(DR(s(i, c, sp).real()), DR(s(i, c, sp).imag()));
   });
 }
+} // namespace detail
+
+/// dst = src, converting precision where the two differ.
+template <class Dst, class Src> void copy(Dst& dst, const Src& src) {
+  detail::check_same_shape(dst, src, "copy");
+  detail::copy_components(dst, src);
+}
 
 /// dst = src between SIMD layouts: a plain copy where the lanes agree, else each site to its new lane.
 template <class VD, class VS, class ES> void copy(SIMDSpinor<VD, ES>& dst, const SIMDSpinor<VS, ES>& src) {
-  if (dst.geometry() == src.geometry()) {
-    auto d = dst.view();
-    auto s = src.view();
-    using DT = typename SIMDSpinor<VD, ES>::value_type;
-    using DR = typename SIMDSpinor<VD, ES>::real_type;
-    for_each_component("kqcd::blas::copy", dst, KOKKOS_LAMBDA(int i, int c, int sp) {
-      d(i, c, sp) = DT(DR(s(i, c, sp).real()), DR(s(i, c, sp).imag()));
-    });
-  } else {
-    convert_layout(dst, src);
-  }
+  if (dst.geometry() == src.geometry()) detail::copy_components(dst, src);
+  else convert_layout(dst, src);
 }
 
 /// y = a x + b y (real a, b)
