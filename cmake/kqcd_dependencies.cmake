@@ -60,11 +60,16 @@ endif()
 # exactly the flags the kernels were compiled with (cmake/build_info.hpp.in).
 add_library(kqcd_warnings INTERFACE)
 target_compile_options(kqcd_warnings INTERFACE $<$<COMPILE_LANG_AND_ID:CXX,GNU,Clang>:-Wall -Wextra -Wno-unknown-pragmas>)
+# KQCD_CODEGEN_OPTIONS, the subset that decides the kernels' instruction set and arithmetic, is
+# also exported with the installed package (src/CMakeLists.txt): a user's translation unit that
+# compiles kqcd's header-only kernels must generate them as kqcd's own objects do.
 set(KQCD_TARGET_OPTIONS)
+set(KQCD_CODEGEN_OPTIONS)
 if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
   # Kokkos forces CMAKE_CXX_EXTENSIONS off, and GCC's strict -std=c++20 then stops contracting
   # a*b+c into fused multiply-adds, which the kernels are written for.
   list(APPEND KQCD_TARGET_OPTIONS -ffp-contract=fast)
+  list(APPEND KQCD_CODEGEN_OPTIONS -ffp-contract=fast)
 endif()
 if(KQCD_SANITIZE)
   list(APPEND KQCD_TARGET_OPTIONS -fsanitize=address,undefined -fno-omit-frame-pointer)
@@ -72,5 +77,6 @@ if(KQCD_SANITIZE)
 endif()
 if(KQCD_NATIVE AND CMAKE_CXX_COMPILER_ID MATCHES "GNU|Clang")
   list(APPEND KQCD_TARGET_OPTIONS -march=native)
+  list(APPEND KQCD_CODEGEN_OPTIONS -march=native)
 endif()
 target_compile_options(kqcd_warnings INTERFACE ${KQCD_TARGET_OPTIONS})

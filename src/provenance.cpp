@@ -1,6 +1,7 @@
 #include <kqcd/build_info.hpp>
 #include <kqcd/core/execution_spaces.hpp>
 #include <kqcd/core/provenance.hpp>
+#include <kqcd/core/simd_check.hpp>
 
 #include <Kokkos_Core.hpp>
 
@@ -8,6 +9,8 @@
 #include <format>
 
 namespace kqcd {
+
+std::string library_simd_isa() { return simd_isa_name(); }
 
 std::string kokkos_version_string() {
   return std::format("{}.{}.{}", KOKKOS_VERSION / 10000, (KOKKOS_VERSION / 100) % 100, KOKKOS_VERSION % 100);

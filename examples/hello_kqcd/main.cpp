@@ -1,5 +1,8 @@
 // A first kqcd program: build a random gauge field, solve the even-odd Wilson system for a
-// random source with CG, and check the solution with the full operator.
+// random source with CG, and check the solution with the full operator. It also shows that the
+// SIMD kernels it compiles from kqcd's headers target the library's instruction set (the package
+// exports its code-generating options).
+#include <kqcd/core/simd_check.hpp>
 #include <kqcd/fields/random_fields.hpp>
 #include <kqcd/ops/blas.hpp>
 #include <kqcd/ops/wilson_operator.hpp>
@@ -11,6 +14,9 @@
 int main(int argc, char** argv) {
   Kokkos::ScopeGuard kokkos(argc, argv);
   using namespace kqcd;
+  std::printf("SIMD kernels compiled here for %s, in the kqcd library for %s\n", simd_isa_name().c_str(),
+              library_simd_isa().c_str());
+  if (simd_isa_name() != library_simd_isa()) return 1;
   const Lattice lat({8, 8, 8, 8});
   GaugeField<Kokkos::complex<double>> u(lat);
   random_gauge(u, 2026);

@@ -301,6 +301,18 @@ template <class T, int N, class ISA> struct SIMDComplex {
   KOKKOS_FORCEINLINE_FUNCTION friend SIMDComplex cmul(const SIMDComplex& a, const SIMDComplex& b) {
     return cmadd(a, b, zero());
   }
+  /// c + z b with z one complex number for every lane (a boundary phase, a link of a block whose
+  /// lanes are right-hand sides): its parts broadcast straight into the two FMAs.
+  KOKKOS_FORCEINLINE_FUNCTION static SIMDComplex madd_scalar(T z_re, T z_im, const SIMDComplex& b, const SIMDComplex& c) {
+    return madd({ISA::set1(z_re)}, {ISA::set1(z_im)}, b, b.times_i(), c);
+  }
+  KOKKOS_FORCEINLINE_FUNCTION friend SIMDComplex cmul(const Kokkos::complex<T>& z, const SIMDComplex& b) {
+    return madd_scalar(z.real(), z.imag(), b, zero());
+  }
+  /// x a + y b (real scalars), as caxpby of one complex number.
+  KOKKOS_FORCEINLINE_FUNCTION friend SIMDComplex caxpby(T x, const SIMDComplex& a, T y, const SIMDComplex& b) {
+    return axpby(x, a, y, b);
+  }
   /// Lane i takes lane i ^ 2^level: a hop across the sub-lattice boundary of a split dimension.
   KOKKOS_FORCEINLINE_FUNCTION SIMDComplex swap_blocks(int level) const { return {ISA::swap_blocks(v, level)}; }
 
@@ -319,6 +331,20 @@ template <class T, int N, class ISA> struct SIMDComplex {
   }
 };
 
+/// a + i^k b with k known at compile time (a spin projection or reconstruction).
+template <int k, class T, int N, class ISA>
+KOKKOS_FORCEINLINE_FUNCTION SIMDComplex<T, N, ISA> add_i_pow(const SIMDComplex<T, N, ISA>& a, const SIMDComplex<T, N, ISA>& b) {
+  using V = SIMDComplex<T, N, ISA>;
+  constexpr int c = ((k % 4) + 4) % 4;
+  if constexpr (c == 0) return a + b;
+  else if constexpr (c == 1) return V::plus_i(a, b);
+  else if constexpr (c == 2) return a - b;
+  else return V::minus_i(a, b);
+}
+
+template <class C> inline constexpr bool is_simd_complex_v = false;
+template <class T, int N, class ISA> inline constexpr bool is_simd_complex_v<SIMDComplex<T, N, ISA>> = true;
+
 /// N complex lanes on the host: the native register when it holds N, portable code otherwise.
 template <class T, int N> using CPUSIMDComplex = SIMDComplex<T, N, typename simd::ForLanes<T, N>::type>;
 /// The host's native width for T.
@@ -326,7 +352,8 @@ template <class T> using NativeSIMDComplex = SIMDComplex<T, simd::Native<T>::typ
 /// One lane per GPU thread with the same interface (portable code is device-callable).
 template <class T> using GPUSIMDComplex = SIMDComplex<T, 1, simd::Portable<T, 1>>;
 
-/// The instruction set this binary's SIMD kernels were compiled for.
-inline std::string simd_isa_name() { return simd::Native<float>::type::name; }
+/// The instruction set this translation unit's SIMD kernels are compiled for (ISA a template
+/// argument: translation units compiled for different instruction sets do not share one copy).
+template <class ISA = typename simd::Native<float>::type> std::string simd_isa_name() { return ISA::name; }
 
 } // namespace kqcd

@@ -26,6 +26,11 @@ template <class T> KOKKOS_FORCEINLINE_FUNCTION complex<T> cjmul(const complex<T>
   return {a.real() * b.real() + a.imag() * b.imag(), a.real() * b.imag() - a.imag() * b.real()};
 }
 
+/// x a + y b with real x, y (an xpay update).
+template <class T> KOKKOS_FORCEINLINE_FUNCTION complex<T> caxpby(T x, const complex<T>& a, T y, const complex<T>& b) {
+  return {x * a.real() + y * b.real(), x * a.imag() + y * b.imag()};
+}
+
 /// Multiplication by a unit phase known at compile time: i^code (0: 1, 1: i, 2: -1, 3: -i).
 template <int code, class T> KOKKOS_FORCEINLINE_FUNCTION complex<T> mul_i_pow(const complex<T>& z) {
   constexpr int c = ((code % 4) + 4) % 4;

@@ -7,6 +7,7 @@
 
 #include <kqcd/arch/arch_traits.hpp>
 #include <kqcd/core/boundary.hpp>
+#include <kqcd/core/complex.hpp>
 #include <kqcd/core/lattice.hpp>
 
 #include <cstdint>
@@ -72,6 +73,12 @@ template <class ExecSpace> struct BoundaryData {
   Kokkos::complex<double> phase[Nd]; ///< forward phase b_mu; backward uses conj(b_mu)
   explicit BoundaryData(const Lattice& lat, const BoundaryPhases& bc) : lattice(lat) {
     for (int mu = 0; mu < Nd; ++mu) phase[mu] = bc.b[mu];
+  }
+  /// A hop in direction (mu, dir) crossed the boundary: h, one colour of its projected half
+  /// spinor, picks up b_mu (forward) or conj(b_mu) (backward).
+  template <int mu, int dir, class Real, class C> KOKKOS_FORCEINLINE_FUNCTION void cross(C (&h)[2]) const {
+    const Kokkos::complex<Real> ph(Real(phase[mu].real()), Real(dir > 0 ? phase[mu].imag() : -phase[mu].imag()));
+    for (int s = 0; s < 2; ++s) h[s] = cmul(ph, h[s]);
   }
 };
 } // namespace detail

@@ -9,9 +9,11 @@
 // are then the local lattice's checkerboard sites, in its checkerboard order.
 //
 // The gauge field is stored "doubled" (Grid's DoubledGaugeField): for each target parity and site
-// x, the 8 links U_mu(x) and U_mu^dag(x - mu), each multiplied by the boundary phase of the hop it
-// serves (b_mu forward, conj(b_mu) backward, on the lanes whose hop crosses the global boundary).
-// Every link is then lane-aligned with x and the kernel needs no phases.
+// x, the 8 hop matrices U_mu(x) and U_mu^dag(x - mu), lane-aligned with x, so a site reads its
+// links from one place. Boundary phases stay out of the links (they remain SU(3)): LaneSiteTable
+// applies them, lane by lane, to the projected spinor of a hop that crosses the boundary, with the
+// lane exchange of a split dimension.
+// The hopping functor (kernels/dslash_wilson.hpp) reads these fields through the accessors here.
 // The BLAS reads a spinor through view(): the same complex numbers as a plain [site][colour][spin]
 // view in lane order, for operations that combine components of equal position only.
 #pragma once
@@ -19,6 +21,7 @@
 #include <kqcd/arch/simd_complex.hpp>
 #include <kqcd/core/boundary.hpp>
 #include <kqcd/core/error.hpp>
+#include <kqcd/core/site_table.hpp>
 #include <kqcd/fields/cb_spinor.hpp>
 #include <kqcd/fields/gauge_field.hpp>
 
@@ -216,7 +219,7 @@ private:
 };
 
 /// The doubled gauge field of one target parity (see the top of this file), built from an
-/// ordinary GaugeField and the boundary phases.
+/// ordinary GaugeField.
 template <class V, class ExecSpace> class SIMDGaugeField {
 public:
   using real_type = typename V::real_type;
@@ -224,15 +227,14 @@ public:
   using view_type = Kokkos::View<real_type* [2 * Nd][Nc][Nc][2 * lanes], Kokkos::LayoutRight, Kokkos::HostSpace>;
 
   SIMDGaugeField() = default;
-  template <class GT>
-  SIMDGaugeField(const GaugeField<GT, ExecSpace>& u, const BoundaryPhases& bc, const SIMDGeometry& g) : geom_(g) {
+  template <class GT> SIMDGaugeField(const GaugeField<GT, ExecSpace>& u, const SIMDGeometry& g) : geom_(g) {
     detail::require_host_space<ExecSpace>();
     if (!(u.lattice() == g.global()))
       throw invalid_argument("SIMDGaugeField: gauge field on " + u.lattice().to_string() + ", geometry on " +
                              g.global().to_string());
     for (int p = 0; p < 2; ++p) {
       data_[p] = view_type("simd_gauge", g.vsites());
-      fill(u, bc, p);
+      fill(u, p);
     }
   }
   const SIMDGeometry& geometry() const { return geom_; }
@@ -240,7 +242,7 @@ public:
   const view_type& view(int p) const { return data_[p]; }
 
 private:
-  template <class GT> void fill(const GaugeField<GT, ExecSpace>& u, const BoundaryPhases& bc, int p) {
+  template <class GT> void fill(const GaugeField<GT, ExecSpace>& u, int p) {
     const Lattice& lat = geom_.global();
     const auto fwd = u[p].view(), bwd = u[1 - p].view();
     const view_type d = data_[p];
@@ -251,22 +253,15 @@ private:
             const Coords x = g.coords(vs, lane, p);
             const int xs = lat.cb_index(x);
             for (int mu = 0; mu < Nd; ++mu) {
-              const Kokkos::complex<double> b = bc.b[mu];
-              const bool last = x.x[mu] == lat.dim(mu) - 1, first = x.x[mu] == 0;
-              const Kokkos::complex<double> ph_f = last ? b : Kokkos::complex<double>(1.0);
-              const Kokkos::complex<double> ph_b = first ? Kokkos::conj(b) : Kokkos::complex<double>(1.0);
               Coords y = x;
-              y.x[mu] = first ? lat.dim(mu) - 1 : x.x[mu] - 1;
+              y.x[mu] = x.x[mu] == 0 ? lat.dim(mu) - 1 : x.x[mu] - 1;
               const int ys = lat.cb_index(y);
               for (int a = 0; a < Nc; ++a)
                 for (int c = 0; c < Nc; ++c) {
-                  const Kokkos::complex<double> uf(fwd(xs, mu, a, c).real(), fwd(xs, mu, a, c).imag());
-                  const Kokkos::complex<double> ub(bwd(ys, mu, c, a).real(), -bwd(ys, mu, c, a).imag());
-                  const Kokkos::complex<double> lf = ph_f * uf, lb = ph_b * ub;
-                  d(vs, 2 * mu, a, c, 2 * lane) = real_type(lf.real());
-                  d(vs, 2 * mu, a, c, 2 * lane + 1) = real_type(lf.imag());
-                  d(vs, 2 * mu + 1, a, c, 2 * lane) = real_type(lb.real());
-                  d(vs, 2 * mu + 1, a, c, 2 * lane + 1) = real_type(lb.imag());
+                  d(vs, 2 * mu, a, c, 2 * lane) = real_type(fwd(xs, mu, a, c).real());
+                  d(vs, 2 * mu, a, c, 2 * lane + 1) = real_type(fwd(xs, mu, a, c).imag());
+                  d(vs, 2 * mu + 1, a, c, 2 * lane) = real_type(bwd(ys, mu, c, a).real());
+                  d(vs, 2 * mu + 1, a, c, 2 * lane + 1) = real_type(-bwd(ys, mu, c, a).imag());
                 }
             }
           }
@@ -276,6 +271,117 @@ private:
 
   SIMDGeometry geom_;
   view_type data_[2];
+};
+
+/// A site's spinor in the SIMD layout for the hopping functor: T = const real_type (read) or
+/// real_type (write). Sites are vector sites; the address is computed once per site.
+template <class V, class T> struct SIMDSpinorAccessor {
+  using cplx = V;
+  using real = typename V::real_type;
+  static constexpr int R = 2 * V::lanes;
+  static constexpr bool unit_scale = true;
+  T* p; ///< [vsite][Nc][Ns][R]
+  KOKKOS_FORCEINLINE_FUNCTION T* base(int site) const { return p + std::size_t(site) * (Nc * Ns * R); }
+  KOKKOS_FORCEINLINE_FUNCTION void load(int site, V s[Nc][Ns]) const {
+    const T* b = base(site);
+    for (int c = 0; c < Nc; ++c)
+      for (int sp = 0; sp < Ns; ++sp) s[c][sp] = V::load(b + (c * Ns + sp) * R);
+  }
+  /// Colour c of the projection (SpinorAccessor::load_projected).
+  template <class Proj> KOKKOS_FORCEINLINE_FUNCTION real load_projected(int site, int c, V h[2]) const {
+    constexpr int q0 = Proj::perm[0], q1 = Proj::perm[1];
+    const T* b = base(site) + c * Ns * R;
+    h[0] = add_i_pow<Proj::code[0]>(V::load(b), V::load(b + q0 * R));
+    h[1] = add_i_pow<Proj::code[1]>(V::load(b + R), V::load(b + q1 * R));
+    return real(1);
+  }
+  KOKKOS_FORCEINLINE_FUNCTION void store(int site, const V s[Nc][Ns]) const {
+    T* b = base(site);
+    for (int c = 0; c < Nc; ++c)
+      for (int sp = 0; sp < Ns; ++sp) s[c][sp].store(b + (c * Ns + sp) * R);
+  }
+};
+
+/// A hop matrix of a doubled SIMD gauge field: element (a, b) is one register, lane-aligned.
+template <class V> struct LaneLink {
+  using real = typename V::real_type;
+  static constexpr int R = 2 * V::lanes;
+  static constexpr bool unit_scale = true;
+  static constexpr real scale = real(1);
+  const real* p; ///< [Nc][Nc][R]
+  KOKKOS_FORCEINLINE_FUNCTION V mul(int a, int b, const V& h) const { return cmul(V::load(p + (a * Nc + b) * R), h); }
+  KOKKOS_FORCEINLINE_FUNCTION V madd(int a, int b, const V& h, const V& c) const {
+    return cmadd(V::load(p + (a * Nc + b) * R), h, c);
+  }
+};
+/// A hop matrix stored as one complex number per element, broadcast to every lane: the links of a
+/// block whose lanes are right-hand sides of one site.
+template <class V> struct BroadcastLink {
+  using real = typename V::real_type;
+  static constexpr bool unit_scale = true;
+  static constexpr real scale = real(1);
+  const real* p; ///< [Nc][Nc][2]
+  KOKKOS_FORCEINLINE_FUNCTION V mul(int a, int b, const V& h) const { return madd(a, b, h, V::zero()); }
+  KOKKOS_FORCEINLINE_FUNCTION V madd(int a, int b, const V& h, const V& c) const {
+    const real* e = p + 2 * (a * Nc + b);
+    return V::madd_scalar(e[0], e[1], h, c);
+  }
+};
+/// The hopping functor's gauge accessor of a doubled field (SIMDGaugeField) of L lanes per element:
+/// lane-aligned registers (L = V::lanes) or broadcast links (L = 1).
+template <class V, int L> struct DoubledLinkAccessor {
+  using real = typename V::real_type;
+  using link_type = std::conditional_t<L == 1, BroadcastLink<V>, LaneLink<V>>;
+  static constexpr bool doubled = true;
+  const real* p; ///< [site][2 Nd][Nc][Nc][2 L]
+  template <int mu, int dir> KOKKOS_FORCEINLINE_FUNCTION link_type hop_link(int site) const {
+    return {p + (std::size_t(site) * (2 * Nd) + 2 * mu + (dir > 0 ? 0 : 1)) * (Nc * Nc * 2 * L)};
+  }
+};
+
+/// Neighbours of the vector sites of a SIMD geometry and what a hop across the sub-lattice boundary
+/// does: exchange lanes in a split dimension, then multiply by the boundary phase on the lanes whose
+/// hop crosses the global boundary (all lanes in an unsplit dimension; in a split one, the upper
+/// half forward and the lower half backward).
+template <class V, class ExecSpace> class LaneSiteTable {
+public:
+  using execution_space = ExecSpace;
+  using memory_space = typename ExecSpace::memory_space;
+  using real_type = typename V::real_type;
+
+  LaneSiteTable(const SIMDGeometry& g, const BoundaryPhases& bc) : local_(g.local(), bc) {
+    for (int mu = 0; mu < Nd; ++mu) {
+      level_[mu] = g.level(mu);
+      const Kokkos::complex<double> b = bc.b[mu];
+      has_phase_[mu] = !(b == Kokkos::complex<double>(1.0));
+      for (int lane = 0; lane < V::lanes; ++lane) {
+        const bool split = level_[mu] >= 0;
+        const bool fwd = !split || g.lane_coord(lane, mu) == 1, bwd = !split || g.lane_coord(lane, mu) == 0;
+        const Kokkos::complex<double> pf = fwd ? b : 1.0, pb = bwd ? Kokkos::conj(b) : 1.0;
+        phase_[mu][0][2 * lane] = real_type(pf.real());
+        phase_[mu][0][2 * lane + 1] = real_type(pf.imag());
+        phase_[mu][1][2 * lane] = real_type(pb.real());
+        phase_[mu][1][2 * lane + 1] = real_type(pb.imag());
+      }
+    }
+  }
+  template <int mu, int dir> KOKKOS_FORCEINLINE_FUNCTION Neighbour neighbour(int vsite, int parity) const {
+    return local_.template neighbour<mu, dir>(vsite, parity);
+  }
+  template <int mu, int dir, class Real> KOKKOS_FORCEINLINE_FUNCTION void cross(V (&h)[2]) const {
+    if (level_[mu] >= 0)
+      for (int s = 0; s < 2; ++s) h[s] = h[s].swap_blocks(level_[mu]);
+    if (has_phase_[mu]) {
+      const V ph = V::load(phase_[mu][dir > 0 ? 0 : 1]);
+      for (int s = 0; s < 2; ++s) h[s] = cmul(ph, h[s]);
+    }
+  }
+
+private:
+  SiteTable<NeighbourMode::table, ExecSpace> local_;
+  int level_[Nd];
+  bool has_phase_[Nd];
+  real_type phase_[Nd][2][2 * V::lanes];
 };
 
 /// Copy an ordinary checkerboarded spinor into the SIMD layout (same parity and lattice).

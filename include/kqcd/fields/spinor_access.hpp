@@ -48,13 +48,19 @@ template <class View, class Real> struct SpinorAccessor {
   }
   /// h = the projection of the site (Proj: SpinProjection); returns the factor h is to be scaled by.
   template <class Proj> KOKKOS_FORCEINLINE_FUNCTION Real load_projected(int site, cplx h[Nc][2]) const {
-    cplx psi[Nc][Ns];
-    load(site, psi);
-    for (int c = 0; c < Nc; ++c) {
-      h[c][0] = psi[c][0] + mul_i_pow<Proj::code[0]>(psi[c][Proj::perm[0]]);
-      h[c][1] = psi[c][1] + mul_i_pow<Proj::code[1]>(psi[c][Proj::perm[1]]);
-    }
+    for (int c = 0; c < Nc; ++c) load_projected<Proj>(site, c, h[c]);
     return Real(1);
+  }
+  /// The projection of colour c only (the hopping term's colour-by-colour order).
+  template <class Proj> KOKKOS_FORCEINLINE_FUNCTION Real load_projected(int site, int c, cplx h[2]) const {
+    constexpr int q0 = Proj::perm[0], q1 = Proj::perm[1];
+    h[0] = component(site, c, 0) + mul_i_pow<Proj::code[0]>(component(site, c, q0));
+    h[1] = component(site, c, 1) + mul_i_pow<Proj::code[1]>(component(site, c, q1));
+    return Real(1);
+  }
+  KOKKOS_FORCEINLINE_FUNCTION cplx component(int site, int c, int sp) const {
+    const auto z = v(site, c, sp);
+    return cplx(Real(z.real()), Real(z.imag()));
   }
   KOKKOS_FORCEINLINE_FUNCTION void store(int site, const cplx s[Nc][Ns]) const {
     using ST = typename View::value_type;
@@ -79,14 +85,18 @@ template <class View, class NormView, class Real> struct HalfSpinorAccessor {
   /// The projection summed on the 16-bit integers (exact) and converted once: h in units of the
   /// stored fixed point; returns norm / half_scale, the factor h is to be scaled by.
   template <class Proj> KOKKOS_FORCEINLINE_FUNCTION Real load_projected(int site, cplx h[Nc][2]) const {
-    for (int c = 0; c < Nc; ++c) {
-      const packed_type z = v(site, c);
-      int re, im;
-      detail::add_i_pow<Proj::code[0]>(z.v[0].x, z.v[0].y, z.v[Proj::perm[0]].x, z.v[Proj::perm[0]].y, re, im);
-      h[c][0] = cplx(exact_float(re), exact_float(im));
-      detail::add_i_pow<Proj::code[1]>(z.v[1].x, z.v[1].y, z.v[Proj::perm[1]].x, z.v[Proj::perm[1]].y, re, im);
-      h[c][1] = cplx(exact_float(re), exact_float(im));
-    }
+    for (int c = 0; c < Nc; ++c) load_projected<Proj>(site, c, h[c]);
+    return Real(norm(site)) * Real(1.0f / half_scale);
+  }
+  /// The projection of colour c only (the hopping term's colour-by-colour order).
+  template <class Proj> KOKKOS_FORCEINLINE_FUNCTION Real load_projected(int site, int c, cplx h[2]) const {
+    constexpr int q0 = Proj::perm[0], q1 = Proj::perm[1];
+    const packed_type z = v(site, c);
+    int re, im;
+    detail::add_i_pow<Proj::code[0]>(z.v[0].x, z.v[0].y, z.v[q0].x, z.v[q0].y, re, im);
+    h[0] = cplx(exact_float(re), exact_float(im));
+    detail::add_i_pow<Proj::code[1]>(z.v[1].x, z.v[1].y, z.v[q1].x, z.v[q1].y, re, im);
+    h[1] = cplx(exact_float(re), exact_float(im));
     return Real(norm(site)) * Real(1.0f / half_scale);
   }
   KOKKOS_FORCEINLINE_FUNCTION void store(int site, const cplx s[Nc][Ns]) const {

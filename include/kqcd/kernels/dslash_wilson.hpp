@@ -65,6 +65,9 @@ template <class L> struct is_local_after<LocalAfter<L>> : std::true_type {};
 /// GaugeAcc: load(site, mu, U[3][3]) of one parity; InAcc / OutAcc: load(site, psi) / store(site, psi).
 template <class Real, class GaugeAcc, class InAcc, class OutAcc, class SiteTableT, class Epilogue> struct WilsonDslashArg {
   using real_type = Real;
+  /// The site vector the kernel computes in: one complex number, or a SIMD register of lanes.
+  using cplx = typename InAcc::cplx;
+  using gauge_accessor = GaugeAcc;
   using execution_space = typename SiteTableT::execution_space;
   GaugeAcc gauge[2]; ///< links of the even and odd sites
   InAcc in;          ///< source, parity 1 - target_cb
@@ -89,11 +92,40 @@ struct CachedLinksTag {};
 template <int NR> struct SiteRhsTag {};
 struct FlatSiteRhsTag {};
 
+/// A link unpacked into registers: the hop's matrix is U, or U^dag (dagger) for a backward hop.
+template <class Real, bool dagger> struct LoadedLink {
+  using cplx = Kokkos::complex<Real>;
+  cplx U[Nc][Nc];
+  Real scale; ///< the links are stored in units of it
+  /// Element (a, b) of the hop's matrix times h.
+  KOKKOS_FORCEINLINE_FUNCTION cplx mul(int a, int b, const cplx& h) const {
+    if constexpr (dagger) return cjmul(U[b][a], h);
+    else return cmul(U[a][b], h);
+  }
+  /// c + element (a, b) of the hop's matrix times h.
+  KOKKOS_FORCEINLINE_FUNCTION cplx madd(int a, int b, const cplx& h, const cplx& c) const {
+    if constexpr (dagger) return cjmadd(U[b][a], h, c);
+    else return cmadd(U[a][b], h, c);
+  }
+};
+
+namespace detail {
+/// Gauge accessors of a doubled field (each site holds its 2 Nd hop matrices, the backward ones
+/// already daggered) hand out hop_link<mu, dir>(site) objects instead of loading U(x - mu).
+template <class G> constexpr bool doubled_links = requires { requires std::remove_cvref_t<G>::doubled; };
+/// Accessors and links whose values need no scale factor (no fixed-point storage).
+template <class A> constexpr bool unit_scale = requires { requires std::remove_cvref_t<A>::unit_scale; };
+} // namespace detail
+
 template <class Arg, int isign, int target_cb, class Epilogue> struct DslashFunctor {
   using real = typename Arg::real_type;
-  using cplx = Kokkos::complex<real>;
+  using cplx = typename Arg::cplx;
   static constexpr int source_cb = 1 - target_cb;
   static constexpr bool inline_site_kernels = ArchTraits<typename Arg::execution_space>::inline_site_kernels;
+  /// SIMD registers multiply each hop colour by colour (one colour's half spinor live at a time: a
+  /// whole half spinor of registers beside the accumulators would spill); one-lane complex numbers
+  /// load the whole half spinor first and multiply row by row (more loads in flight on a GPU).
+  static constexpr bool colour_major = is_simd_complex_v<cplx>;
   /// Links per site: slot 2 mu is U_mu(x) (forward hop), slot 2 mu + 1 U_mu(x - mu) (backward).
   static constexpr int link_slots = 2 * Nd;
   /// Complex numbers per site in the link cache, padded by one so that the sites of a warp start
@@ -101,30 +133,45 @@ template <class Arg, int isign, int target_cb, class Epilogue> struct DslashFunc
   static constexpr int cache_stride = link_slots * Nc * Nc + 1;
   Arg arg;
 
-  KOKKOS_FORCEINLINE_FUNCTION static cplx czero() { return cplx(real(0), real(0)); }
+  KOKKOS_FORCEINLINE_FUNCTION static cplx czero() {
+    if constexpr (is_simd_complex_v<cplx>) return cplx::zero();
+    else return cplx(real(0), real(0));
+  }
 
-  /// Links read through the gauge accessor, where the hop needs them: U / scale, returns scale.
+  /// Links read through the gauge accessor, where the hop needs them.
   struct GaugeLinks {
     const Arg& arg;
-    template <int mu, int dir> KOKKOS_FORCEINLINE_FUNCTION real load(int site, int nb, cplx U[Nc][Nc]) const {
-      if constexpr (dir > 0) return arg.gauge[target_cb].load_scaled(site, mu, U);
-      else return arg.gauge[source_cb].load_scaled(nb, mu, U);
+    template <int mu, int dir> KOKKOS_FORCEINLINE_FUNCTION auto load(int site, int nb) const {
+      if constexpr (detail::doubled_links<typename Arg::gauge_accessor>) {
+        return arg.gauge[target_cb].template hop_link<mu, dir>(site);
+      } else {
+        LoadedLink<real, (dir < 0)> U;
+        if constexpr (dir > 0) U.scale = arg.gauge[target_cb].load_scaled(site, mu, U.U);
+        else U.scale = arg.gauge[source_cb].load_scaled(nb, mu, U.U);
+        return U;
+      }
     }
   };
   /// A site's links already unpacked into team scratch.
   struct CachedLinks {
     const cplx* slots;
-    template <int mu, int dir> KOKKOS_FORCEINLINE_FUNCTION real load(int, int, cplx U[Nc][Nc]) const {
+    template <int mu, int dir> KOKKOS_FORCEINLINE_FUNCTION LoadedLink<real, (dir < 0)> load(int, int) const {
+      LoadedLink<real, (dir < 0)> U;
       const cplx* p = slots + (2 * mu + (dir > 0 ? 0 : 1)) * Nc * Nc;
       for (int a = 0; a < Nc; ++a)
-        for (int b = 0; b < Nc; ++b) U[a][b] = p[a * Nc + b];
-      return real(1);
+        for (int b = 0; b < Nc; ++b) U.U[a][b] = p[a * Nc + b];
+      U.scale = real(1);
+      return U;
     }
   };
 
   // One hop in direction mu (dir = +1 forward, -1 backward): acc += (1 + sigma g_mu) U psi(x +- mu)
   // with sigma = -isign forward and +isign backward, U = U_mu(x) or U_mu^dag(x - mu), for the NR
   // right-hand sides rhs[0 .. NR-1] of the site, with the link loaded once for all of them.
+  // Project: h_s = psi_s + sigma g[s][perm(s)] psi_perm(s), s = 0, 1, times a scale (16-bit sources
+  // project their integers and leave the norm to the reconstruction's multiply-adds); apply the
+  // boundary crossing (phase, lane exchange: the site table's policy); multiply by the link;
+  // reconstruct spins 2, 3 as sigma g[s][perm(s)] chi_perm(s).
   template <int mu, int dir, int NR, class Links>
   KOKKOS_FORCEINLINE_FUNCTION void hop(int site, const int (&rhs)[NR], const Links& links, cplx acc[NR][Nc][Ns]) const {
     constexpr int sigma = dir > 0 ? -isign : isign;
@@ -133,49 +180,62 @@ template <class Arg, int isign, int target_cb, class Epilogue> struct DslashFunc
     constexpr int p2 = gamma_dr::perm[mu][2], p3 = gamma_dr::perm[mu][3];
     constexpr int k0 = gamma_dr::code[mu][0] + shift, k1 = gamma_dr::code[mu][1] + shift;
     constexpr int k2 = gamma_dr::code[mu][2] + shift, k3 = gamma_dr::code[mu][3] + shift;
+    using Proj = SpinProjection<p0, p1, k0, k1>;
     const Neighbour nb = arg.sites.template neighbour<mu, dir>(site, target_cb);
 
-    // Project: h_s = psi_s + sigma g[s][perm(s)] psi_perm(s), s = 0, 1, times `scale` (16-bit sources
-    // project their integers and leave the norm to the reconstruction's multiply-adds).
-    cplx h[NR][Nc][2];
-    real scale[NR];
-    for (int r = 0; r < NR; ++r)
-      scale[r] = arg.in.template load_projected<SpinProjection<p0, p1, k0, k1>>(nb.index * arg.n_rhs + rhs[r], h[r]);
-    if (nb.crossed) {
-      const Kokkos::complex<double> b = arg.sites.phase[mu];
-      const cplx ph(real(b.real()), real(dir > 0 ? b.imag() : -b.imag()));
-      for (int r = 0; r < NR; ++r)
-        for (int c = 0; c < Nc; ++c)
-          for (int s = 0; s < 2; ++s) h[r][c][s] = cmul(ph, h[r][c][s]);
-    }
-
-    // Multiply by the link.
-    cplx U[Nc][Nc];
-    const real link_scale = links.template load<mu, dir>(site, nb.index, U); // links in units of their scale too
-    for (int r = 0; r < NR; ++r) {
-      cplx chi[Nc][2];
-      if constexpr (dir > 0) {
-        for (int a = 0; a < Nc; ++a)
-          for (int s = 0; s < 2; ++s) {
-            cplx t = cmul(U[a][0], h[r][0][s]);
-            t = cmadd(U[a][1], h[r][1][s], t);
-            chi[a][s] = cmadd(U[a][2], h[r][2][s], t);
-          }
-      } else {
-        for (int a = 0; a < Nc; ++a)
-          for (int s = 0; s < 2; ++s) {
-            cplx t = cjmul(U[0][a], h[r][0][s]);
-            t = cjmadd(U[1][a], h[r][1][s], t);
-            chi[a][s] = cjmadd(U[2][a], h[r][2][s], t);
-          }
+    if constexpr (colour_major) {
+      const auto U = links.template load<mu, dir>(site, nb.index);
+      for (int r = 0; r < NR; ++r) {
+        const int idx = nb.index * arg.n_rhs + rhs[r];
+        cplx chi[Nc][2];
+        real scale = real(1);
+        for (int c = 0; c < Nc; ++c) {
+          cplx h[2];
+          scale = arg.in.template load_projected<Proj>(idx, c, h);
+          if (nb.crossed) arg.sites.template cross<mu, dir, real>(h);
+          for (int a = 0; a < Nc; ++a)
+            for (int s = 0; s < 2; ++s) chi[a][s] = c == 0 ? U.mul(a, c, h[s]) : U.madd(a, c, h[s], chi[a][s]);
+        }
+        reconstruct<k2, k3, p2, p3, decltype(U)>(acc[r], chi, scale * U.scale);
       }
-      // Reconstruct: spins 2, 3 are sigma g[s][perm(s)] chi_perm(s), perm(s) in {0, 1}.
-      const real sc = scale[r] * link_scale;
+    } else {
+      cplx h[NR][Nc][2];
+      real scale[NR];
+      for (int r = 0; r < NR; ++r)
+        scale[r] = arg.in.template load_projected<Proj>(nb.index * arg.n_rhs + rhs[r], h[r]);
+      if (nb.crossed)
+        for (int r = 0; r < NR; ++r)
+          for (int c = 0; c < Nc; ++c) arg.sites.template cross<mu, dir, real>(h[r][c]);
+      const auto U = links.template load<mu, dir>(site, nb.index); // links in units of their scale too
+      for (int r = 0; r < NR; ++r) {
+        cplx chi[Nc][2];
+        for (int a = 0; a < Nc; ++a)
+          for (int s = 0; s < 2; ++s) {
+            cplx t = U.mul(a, 0, h[r][0][s]);
+            t = U.madd(a, 1, h[r][1][s], t);
+            chi[a][s] = U.madd(a, 2, h[r][2][s], t);
+          }
+        reconstruct<k2, k3, p2, p3, decltype(U)>(acc[r], chi, scale[r] * U.scale);
+      }
+    }
+  }
+
+  /// acc += the four spin components of a hop from its multiplied half spinor chi, times sc.
+  template <int k2, int k3, int p2, int p3, class Link>
+  KOKKOS_FORCEINLINE_FUNCTION static void reconstruct(cplx acc[Nc][Ns], const cplx chi[Nc][2], real sc) {
+    if constexpr (detail::unit_scale<Link> && detail::unit_scale<decltype(Arg::in)>) {
       for (int c = 0; c < Nc; ++c) {
-        acc[r][c][0] += sc * chi[c][0];
-        acc[r][c][1] += sc * chi[c][1];
-        acc[r][c][2] += sc * mul_i_pow<k2>(chi[c][p2]);
-        acc[r][c][3] += sc * mul_i_pow<k3>(chi[c][p3]);
+        acc[c][0] += chi[c][0];
+        acc[c][1] += chi[c][1];
+        acc[c][2] = add_i_pow<k2>(acc[c][2], chi[c][p2]);
+        acc[c][3] = add_i_pow<k3>(acc[c][3], chi[c][p3]);
+      }
+    } else {
+      for (int c = 0; c < Nc; ++c) {
+        acc[c][0] += sc * chi[c][0];
+        acc[c][1] += sc * chi[c][1];
+        acc[c][2] += sc * mul_i_pow<k2>(chi[c][p2]);
+        acc[c][3] += sc * mul_i_pow<k3>(chi[c][p3]);
       }
     }
   }
@@ -240,8 +300,7 @@ template <class Arg, int isign, int target_cb, class Epilogue> struct DslashFunc
     if constexpr (std::is_same_v<Epilogue, XpayHopping>) {
       const real a = arg.epilogue.a, b = arg.epilogue.b;
       for (int c = 0; c < Nc; ++c)
-        for (int s = 0; s < Ns; ++s)
-          acc[c][s] = cplx(a * xv[c][s].real() + b * acc[c][s].real(), a * xv[c][s].imag() + b * acc[c][s].imag());
+        for (int s = 0; s < Ns; ++s) acc[c][s] = caxpby(a, xv[c][s], b, acc[c][s]);
       arg.out.store(idx, acc);
     } else if constexpr (detail::is_local_xpay<Epilogue>::value) {
       const real b = arg.epilogue.b;

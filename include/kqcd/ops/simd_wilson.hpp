@@ -1,11 +1,13 @@
 // Wilson hopping term and even-odd operator on the virtual-node SIMD layout (host execution
-// spaces, ArchTraits<ES>::simd_layout). Same conventions, flops and bytes as WilsonDslash and
-// WilsonEOOperator; fields convert with to_simd / from_simd (fields/simd_fields.hpp).
+// spaces, ArchTraits<ES>::simd_layout): the hopping functor of kernels/dslash_wilson.hpp over SIMD
+// registers, through the SIMD layout's accessors and lane site table (fields/simd_fields.hpp).
+// Same conventions, flops and bytes as WilsonDslash and WilsonEOOperator; fields convert with
+// to_simd / from_simd.
 #pragma once
 
 #include <kqcd/core/simd_check.hpp>
 #include <kqcd/fields/simd_fields.hpp>
-#include <kqcd/kernels/dslash_wilson_simd.hpp>
+#include <kqcd/kernels/dslash_wilson.hpp>
 #include <kqcd/ops/wilson_dslash.hpp>
 
 #include <string>
@@ -29,13 +31,12 @@ inline void check_sign_parity(const char* who, int isign, int target_cb) {
     throw invalid_argument(std::string(who) + ": target parity must be 0 or 1, found " + std::to_string(target_cb));
 }
 
-/// Runs the SIMD hopping kernel over n vector sites with the sign and target parity as template
-/// arguments (rhs_lanes: the lanes hold a block of right-hand sides).
-template <bool xpay, bool rhs_lanes, class V, class ES>
-void launch_simd_hopping(const char* who, const SIMDDslashArg<V, ES>& arg, int isign, int target_cb, int n) {
+/// Runs the hopping functor over the arg.n_sites (vector) sites with the sign and target parity
+/// as template arguments.
+template <class Epilogue, class Arg> void launch_lane_hopping(const char* who, const Arg& arg, int isign, int target_cb) {
   auto run = [&](auto sign, auto cb) {
-    Kokkos::parallel_for(who, Kokkos::RangePolicy<ES>(0, n),
-                         SIMDDslashFunctor<V, ES, decltype(sign)::value, decltype(cb)::value, xpay, rhs_lanes>{arg});
+    using Functor = DslashFunctor<Arg, decltype(sign)::value, decltype(cb)::value, Epilogue>;
+    Kokkos::parallel_for(who, Kokkos::RangePolicy<typename Arg::execution_space, FlatSiteRhsTag>(0, arg.n_sites), Functor{arg});
   };
   using plus = std::integral_constant<int, 1>;
   using minus = std::integral_constant<int, -1>;
@@ -43,6 +44,17 @@ void launch_simd_hopping(const char* who, const SIMDDslashArg<V, ES>& arg, int i
   using odd = std::integral_constant<int, 1>;
   if (isign > 0) target_cb == 0 ? run(plus{}, even{}) : run(plus{}, odd{});
   else target_cb == 0 ? run(minus{}, even{}) : run(minus{}, odd{});
+}
+
+/// The hopping functor's arguments on SIMD-layout spinors (lane views) with gauge accessors G.
+template <class Epilogue, class Real, class V, class G, class Sites, class S>
+auto lane_hopping_arg(const G (&gauge)[2], const S& out, const S& in, const S& x, const Sites& sites,
+                      typename Epilogue::template Arg<Real> ep, int n_sites) {
+  using In = SIMDSpinorAccessor<V, const Real>;
+  using Out = SIMDSpinorAccessor<V, Real>;
+  using Arg = WilsonDslashArg<Real, G, In, Out, Sites, Epilogue>;
+  return Arg{{gauge[0], gauge[1]}, In{in.lane_view().data()}, Out{out.lane_view().data()}, In{x.lane_view().data()},
+             sites, ep, n_sites, 1, 1, {}, false};
 }
 } // namespace detail
 
@@ -61,7 +73,7 @@ public:
   SIMDWilsonDslash(const GaugeField<Kokkos::complex<Real>, ExecSpace>& u, const BoundaryPhases& bc,
                    const SIMDGeometry& g = {})
       : geom_(geometry_for(detail::single_process(u.lattice(), "SIMDWilsonDslash"), g)),
-        u_((check_simd_isa(), u), bc, geom_), sites_(geom_.local(), bc) {
+        u_((check_simd_isa(), u), geom_), sites_(geom_, bc) {
     if (g.global().volume() > 0 && !(g == geom_))
       throw invalid_argument("SIMDWilsonDslash: geometry of " + std::to_string(g.lanes()) + " lanes on " +
                              g.global().to_string() + " does not fit " + std::to_string(V::lanes) + " lanes on " +
@@ -80,13 +92,13 @@ public:
 
   /// out = H in on parity target_cb; isign = +1 (D) or -1 (D^dag).
   void apply(spinor_type& out, const spinor_type& in, int isign, int target_cb) const {
-    launch<false>(out, in, isign, target_cb, nullptr, Real(0), Real(1));
+    launch<StoreHopping>(out, in, isign, target_cb, out, {});
   }
   /// out = a x + b H in (out may alias x).
   void apply_xpay(spinor_type& out, const spinor_type& in, int isign, int target_cb, Real a, const spinor_type& x,
                   Real b) const {
     check(x, target_cb, "xpay addend");
-    launch<true>(out, in, isign, target_cb, x.lane_view().data(), a, b);
+    launch<XpayHopping>(out, in, isign, target_cb, x, {a, b});
   }
 
   double flops(bool xpay = false) const {
@@ -105,25 +117,27 @@ private:
                              std::to_string(parity) + " of " + lattice().to_string());
   }
 
-  template <bool xpay>
-  void launch(spinor_type& out, const spinor_type& in, int isign, int target_cb, const Real* x, Real a, Real b) const {
+  template <class Epilogue>
+  void launch(spinor_type& out, const spinor_type& in, int isign, int target_cb, const spinor_type& x,
+              typename Epilogue::template Arg<Real> ep) const {
     detail::check_sign_parity("SIMDWilsonDslash", isign, target_cb);
     check(out, target_cb, "output");
     check(in, 1 - target_cb, "input");
-    SIMDDslashArg<V, ExecSpace> arg{u_.view(target_cb).data(), in.lane_view().data(), out.lane_view().data(), x, sites_, {}, a, b};
-    for (int mu = 0; mu < Nd; ++mu) arg.level[mu] = geom_.level(mu);
-    detail::launch_simd_hopping<xpay, false>("kqcd::SIMDWilsonDslash", arg, isign, target_cb, geom_.vsites());
+    const link_accessor gauge[2] = {{u_.view(0).data()}, {u_.view(1).data()}};
+    const auto arg = detail::lane_hopping_arg<Epilogue, Real, V>(gauge, out, in, x, sites_, ep, geom_.vsites());
+    detail::launch_lane_hopping<Epilogue>("kqcd::SIMDWilsonDslash", arg, isign, target_cb);
   }
 
+  using link_accessor = DoubledLinkAccessor<V, V::lanes>;
   SIMDGeometry geom_;
   gauge_type u_;
-  SiteTable<NeighbourMode::table, ExecSpace> sites_;
+  LaneSiteTable<V, ExecSpace> sites_;
 };
 
 /// The Wilson hopping term on a block of V::lanes right-hand sides, one per SIMD lane (host
-/// execution spaces): the kernel of SIMDWilsonDslash with each link element read once per site
-/// and broadcast to the lanes (the links of a one-lane doubled gauge field, boundary phases folded
-/// in). Blocks convert with SIMDBlockSpinor::insert / extract.
+/// execution spaces): the hopping functor with each link element read once per site and broadcast
+/// to the lanes (a one-lane doubled gauge field). Blocks convert with SIMDBlockSpinor::insert /
+/// extract.
 template <class Real, class ExecSpace = Kokkos::DefaultHostExecutionSpace,
           class V = typename ArchTraits<ExecSpace>::template simd_complex<Real>>
 class SIMDBlockWilsonDslash {
@@ -135,7 +149,7 @@ public:
   static constexpr int n_rhs = V::lanes;
 
   SIMDBlockWilsonDslash(const GaugeField<Kokkos::complex<Real>, ExecSpace>& u, const BoundaryPhases& bc)
-      : u_((check_simd_isa(), u), bc, SIMDGeometry(detail::single_process(u.lattice(), "SIMDBlockWilsonDslash"), 1)),
+      : u_((check_simd_isa(), u), SIMDGeometry(detail::single_process(u.lattice(), "SIMDBlockWilsonDslash"), 1)),
         sites_(u.lattice(), bc) {}
 
   const Lattice& lattice() const { return u_.geometry().global(); }
@@ -145,13 +159,13 @@ public:
 
   /// out_r = H in_r for every lane r; isign = +1 (D) or -1 (D^dag).
   void apply(spinor_type& out, const spinor_type& in, int isign, int target_cb) const {
-    launch<false>(out, in, isign, target_cb, nullptr, Real(0), Real(1));
+    launch<StoreHopping>(out, in, isign, target_cb, out, {});
   }
   /// out_r = a x_r + b H in_r (out may alias x).
   void apply_xpay(spinor_type& out, const spinor_type& in, int isign, int target_cb, Real a, const spinor_type& x,
                   Real b) const {
     check(x, target_cb, "xpay addend");
-    launch<true>(out, in, isign, target_cb, x.lane_view().data(), a, b);
+    launch<XpayHopping>(out, in, isign, target_cb, x, {a, b});
   }
 
   /// Work per call on `rhs` filled lanes (WilsonDslash::flops / bytes with n_rhs): flops per site and
@@ -174,14 +188,15 @@ private:
                              " of a " + s.lattice().to_string() + " lattice, expected parity " + std::to_string(parity) +
                              " of " + lattice().to_string());
   }
-  template <bool xpay>
-  void launch(spinor_type& out, const spinor_type& in, int isign, int target_cb, const Real* x, Real a, Real b) const {
+  template <class Epilogue>
+  void launch(spinor_type& out, const spinor_type& in, int isign, int target_cb, const spinor_type& x,
+              typename Epilogue::template Arg<Real> ep) const {
     detail::check_sign_parity("SIMDBlockWilsonDslash", isign, target_cb);
     check(out, target_cb, "output");
     check(in, 1 - target_cb, "input");
-    SIMDDslashArg<V, ExecSpace> arg{u_.view(target_cb).data(), in.lane_view().data(), out.lane_view().data(), x, sites_, {}, a, b};
-    for (int mu = 0; mu < Nd; ++mu) arg.level[mu] = -1; // lanes are right-hand sides: no lane exchange
-    detail::launch_simd_hopping<xpay, true>("kqcd::SIMDBlockWilsonDslash", arg, isign, target_cb, lattice().cb_volume());
+    const DoubledLinkAccessor<V, 1> gauge[2] = {{u_.view(0).data()}, {u_.view(1).data()}};
+    const auto arg = detail::lane_hopping_arg<Epilogue, Real, V>(gauge, out, in, x, sites_, ep, lattice().cb_volume());
+    detail::launch_lane_hopping<Epilogue>("kqcd::SIMDBlockWilsonDslash", arg, isign, target_cb);
   }
 
   SIMDGaugeField<link_simd_type, ExecSpace> u_;
