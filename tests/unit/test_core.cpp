@@ -240,6 +240,48 @@ TEMPLATE_LIST_TEST_CASE("blas reductions match host sums", "[core]", kqcd::test:
   REQUIRE(err < 10 * kqcd::test::tol<Real>());
 }
 
+TEMPLATE_LIST_TEST_CASE("fused blas updates and reductions match host arithmetic", "[core]", kqcd::test::Configs) {
+  using ES = kqcd::test::space_of<TestType>;
+  using Real = kqcd::test::real_of<TestType>;
+  const Lattice lat({4, 4, 4, 4});
+  CBSpinor<Kokkos::complex<Real>, Ns, ES> x(lat, 1), y(lat, 1);
+  random_spinor(x, 3);
+  random_spinor(y, 4);
+  std::vector<std::complex<double>> hx, hy;
+  export_spinor(x, hx);
+  export_spinor(y, hy);
+  const double eps = 10 * kqcd::test::tol<Real>();
+  auto host_norm = [](const std::vector<std::complex<double>>& v) {
+    double n = 0;
+    for (const auto& z : v) n += std::norm(z);
+    return n;
+  };
+  // The lexicographic host arrays hold zeros on the other parity, so whole-array sums are parity sums.
+  std::complex<double> hdot(0);
+  for (std::size_t k = 0; k < hx.size(); ++k) hdot += std::conj(hx[k]) * hy[k];
+  const auto [dot, nx] = blas::cdot_norm2(x, y);
+  REQUIRE(std::abs(std::complex<double>(dot.real(), dot.imag()) - hdot) < eps * host_norm(hx));
+  REQUIRE_THAT(nx, Catch::Matchers::WithinRel(host_norm(hx), eps));
+
+  const double n_real = blas::axpy_norm2(-0.7, x, y); // y = y - 0.7 x
+  for (std::size_t k = 0; k < hy.size(); ++k) hy[k] -= 0.7 * hx[k];
+  std::vector<std::complex<double>> got;
+  export_spinor(y, got);
+  double err = 0;
+  for (std::size_t k = 0; k < hy.size(); ++k) err = std::max(err, std::abs(got[k] - hy[k]));
+  REQUIRE(err < eps);
+  REQUIRE_THAT(n_real, Catch::Matchers::WithinRel(host_norm(hy), eps));
+
+  const std::complex<double> a(0.4, -1.1);
+  const double n_cplx = blas::caxpy_norm2({a.real(), a.imag()}, x, y); // y = y + a x
+  for (std::size_t k = 0; k < hy.size(); ++k) hy[k] += a * hx[k];
+  export_spinor(y, got);
+  err = 0;
+  for (std::size_t k = 0; k < hy.size(); ++k) err = std::max(err, std::abs(got[k] - hy[k]));
+  REQUIRE(err < eps);
+  REQUIRE_THAT(n_cplx, Catch::Matchers::WithinRel(host_norm(hy), eps));
+}
+
 TEMPLATE_LIST_TEST_CASE("GPUComplex is a two-vector whose arithmetic matches std::complex on the device", "[core]",
                         kqcd::test::Configs) {
   using ES = kqcd::test::space_of<TestType>;

@@ -11,6 +11,7 @@
 #include <kqcd/fields/spinor_access.hpp>
 
 #include <string>
+#include <utility>
 
 namespace kqcd::blas {
 
@@ -109,6 +110,19 @@ void cxpaypbz(const Spinor& x, Kokkos::complex<double> a, const Spinor& y, Kokko
   });
 }
 
+namespace detail {
+/// |a|^2 in double precision.
+template <class T> KOKKOS_FORCEINLINE_FUNCTION double norm_term(const T& a) {
+  const double ar = a.real(), ai = a.imag();
+  return ar * ar + ai * ai;
+}
+/// conj(a) b in double precision.
+template <class T> KOKKOS_FORCEINLINE_FUNCTION Kokkos::complex<double> dot_term(const T& a, const T& b) {
+  const double ar = a.real(), ai = a.imag(), br = b.real(), bi = b.imag();
+  return {ar * br + ai * bi, ar * bi - ai * br};
+}
+} // namespace detail
+
 /// |x|^2
 template <class Spinor> double norm2(const Spinor& x) {
   auto xv = x.view();
@@ -117,10 +131,7 @@ template <class Spinor> double norm2(const Spinor& x) {
       "kqcd::blas::norm2", detail::range(x),
       KOKKOS_LAMBDA(int i, double& acc) {
         for (int c = 0; c < Nc; ++c)
-          for (int sp = 0; sp < Spinor::n_spin; ++sp) {
-            const double re = xv(i, c, sp).real(), im = xv(i, c, sp).imag();
-            acc += re * re + im * im;
-          }
+          for (int sp = 0; sp < Spinor::n_spin; ++sp) acc += detail::norm_term(xv(i, c, sp));
       },
       sum);
   return comm::sum(x.lattice(), sum);
@@ -136,14 +147,62 @@ template <class Spinor> Kokkos::complex<double> cdot(const Spinor& x, const Spin
       "kqcd::blas::cdot", detail::range(x),
       KOKKOS_LAMBDA(int i, Kokkos::complex<double>& acc) {
         for (int c = 0; c < Nc; ++c)
-          for (int sp = 0; sp < Spinor::n_spin; ++sp) {
-            const double xr = xv(i, c, sp).real(), xi = xv(i, c, sp).imag();
-            const double yr = yv(i, c, sp).real(), yi = yv(i, c, sp).imag();
-            acc += Kokkos::complex<double>(xr * yr + xi * yi, xr * yi - xi * yr);
-          }
+          for (int sp = 0; sp < Spinor::n_spin; ++sp) acc += detail::dot_term(xv(i, c, sp), yv(i, c, sp));
       },
       sum);
   return comm::sum(x.lattice(), sum);
+}
+
+/// <x, y> and |x|^2 in one pass (BiCGStab's omega = <t, s> / |t|^2).
+template <class Spinor> std::pair<Kokkos::complex<double>, double> cdot_norm2(const Spinor& x, const Spinor& y) {
+  detail::check_same_shape(x, y, "cdot_norm2");
+  auto xv = x.view();
+  auto yv = y.view();
+  Kokkos::complex<double> dot(0.0);
+  double n2 = 0.0;
+  Kokkos::parallel_reduce(
+      "kqcd::blas::cdot_norm2", detail::range(x),
+      KOKKOS_LAMBDA(int i, Kokkos::complex<double>& acc, double& nacc) {
+        for (int c = 0; c < Nc; ++c)
+          for (int sp = 0; sp < Spinor::n_spin; ++sp) {
+            acc += detail::dot_term(xv(i, c, sp), yv(i, c, sp));
+            nacc += detail::norm_term(xv(i, c, sp));
+          }
+      },
+      dot, n2);
+  return {comm::sum(x.lattice(), dot), comm::sum(x.lattice(), n2)};
+}
+
+namespace detail {
+/// y = a x + y with a of type A (real or complex in the spinor's precision), returning |y|^2.
+template <class A, class Spinor> double axpy_norm2(const char* label, A a, const Spinor& x, Spinor& y) {
+  check_same_shape(x, y, label);
+  auto xv = x.view();
+  auto yv = y.view();
+  double sum = 0.0;
+  Kokkos::parallel_reduce(
+      label, range(y),
+      KOKKOS_LAMBDA(int i, double& acc) {
+        for (int c = 0; c < Nc; ++c)
+          for (int sp = 0; sp < Spinor::n_spin; ++sp) {
+            const auto v = a * xv(i, c, sp) + yv(i, c, sp);
+            yv(i, c, sp) = v;
+            acc += norm_term(v);
+          }
+      },
+      sum);
+  return comm::sum(y.lattice(), sum);
+}
+} // namespace detail
+
+/// y = a x + y (real a), returning |y|^2: CG's residual update and its norm in one pass.
+template <class Spinor> double axpy_norm2(double a, const Spinor& x, Spinor& y) {
+  return detail::axpy_norm2("kqcd::blas::axpy_norm2", typename Spinor::real_type(a), x, y);
+}
+/// y = a x + y (complex a), returning |y|^2 (BiCGStab's r = s - omega t and its norm).
+template <class Spinor> double caxpy_norm2(Kokkos::complex<double> a, const Spinor& x, Spinor& y) {
+  using R = typename Spinor::real_type;
+  return detail::axpy_norm2("kqcd::blas::caxpy_norm2", typename Spinor::value_type(R(a.real()), R(a.imag())), x, y);
 }
 
 /// Re <x, y>
@@ -271,5 +330,17 @@ template <class ES> Kokkos::complex<double> cdot(const HalfCBSpinor<ES>& x, cons
   return comm::sum(x.lattice(), sum);
 }
 template <class ES> double rdot(const HalfCBSpinor<ES>& x, const HalfCBSpinor<ES>& y) { return cdot(x, y).real(); }
+// The fused operations on 16-bit spinors: the two passes (each site's norm is rewritten on store).
+template <class ES> std::pair<Kokkos::complex<double>, double> cdot_norm2(const HalfCBSpinor<ES>& x, const HalfCBSpinor<ES>& y) {
+  return {cdot(x, y), norm2(x)};
+}
+template <class ES> double axpy_norm2(double a, const HalfCBSpinor<ES>& x, HalfCBSpinor<ES>& y) {
+  axpy(a, x, y);
+  return norm2(y);
+}
+template <class ES> double caxpy_norm2(Kokkos::complex<double> a, const HalfCBSpinor<ES>& x, HalfCBSpinor<ES>& y) {
+  caxpy(a, x, y);
+  return norm2(y);
+}
 
 } // namespace kqcd::blas

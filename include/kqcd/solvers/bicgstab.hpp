@@ -71,19 +71,18 @@ SolverResult bicgstab(const Op& op, const SloppyOp& sop, typename Op::vector_typ
     if (Kokkos::abs(r0v) == 0.0) return finish(SolverStatus::breakdown, r2_true, "<r0, A p> vanished");
     alpha = rho / r0v;
     blas::caxpy(-alpha, vs, rs); // s = r - alpha v, kept in rs
-    blas::caxpy(alpha, ps, xs);
     sop.apply(ts, rs, 1);
-    const double tt = blas::norm2(ts);
+    const auto [ts_dot_s, tt] = blas::cdot_norm2(ts, rs);
     if (tt == 0.0) {
+      blas::caxpy(alpha, ps, xs);
       ++res.iterations;
       reliable_update();
       if (r2_true <= target2) return finish(SolverStatus::converged, r2_true, "true residual below tolerance");
       return finish(SolverStatus::breakdown, r2_true, "A s vanished");
     }
-    omega = blas::cdot(ts, rs) / tt;
-    blas::caxpy(omega, rs, xs);
-    blas::caxpy(-omega, ts, rs); // r = s - omega t
-    rr = blas::norm2(rs);
+    omega = ts_dot_s / tt;
+    blas::cxpaypbz(xs, alpha, ps, omega, rs, xs); // x += alpha p + omega s
+    rr = blas::caxpy_norm2(-omega, ts, rs);       // r = s - omega t
     ++res.iterations;
     if (!std::isfinite(rr)) return finish(SolverStatus::breakdown, r2_true, "residual is not finite");
     if (rr < target2 || rr < delta * delta * max_rr) {

@@ -61,8 +61,7 @@ SolverResult cg_normal(const Op& op, const SloppyOp& sop, typename Op::vector_ty
       return finish(SolverStatus::breakdown, r2_true, "p^dag A p = " + std::to_string(pap) + " is not positive");
     const double alpha = rr / pap;
     blas::axpy(alpha, ps, xs);
-    blas::axpy(-alpha, aps, rs);
-    double rr_new = blas::norm2(rs);
+    double rr_new = blas::axpy_norm2(-alpha, aps, rs);
     ++res.iterations;
     if (!std::isfinite(rr_new)) return finish(SolverStatus::breakdown, r2_true, "residual is not finite");
 
