@@ -251,8 +251,8 @@ template <class ES, class Real> nlohmann::json time_block_simd(const DslashOptio
           {"neighbours", "table"}};
 }
 
-template <class ES, class Real> nlohmann::json time_dslash_simd(const DslashOptions& opts) {
-  using Op = SIMDWilsonEOOperator<Real, ES>;
+template <class ES, class Real, class Recon> nlohmann::json time_dslash_simd(const DslashOptions& opts) {
+  using Op = SIMDWilsonEOOperator<Real, ES, Recon>;
   GaugeField<Kokkos::complex<Real>, ES> u(opts.lattice);
   random_gauge(u, 1234);
   Op op(u, 0.1, BoundaryPhases::antiperiodic_time());
@@ -278,6 +278,7 @@ template <class ES, class Real> nlohmann::json time_dslash_simd(const DslashOpti
           {"isa", Op::dslash_type::simd_type::isa::name},
           {"simd_lanes", Op::dslash_type::simd_type::lanes},
           {"lane_split", {split[0], split[1], split[2], split[3]}},
+          {"recon", Recon::name},
           {"neighbours", "table"}};
 }
 
@@ -305,14 +306,15 @@ template <class ES, class Real> nlohmann::json time_dslash_mode(const DslashOpti
                                std::to_string(opts.rhs));
       return time_block_simd<ES, Real>(opts);
     }
-    const bool plain = opts.recon == 18 && opts.rhs == 1 && !opts.lattice.distributed() && !opts.graph;
+    const bool plain = (opts.recon == 18 || opts.recon == 12) && opts.rhs == 1 && !opts.lattice.distributed() && !opts.graph;
     if (opts.layout == "simd" && !plain)
-      throw invalid_argument("--layout simd runs with --recon 18 and --rhs 1 on one rank only, without --graph");
+      throw invalid_argument("--layout simd runs with --recon 18 or 12 and --rhs 1 on one rank only, without --graph; found --recon " +
+                             std::to_string(opts.recon));
     if (opts.layout == "simd" || (opts.layout == "auto" && plain && opts.neighbours == "auto" && opts.sites_per_team == 0 &&
                                   simd_fits<ES, Real>(opts.lattice))) {
       if (opts.neighbours != "auto" || opts.sites_per_team != 0)
         throw invalid_argument("--layout simd takes neither --neighbours nor --sites-per-team");
-      return time_dslash_simd<ES, Real>(opts);
+      return opts.recon == 12 ? time_dslash_simd<ES, Real, Recon12>(opts) : time_dslash_simd<ES, Real, Recon18>(opts);
     }
   } else if (opts.layout == "simd") {
     throw invalid_argument(std::string("--layout simd: backend ") + ES::name() +

@@ -301,6 +301,7 @@ template <class T, int N, class ISA> struct SIMDComplex {
   KOKKOS_FORCEINLINE_FUNCTION friend SIMDComplex cmul(const SIMDComplex& a, const SIMDComplex& b) {
     return cmadd(a, b, zero());
   }
+  KOKKOS_FORCEINLINE_FUNCTION friend SIMDComplex operator*(const SIMDComplex& a, const SIMDComplex& b) { return cmul(a, b); }
   /// c + z b with z one complex number for every lane (a boundary phase, a link of a block whose
   /// lanes are right-hand sides): its parts broadcast straight into the two FMAs.
   KOKKOS_FORCEINLINE_FUNCTION static SIMDComplex madd_scalar(T z_re, T z_im, const SIMDComplex& b, const SIMDComplex& c) {
@@ -341,6 +342,13 @@ KOKKOS_FORCEINLINE_FUNCTION SIMDComplex<T, N, ISA> add_i_pow(const SIMDComplex<T
   else if constexpr (c == 2) return a - b;
   else return V::minus_i(a, b);
 }
+
+namespace detail {
+/// The complex conjugate of every lane (fields/packed_gauge.hpp's conjc for lanes).
+template <class T, int N, class ISA> KOKKOS_FORCEINLINE_FUNCTION SIMDComplex<T, N, ISA> conjc(const SIMDComplex<T, N, ISA>& z) {
+  return {ISA::addsub(ISA::zero(), z.v)};
+}
+} // namespace detail
 
 template <class C> inline constexpr bool is_simd_complex_v = false;
 template <class T, int N, class ISA> inline constexpr bool is_simd_complex_v<SIMDComplex<T, N, ISA>> = true;

@@ -33,11 +33,15 @@ namespace kqcd {
 namespace detail {
 template <class T> KOKKOS_INLINE_FUNCTION T norm2c(const Kokkos::complex<T>& z) { return z.real() * z.real() + z.imag() * z.imag(); }
 template <class T> KOKKOS_INLINE_FUNCTION Kokkos::complex<T> conjc(const Kokkos::complex<T>& z) { return {z.real(), -z.imag()}; }
-/// Row 2 of an SU(3) matrix from rows 0 and 1: c = conj(a x b).
+/// Element b of row 2 of an SU(3) matrix from rows 0 and 1 (r0, r1): c = conj(a x b). C is a
+/// complex number or a register of SIMD lanes.
+template <class C> KOKKOS_FORCEINLINE_FUNCTION C third_row_element(const C r0[3], const C r1[3], int b) {
+  const int j = b == 2 ? 0 : b + 1, k = b == 0 ? 2 : b - 1;
+  return conjc(r0[j] * r1[k] - r0[k] * r1[j]);
+}
+/// Row 2 of an SU(3) matrix from rows 0 and 1.
 template <class T> KOKKOS_INLINE_FUNCTION void third_row(Kokkos::complex<T> U[3][3]) {
-  U[2][0] = conjc(U[0][1] * U[1][2] - U[0][2] * U[1][1]);
-  U[2][1] = conjc(U[0][2] * U[1][0] - U[0][0] * U[1][2]);
-  U[2][2] = conjc(U[0][0] * U[1][1] - U[0][1] * U[1][0]);
+  for (int b = 0; b < 3; ++b) U[2][b] = third_row_element(U[0], U[1], b);
 }
 /// sin x and cos x for |x| <= pi: CUDA's fast single-precision intrinsic on the device (absolute
 /// error about 4e-7 on that range: a few float ulps of a link element), the accurate functions elsewhere.

@@ -24,6 +24,7 @@
 #include <kqcd/core/site_table.hpp>
 #include <kqcd/fields/cb_spinor.hpp>
 #include <kqcd/fields/gauge_field.hpp>
+#include <kqcd/fields/packed_gauge.hpp>
 
 #include <array>
 #include <string>
@@ -219,12 +220,16 @@ private:
 };
 
 /// The doubled gauge field of one target parity (see the top of this file), built from an
-/// ordinary GaugeField.
-template <class V, class ExecSpace> class SIMDGaugeField {
+/// ordinary GaugeField. Recon18 stores every hop matrix whole; Recon12 its first two rows (the third
+/// is reconstructed by the link, third_row_element), for SU(3) links only.
+template <class V, class ExecSpace, class Recon = Recon18> class SIMDGaugeField {
 public:
   using real_type = typename V::real_type;
   static constexpr int lanes = V::lanes;
-  using view_type = Kokkos::View<real_type* [2 * Nd][Nc][Nc][2 * lanes], Kokkos::LayoutRight, Kokkos::HostSpace>;
+  static_assert(Recon::pairs == 9 || Recon::pairs == 6, "the SIMD layout stores links in reconstruct-18 or 12");
+  /// Rows stored per hop matrix.
+  static constexpr int rows = Recon::pairs / Nc;
+  using view_type = Kokkos::View<real_type* [2 * Nd][rows][Nc][2 * lanes], Kokkos::LayoutRight, Kokkos::HostSpace>;
 
   SIMDGaugeField() = default;
   template <class GT> SIMDGaugeField(const GaugeField<GT, ExecSpace>& u, const SIMDGeometry& g) : geom_(g) {
@@ -232,6 +237,8 @@ public:
     if (!(u.lattice() == g.global()))
       throw invalid_argument("SIMDGaugeField: gauge field on " + u.lattice().to_string() + ", geometry on " +
                              g.global().to_string());
+    // Reconstruction needs SU(3) links: the packed field's check (and its error) decides.
+    if constexpr (rows < Nc) (void)PackedGauge<real_type, Recon, ExecSpace>(u);
     for (int p = 0; p < 2; ++p) {
       data_[p] = view_type("simd_gauge", g.vsites());
       fill(u, p);
@@ -256,7 +263,7 @@ private:
               Coords y = x;
               y.x[mu] = x.x[mu] == 0 ? lat.dim(mu) - 1 : x.x[mu] - 1;
               const int ys = lat.cb_index(y);
-              for (int a = 0; a < Nc; ++a)
+              for (int a = 0; a < rows; ++a)
                 for (int c = 0; c < Nc; ++c) {
                   d(vs, 2 * mu, a, c, 2 * lane) = real_type(fwd(xs, mu, a, c).real());
                   d(vs, 2 * mu, a, c, 2 * lane + 1) = real_type(fwd(xs, mu, a, c).imag());
@@ -302,17 +309,23 @@ template <class V, class T> struct SIMDSpinorAccessor {
   }
 };
 
-/// A hop matrix of a doubled SIMD gauge field: element (a, b) is one register, lane-aligned.
-template <class V> struct LaneLink {
+/// A hop matrix of a doubled SIMD gauge field: element (a, b) is one register, lane-aligned; with
+/// two stored rows, row 2 is reconstructed element by element where the hop asks for it.
+template <class V, int Rows = Nc> struct LaneLink {
   using real = typename V::real_type;
   static constexpr int R = 2 * V::lanes;
   static constexpr bool unit_scale = true;
   static constexpr real scale = real(1);
-  const real* p; ///< [Nc][Nc][R]
-  KOKKOS_FORCEINLINE_FUNCTION V mul(int a, int b, const V& h) const { return cmul(V::load(p + (a * Nc + b) * R), h); }
-  KOKKOS_FORCEINLINE_FUNCTION V madd(int a, int b, const V& h, const V& c) const {
-    return cmadd(V::load(p + (a * Nc + b) * R), h, c);
+  const real* p; ///< [Rows][Nc][R]
+  KOKKOS_FORCEINLINE_FUNCTION V stored(int a, int b) const { return V::load(p + (a * Nc + b) * R); }
+  KOKKOS_FORCEINLINE_FUNCTION V element(int a, int b) const {
+    if (Rows == Nc || a < Rows) return stored(a, b);
+    const V r0[Nc] = {stored(0, 0), stored(0, 1), stored(0, 2)};
+    const V r1[Nc] = {stored(1, 0), stored(1, 1), stored(1, 2)};
+    return detail::third_row_element(r0, r1, b);
   }
+  KOKKOS_FORCEINLINE_FUNCTION V mul(int a, int b, const V& h) const { return cmul(element(a, b), h); }
+  KOKKOS_FORCEINLINE_FUNCTION V madd(int a, int b, const V& h, const V& c) const { return cmadd(element(a, b), h, c); }
 };
 /// A hop matrix stored as one complex number per element, broadcast to every lane: the links of a
 /// block whose lanes are right-hand sides of one site.
@@ -327,15 +340,16 @@ template <class V> struct BroadcastLink {
     return V::madd_scalar(e[0], e[1], h, c);
   }
 };
-/// The hopping functor's gauge accessor of a doubled field (SIMDGaugeField) of L lanes per element:
-/// lane-aligned registers (L = V::lanes) or broadcast links (L = 1).
-template <class V, int L> struct DoubledLinkAccessor {
+/// The hopping functor's gauge accessor of a doubled field (SIMDGaugeField) of L lanes per element
+/// and Rows stored rows: lane-aligned registers (L = V::lanes) or broadcast links (L = 1, whole).
+template <class V, int L, int Rows = Nc> struct DoubledLinkAccessor {
   using real = typename V::real_type;
-  using link_type = std::conditional_t<L == 1, BroadcastLink<V>, LaneLink<V>>;
+  static_assert(L > 1 || Rows == Nc, "broadcast links are stored whole");
+  using link_type = std::conditional_t<L == 1, BroadcastLink<V>, LaneLink<V, Rows>>;
   static constexpr bool doubled = true;
-  const real* p; ///< [site][2 Nd][Nc][Nc][2 L]
+  const real* p; ///< [site][2 Nd][Rows][Nc][2 L]
   template <int mu, int dir> KOKKOS_FORCEINLINE_FUNCTION link_type hop_link(int site) const {
-    return {p + (std::size_t(site) * (2 * Nd) + 2 * mu + (dir > 0 ? 0 : 1)) * (Nc * Nc * 2 * L)};
+    return {p + (std::size_t(site) * (2 * Nd) + 2 * mu + (dir > 0 ? 0 : 1)) * (Rows * Nc * 2 * L)};
   }
 };
 

@@ -58,15 +58,17 @@ auto lane_hopping_arg(const G (&gauge)[2], const S& out, const S& in, const S& x
 }
 } // namespace detail
 
-template <class Real, class ExecSpace = Kokkos::DefaultHostExecutionSpace,
+/// Recon: the links' storage, Recon18 or Recon12 (SU(3) links; the third row rebuilt in the kernel).
+template <class Real, class ExecSpace = Kokkos::DefaultHostExecutionSpace, class Recon = Recon18,
           class V = typename ArchTraits<ExecSpace>::template simd_complex<Real>>
 class SIMDWilsonDslash {
 public:
   using real_type = Real;
   using simd_type = V;
   using execution_space = ExecSpace;
+  using recon_type = Recon;
   using spinor_type = SIMDSpinor<V, ExecSpace>;
-  using gauge_type = SIMDGaugeField<V, ExecSpace>;
+  using gauge_type = SIMDGaugeField<V, ExecSpace, Recon>;
   static_assert(std::is_same_v<typename V::real_type, Real>, "SIMD type of another precision");
 
   /// The links of u with boundary phases bc, laid out for geometry g (default: the automatic split).
@@ -104,9 +106,9 @@ public:
   double flops(bool xpay = false) const {
     return lattice().cb_volume() * (WilsonDslash<Real>::flops_per_site + (xpay ? WilsonDslash<Real>::xpay_flops_per_site : 0.0));
   }
-  /// The no-reuse byte model of WilsonDslash (conventions.md).
+  /// The no-reuse byte model of WilsonDslash (conventions.md): the links at their stored size.
   double bytes(bool xpay = false) const {
-    return lattice().cb_volume() * double(sizeof(Real)) * (8 * 18 + 8 * 24 + 24 + (xpay ? 24 : 0));
+    return lattice().cb_volume() * double(sizeof(Real)) * (8 * Recon::reals + 8 * 24 + 24 + (xpay ? 24 : 0));
   }
 
 private:
@@ -128,7 +130,7 @@ private:
     detail::launch_lane_hopping<Epilogue>("kqcd::SIMDWilsonDslash", arg, isign, target_cb);
   }
 
-  using link_accessor = DoubledLinkAccessor<V, V::lanes>;
+  using link_accessor = DoubledLinkAccessor<V, V::lanes, gauge_type::rows>;
   SIMDGeometry geom_;
   gauge_type u_;
   LaneSiteTable<V, ExecSpace> sites_;
@@ -205,11 +207,11 @@ private:
 
 /// The even-odd Schur complement D_hat = A - H_eo H_oe / (4A), A = 4 + m, on even sites
 /// (WilsonEOOperator's conventions) in the SIMD layout.
-template <class Real, class ExecSpace = Kokkos::DefaultHostExecutionSpace,
+template <class Real, class ExecSpace = Kokkos::DefaultHostExecutionSpace, class Recon = Recon18,
           class V = typename ArchTraits<ExecSpace>::template simd_complex<Real>>
 class SIMDWilsonEOOperator {
 public:
-  using dslash_type = SIMDWilsonDslash<Real, ExecSpace, V>;
+  using dslash_type = SIMDWilsonDslash<Real, ExecSpace, Recon, V>;
   using vector_type = typename dslash_type::spinor_type;
 
   SIMDWilsonEOOperator(const GaugeField<Kokkos::complex<Real>, ExecSpace>& u, double mass, const BoundaryPhases& bc,
