@@ -3,9 +3,9 @@
 // isign = +1 is the hopping term of D, isign = -1 that of D^dag = g5 D g5. Each hop projects to a
 // half spinor (two spin components), multiplies it by the link and reconstructs the other two
 // components from the gamma matrix's structure, all resolved at compile time.
-// Links come through a gauge accessor (fields/packed_gauge.hpp: reconstruct-18/12/8, 16-bit) and
-// spinors through spinor accessors (fields/spinor_access.hpp: complex or 16-bit with a norm); the
-// kernel computes in Real whatever the storage.
+// Links come through a gauge accessor (fields/packed_gauge.hpp: reconstruct-18/12/8, 16-bit; or a
+// doubled SIMD field, fields/simd_fields.hpp) and spinors through spinor accessors (spinor_access.hpp,
+// simd_fields.hpp); the kernel computes in Real, on one complex number or a register of SIMD lanes.
 // Blocks of right-hand sides run under the launch shapes the autotuner chooses from: a team with one
 // vector lane per right-hand side (links read by every lane), the same with each site's eight links
 // unpacked once into team scratch (SharedMemoryCache) and read from there by all lanes, an MDRange
@@ -62,7 +62,7 @@ template <class E> struct is_local_after : std::false_type {};
 template <class L> struct is_local_after<LocalAfter<L>> : std::true_type {};
 } // namespace detail
 
-/// GaugeAcc: load(site, mu, U[3][3]) of one parity; InAcc / OutAcc: load(site, psi) / store(site, psi).
+/// GaugeAcc: load_scaled(site, mu, U) or a doubled field's hop_link<mu, dir>(site); InAcc / OutAcc: load_projected, load / store.
 template <class Real, class GaugeAcc, class InAcc, class OutAcc, class SiteTableT, class Epilogue> struct WilsonDslashArg {
   using real_type = Real;
   /// The site vector the kernel computes in: one complex number, or a SIMD register of lanes.
