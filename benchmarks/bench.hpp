@@ -64,10 +64,13 @@ struct SolverOptions {
   double tol = 1e-10;
   std::string backend;
   std::string layout = "auto";      ///< auto | scalar | simd (host backends: the virtual-node SIMD layout)
+  std::string op = "wilson";        ///< wilson | clover | twisted | twisted-clover (one right-hand side)
+  double csw = 1.0;                 ///< clover coefficient (clover, twisted-clover)
+  double mu = 0.1;                  ///< twisted mass (twisted, twisted-clover)
   bool quick = false;               ///< one solve instead of the best of three after a warm-up
 };
 
-/// Time to solution of the even-odd Wilson system (CG on the normal equations or BiCGStab) and
+/// Time to solution of an even-odd Wilson-type system (CG on the normal equations or BiCGStab) and
 /// its operator / linear algebra split (best of 3 solves after a warm-up).
 /// copy_gbytes_per_s: the STREAM copy measured in the same run, recorded beside the solve.
 nlohmann::json run_solver(const SolverOptions& opts, double copy_gbytes_per_s);

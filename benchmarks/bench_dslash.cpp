@@ -1,6 +1,7 @@
 // Wilson hopping term and even-odd operator throughput, and the hopping term with the site-local
 // term of the preconditioned clover / twisted-mass / twisted-clover operators (A^-1 H on one parity,
-// QUDA's "Dslash" count: clover 1872, twisted mass 1368, twisted clover 1872 flops per site).
+// QUDA's "Dslash" count: clover 1872, twisted mass 1368, twisted clover 1872 flops per site), on the
+// plain layout or the SIMD layout (--layout; auto: SIMD where the backend has it and the lattice splits).
 // The Wilson cases also run in half precision, with gauge reconstruct-12/8, and with a block of
 // right-hand sides (multi-RHS hopping term); bytes count the stored sizes (no-reuse model).
 #include "bench.hpp"
@@ -11,6 +12,7 @@
 #include <kqcd/fields/random_fields.hpp>
 #include <kqcd/ops/blas.hpp>
 #include <kqcd/ops/local_operators.hpp>
+#include <kqcd/ops/simd_local_operators.hpp>
 #include <kqcd/ops/simd_wilson.hpp>
 #include <kqcd/ops/wilson_operator.hpp>
 
@@ -95,9 +97,69 @@ template <class Term, class... Args> nlohmann::json time_local(const DslashOptio
 }
 
 
+/// The same on the SIMD layout (SIMDEvenOddOperator).
+template <class Term, class... Args> nlohmann::json time_local_simd(const DslashOptions& opts, Args... args) {
+  using ES = typename Term::execution_space;
+  using Op = SIMDEvenOddOperator<Term>;
+  typename Op::gauge_type u(opts.lattice);
+  random_gauge(u, 1234);
+  const Op op(u, BoundaryPhases::antiperiodic_time(), args...);
+  auto in = op.create_spinor(0, "bench_in"), out = op.create_spinor(1, "bench_out");
+  CBSpinor<Kokkos::complex<typename Op::real_type>, Ns, ES> plain_in(opts.lattice, 0);
+  random_spinor(plain_in, 42);
+  to_simd(in, plain_in);
+  const auto [per_call, iters] = time_calls<ES>(opts, [&] { op.apply_hopping_inverse(out, in, 1, 1); });
+  const auto split = op.geometry().split();
+  return {{"time_per_call_s", per_call},
+          {"iterations", iters},
+          {"gflops", op.hopping_flops() / per_call * 1e-9},
+          {"gbytes_per_s", op.hopping_bytes() / per_call * 1e-9},
+          {"flops_per_site", WilsonDslash<double>::flops_per_site + Term::local_flops},
+          {"site_local_memory_bytes", op.memory_bytes()},
+          {"layout", "simd"},
+          {"isa", Op::dslash_type::simd_type::isa::name},
+          {"simd_lanes", Op::dslash_type::simd_type::lanes},
+          {"lane_split", {split[0], split[1], split[2], split[3]}},
+          {"neighbours", "table"}};
+}
+
+/// Whether the lattice splits into the SIMD type's lanes (auto falls back to scalar if not).
+template <class ES, class Real> bool simd_fits(const Lattice& lat) {
+  return SIMDGeometry::splits(lat, ArchTraits<ES>::template simd_complex<Real>::lanes);
+}
+
+/// Whether a site-local operator runs on the SIMD layout: --layout simd (refused where it cannot),
+/// or auto where the backend has the layout, the lattice splits into its lanes and the inverse is stored.
+template <class Term> bool local_on_simd(const DslashOptions& opts) {
+  using ES = typename Term::execution_space;
+  using Real = typename Term::real_type;
+  if (opts.layout == "scalar") return false;
+  if constexpr (ArchTraits<ES>::simd_layout) {
+    constexpr bool stored_inverse = !detail::cholesky_local<typename Term::inverse_type>;
+    const bool fits = stored_inverse && opts.sites_per_team == 0 && simd_fits<ES, Real>(opts.lattice);
+    if (opts.layout == "simd" && !fits)
+      throw invalid_argument("--layout simd: --operator " + opts.op + " on " + opts.lattice.to_string() +
+                             (stored_inverse ? std::string(" needs a lattice whose extents split into the SIMD lanes and no --sites-per-team")
+                                             : std::string(" applies its inverse by an in-kernel solve, which the SIMD layout has not (use clover)")));
+    return fits;
+  } else {
+    if (opts.layout == "simd")
+      throw invalid_argument(std::string("--layout simd: backend ") + ES::name() + " has no SIMD layout (host backends only)");
+    return false;
+  }
+}
+
 template <bool compiled, class Term, class... Args> nlohmann::json time_local_if(const DslashOptions& opts, Args... args) {
-  if constexpr (compiled) return time_local<Term>(opts, args...);
-  else throw not_compiled("operator " + opts.op, compiled_operators, "KQCD_OPERATORS");
+  if constexpr (compiled) {
+    if constexpr (ArchTraits<typename Term::execution_space>::simd_layout && !detail::cholesky_local<typename Term::inverse_type>)
+      if (local_on_simd<Term>(opts)) return time_local_simd<Term>(opts, args...);
+    (void)local_on_simd<Term>(opts); // refuses --layout simd where it cannot run
+    auto r = time_local<Term>(opts, args...);
+    r["layout"] = "scalar";
+    return r;
+  } else {
+    throw not_compiled("operator " + opts.op, compiled_operators, "KQCD_OPERATORS");
+  }
 }
 
 template <class ES, class Real> nlohmann::json time_local_op(const DslashOptions& opts) {
@@ -284,11 +346,6 @@ template <class ES, class Real, class Recon> nlohmann::json time_dslash_simd(con
 
 template <class ES, class Real> nlohmann::json time_dslash_layout(const DslashOptions& opts);
 
-/// Whether the lattice splits into the SIMD type's lanes (auto falls back to scalar if not).
-template <class ES, class Real> bool simd_fits(const Lattice& lat) {
-  return SIMDGeometry::splits(lat, ArchTraits<ES>::template simd_complex<Real>::lanes);
-}
-
 template <class ES, class Real> nlohmann::json time_dslash_mode(const DslashOptions& opts) {
   if (opts.layout != "auto" && opts.layout != "scalar" && opts.layout != "simd")
     throw invalid_argument("layout '" + opts.layout + "': expected auto, scalar or simd");
@@ -358,8 +415,8 @@ nlohmann::json run_dslash(const DslashOptions& opts, double copy_gbytes_per_s) {
   const bool wilson = opts.op == "dslash" || opts.op == "wilson" || opts.op == "eo";
   if (!wilson && opts.op != "clover" && opts.op != "clover-dynamic" && opts.op != "twisted" && opts.op != "twisted-clover")
     throw invalid_argument("operator '" + opts.op + "': expected dslash (or wilson), eo, clover, clover-dynamic, twisted or twisted-clover");
-  if (!wilson && opts.layout == "simd")
-    throw invalid_argument("--layout simd: operator '" + opts.op + "' has no SIMD kernel (dslash and eo have)");
+  if (opts.layout != "auto" && opts.layout != "scalar" && opts.layout != "simd")
+    throw invalid_argument("layout '" + opts.layout + "': expected auto, scalar or simd");
   if (opts.precision != "single" && opts.precision != "double" && opts.precision != "half")
     throw invalid_argument("precision '" + opts.precision + "': expected single, double or half");
   if (opts.recon != 18 && opts.recon != 12 && opts.recon != 8)

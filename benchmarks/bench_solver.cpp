@@ -1,4 +1,5 @@
-// Time to solution of the even-odd Wilson system with CG on the normal equations or BiCGStab, in
+// Time to solution of the even-odd Wilson, clover, twisted-mass or twisted-clover system (--operator) with
+// CG on the normal equations or BiCGStab, on the plain or the SIMD layout (--layout), in
 // double, single, or mixed precision (double reliable updates around single inner iterations, or
 // around half inner iterations with reconstruct-12 links: mixed-half), on a gauge
 // file or a random (hot) gauge field, and the split of that time between operator applications
@@ -11,6 +12,8 @@
 #include <kqcd/fields/host_convert.hpp>
 #include <kqcd/fields/random_fields.hpp>
 #include <kqcd/io/gauge_io.hpp>
+#include <kqcd/ops/local_operators.hpp>
+#include <kqcd/ops/simd_local_operators.hpp>
 #include <kqcd/ops/simd_wilson.hpp>
 #include <kqcd/ops/wilson_operator.hpp>
 #include <kqcd/instances/wilson_dslash_instances.hpp>
@@ -181,62 +184,81 @@ template <class ES> nlohmann::json time_solver(const SolverOptions& o, const Hos
       }
     }
   };
-  if (use_simd_layout<ES>(o, lattice)) {
-    if constexpr (ArchTraits<ES>::simd_layout) {
-      using SEOd = SIMDWilsonEOOperator<double, ES>;
-      using SEOf = SIMDWilsonEOOperator<float, ES>;
-      // The same source as the scalar layout's, converted.
-      if (o.precision == "single") {
-        typename EOf::vector_type b_plain(lattice, 0);
-        random_spinor(b_plain, 5);
-        const SEOf sopf(uf, mass, bc);
-        auto b = sopf.create_vector("b"), x = sopf.create_vector("x");
-        to_simd(b, b_plain);
-        run(sopf, sopf, x, b);
-        r["isa"] = SEOf::dslash_type::simd_type::isa::name;
-        r["simd_lanes"] = SEOf::dslash_type::simd_type::lanes;
+  // The solve in o.precision on operators made on demand (single: the float one alone; mixed: double
+  // outer, float inner), from the same random source on every layout.
+  auto by_precision = [&](const auto& make_double, const auto& make_float) {
+    auto solve = [&](const auto& outer, const auto& sloppy) {
+      auto b = outer.create_vector("b"), x = outer.create_vector("x");
+      nlohmann::json layout = {{"layout", "scalar"}};
+      if constexpr (requires { b.geometry(); }) {
+        CBSpinor<typename decltype(b)::value_type, Ns, ES> plain(lattice, 0);
+        random_spinor(plain, 5);
+        to_simd(b, plain);
+        layout = {{"layout", "simd"}, {"isa", decltype(b)::simd_type::isa::name}, {"simd_lanes", decltype(b)::lanes}};
       } else {
-        typename EOd::vector_type b_plain(lattice, 0);
-        random_spinor(b_plain, 5);
-        const SEOd sopd(u, mass, bc);
-        auto b = sopd.create_vector("b"), x = sopd.create_vector("x");
-        to_simd(b, b_plain);
-        if (o.precision == "double") {
-          run(sopd, sopd, x, b);
-        } else {
-          const SEOf sopf(uf, mass, bc);
-          run(sopd, sopf, x, b);
-        }
-        r["isa"] = SEOd::dslash_type::simd_type::isa::name;
-        r["simd_lanes"] = SEOd::dslash_type::simd_type::lanes;
+        random_spinor(b, 5);
       }
-      r["layout"] = "simd";
-      return r;
+      run(outer, sloppy, x, b);
+      r.update(layout);
+    };
+    if (o.precision == "single") {
+      const auto opf = make_float();
+      solve(opf, opf);
+    } else {
+      const auto opd = make_double();
+      if (o.precision == "double") {
+        solve(opd, opd);
+      } else {
+        const auto opf = make_float();
+        solve(opd, opf);
+      }
     }
-  }
-  const EOd opd(u, mass, bc);
-  const EOf opf(uf, mass, bc);
-  if (o.precision == "mixed-half") {
+  };
+  const bool simd = use_simd_layout<ES>(o, lattice);
+  // A site-local term (clover, twisted mass, twisted clover): EvenOddOperator or its SIMD form.
+  auto with_term = [&]<class Td, class Tf>(auto... args) {
+    if constexpr (ArchTraits<ES>::simd_layout) {
+      if (simd) {
+        by_precision([&] { return SIMDEvenOddOperator<Td>(u, bc, mass, args...); },
+                     [&] { return SIMDEvenOddOperator<Tf>(uf, bc, mass, args...); });
+        return;
+      }
+    }
+    by_precision([&] { return EvenOddOperator<Td>(u, bc, mass, args...); }, [&] { return EvenOddOperator<Tf>(uf, bc, mass, args...); });
+  };
+  auto refuse = [&] { throw not_compiled("operator " + o.op, compiled_operators, "KQCD_OPERATORS"); };
+  if (o.op == "clover") {
+    if constexpr (operator_compiled("clover")) with_term.template operator()<CloverTerm<double, ES>, CloverTerm<float, ES>>(o.csw);
+    else refuse();
+  } else if (o.op == "twisted") {
+    if constexpr (operator_compiled("twisted")) with_term.template operator()<TwistedMassTerm<double, ES>, TwistedMassTerm<float, ES>>(o.mu);
+    else refuse();
+  } else if (o.op == "twisted-clover") {
+    if constexpr (operator_compiled("twisted-clover"))
+      with_term.template operator()<TwistedCloverTerm<double, ES>, TwistedCloverTerm<float, ES>>(o.csw, o.mu);
+    else refuse();
+  } else if (o.precision == "mixed-half") {
     if constexpr (precision_compiled<half> && recon_compiled<Recon12>) {
+      const EOd opd(u, mass, bc);
       const WilsonEOOperator<half, ES, ArchTraits<ES>::neighbour_mode, Recon12> oph(uf, mass, bc);
       auto b = opd.create_vector("b"), x = opd.create_vector("x");
       random_spinor(b, 5);
       run(opd, oph, x, b);
+      r["layout"] = "scalar";
     } else {
       if constexpr (!precision_compiled<half>) throw not_compiled("precision half (of mixed-half)", compiled_precisions, "KQCD_PRECISIONS");
       else throw not_compiled("reconstruction 12 (of mixed-half)", compiled_reconstructions, "KQCD_RECONSTRUCT");
     }
-  } else if (o.precision == "double" || o.precision == "mixed") {
-    auto b = opd.create_vector("b"), x = opd.create_vector("x");
-    random_spinor(b, 5);
-    if (o.precision == "double") run(opd, opd, x, b);
-    else run(opd, opf, x, b);
   } else {
-    auto b = opf.create_vector("b"), x = opf.create_vector("x");
-    random_spinor(b, 5);
-    run(opf, opf, x, b);
+    if constexpr (ArchTraits<ES>::simd_layout) {
+      if (simd) {
+        by_precision([&] { return SIMDWilsonEOOperator<double, ES>(u, mass, bc); },
+                     [&] { return SIMDWilsonEOOperator<float, ES>(uf, mass, bc); });
+        return r;
+      }
+    }
+    by_precision([&] { return EOd(u, mass, bc); }, [&] { return EOf(uf, mass, bc); });
   }
-  r["layout"] = "scalar";
   return r;
 }
 } // namespace
@@ -249,6 +271,10 @@ nlohmann::json run_solver(const SolverOptions& o, double copy_gbytes_per_s) {
   if (o.rhs < 1 || o.rhs > 16) throw invalid_argument("--rhs " + std::to_string(o.rhs) + ": expected 1 to 16");
   if ((o.rhs > 1 || o.solver == "block-cg") && (o.solver == "bicgstab" || o.precision != "double"))
     throw invalid_argument("--rhs > 1 and block-cg solve in double precision with cg or block-cg");
+  if (o.op != "wilson" && o.op != "clover" && o.op != "twisted" && o.op != "twisted-clover")
+    throw invalid_argument("operator '" + o.op + "': expected wilson, clover, twisted or twisted-clover");
+  if (o.op != "wilson" && (o.rhs > 1 || o.solver == "block-cg" || o.precision == "mixed-half"))
+    throw invalid_argument("--operator " + o.op + " solves one right-hand side with cg or bicgstab in double, single or mixed precision");
   const std::string backend = backend_or_default(o.backend);
   HostGaugeConfig cfg;
   if (!o.config.empty()) {
@@ -259,16 +285,21 @@ nlohmann::json run_solver(const SolverOptions& o, double copy_gbytes_per_s) {
   if (!with_execution_space(backend, [&]<class ES>() { r = time_solver<ES>(o, o.config.empty() ? nullptr : &cfg); }))
     throw invalid_argument("backend '" + backend + "' is not enabled in this build");
   const auto d = (o.config.empty() ? o.lattice : cfg.lattice).dims();
-  r["benchmark"] = o.solver == "block-cg" ? "wilson_eo_block_cg_normal"
-                   : o.rhs > 1          ? "wilson_eo_cg_normal_multi"
-                   : o.solver == "cg"   ? "wilson_eo_cg_normal"
-                                        : "wilson_eo_bicgstab";
+  r["benchmark"] = o.op + (o.solver == "block-cg" ? "_eo_block_cg_normal"
+                           : o.rhs > 1          ? "_eo_cg_normal_multi"
+                           : o.solver == "cg"   ? "_eo_cg_normal"
+                                                : "_eo_bicgstab");
+  r["operator"] = o.op;
+  if (o.op != "wilson") r["csw"] = o.csw;
+  if (o.op == "twisted" || o.op == "twisted-clover") r["mu"] = o.mu;
   r["lattice"] = {d[0], d[1], d[2], d[3]};
   r["gauge"] = o.config.empty() ? std::string("random (hot start, seed 2024)") : o.config;
   r["precision"] = o.precision;
   r["kappa"] = o.kappa;
   r["tol"] = o.precision == "single" ? std::max(o.tol, 1e-6) : o.tol; // what the solve was asked for
-  r["flops_note"] = "2688 flops per even site per operator application (QUDA's MatPC count)";
+  r["flops_note"] = o.op == "wilson"  ? "2688 flops per even site per operator application (QUDA's MatPC count)"
+                   : o.op == "twisted" ? "2 x (1320 + 48) flops per even site per operator application"
+                                       : "2 x (1320 + 552) flops per even site per operator application (QUDA's clover count)";
   r["copy_gbytes_per_s"] = copy_gbytes_per_s;
   finish_record(r, "solver", backend);
   return r;

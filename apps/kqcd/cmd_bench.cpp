@@ -163,7 +163,8 @@ void add_bench_command(CLI::App& app, Action& action) {
       ->capture_default_str();
   dslash->add_option("--layout", s->dslash.layout,
                      "auto (the fastest available: simd on host backends where the lattice splits), scalar, or simd "
-                     "(virtual-node AVX-512/AVX2 layout; dslash and eo only; with --rhs: one right-hand side per SIMD lane)")
+                     "(virtual-node AVX-512/AVX2 layout: dslash, eo, clover, twisted and twisted-clover; with --rhs: one right-hand side "
+                     "per SIMD lane)")
       ->check(CLI::IsMember({"auto", "scalar", "simd"}))
       ->capture_default_str();
   dslash->add_option("--sites-per-team", s->dslash.sites_per_team, "Sites per team (GPU: threads per block); 0: default")
@@ -184,7 +185,7 @@ void add_bench_command(CLI::App& app, Action& action) {
   io->fallthrough();
   io->add_option("--lattice", s->io_lattice, "Lattice LXxLYxLZxLT of the generated configuration")->capture_default_str();
 
-  auto* cg = cmd->add_subcommand("cg", "Time to solution of the even-odd Wilson system (CG on the normal equations or "
+  auto* cg = cmd->add_subcommand("cg", "Time to solution of an even-odd Wilson-type system (CG on the normal equations or "
                                        "BiCGStab) and its Dslash/linear-algebra split");
   cg->fallthrough();
   cg->add_option("--lattice", s->cg_lattice, "Lattice LXxLYxLZxLT (random gauge field)")->capture_default_str();
@@ -200,6 +201,11 @@ void add_bench_command(CLI::App& app, Action& action) {
                  "double, single, mixed (single inner iterations) or mixed-half (half inner iterations, recon 12)")
       ->check(CLI::IsMember({"double", "single", "mixed", "mixed-half"}))
       ->capture_default_str();
+  cg->add_option("--operator", s->cg.op, "wilson, clover, twisted (mass) or twisted-clover (one right-hand side; cg or bicgstab)")
+      ->check(CLI::IsMember({"wilson", "clover", "twisted", "twisted-clover"}))
+      ->capture_default_str();
+  cg->add_option("--csw", s->cg.csw, "Clover coefficient c_sw (clover, twisted-clover)")->capture_default_str();
+  cg->add_option("--mu", s->cg.mu, "Twisted mass mu (twisted, twisted-clover)")->capture_default_str();
   cg->add_option("--kappa", s->cg.kappa, "Hopping parameter")->check(CLI::PositiveNumber)->capture_default_str();
   cg->add_option("--tol", s->cg.tol, "Target relative residual")->check(CLI::PositiveNumber)->capture_default_str();
   cg->add_option("--layout", s->cg.layout,

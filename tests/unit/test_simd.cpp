@@ -12,6 +12,7 @@
 #include <kqcd/solvers/cg.hpp>
 
 #include "host_fields.hpp"
+#include "simd_cases.hpp"
 
 #include <wilson_reference.hpp>
 
@@ -24,21 +25,6 @@ using namespace kqcd;
 using namespace kqcd::test;
 
 namespace {
-
-/// Configs whose execution space has the SIMD layout (never CUDA): decided from the space's type.
-template <class Tuple> struct simd_only;
-template <class... C> struct simd_only<std::tuple<C...>> {
-  using type = decltype(std::tuple_cat(
-      std::declval<std::conditional_t<ArchTraits<space_of<C>>::simd_layout, std::tuple<C>, std::tuple<>>>()...));
-};
-using SIMDConfigs = typename simd_only<Configs>::type;
-
-/// One parity's sites in a lexicographic host array (zeros on the other parity).
-template <class S> std::vector<std::complex<double>> export_spinor_cb(const S& s) {
-  std::vector<std::complex<double>> h;
-  export_spinor(s, h);
-  return h;
-}
 
 template <class V> std::vector<std::complex<double>> lanes_of(const V& v) {
   std::vector<std::complex<double>> r;
@@ -82,6 +68,8 @@ template <class V> void check_arithmetic() {
     expect(V::minus_i(va, vb), [&](int i) { return a[i] - I * b[i]; });
     expect(cmul(va, vb), [&](int i) { return a[i] * b[i]; });
     expect(cmadd(va, vb, vc), [&](int i) { return c[i] + a[i] * b[i]; });
+    expect(cjmadd(va, vb, vc), [&](int i) { return c[i] + std::conj(a[i]) * b[i]; });
+    expect(V::scale_lanes(va.dup_re(), vb), [&](int i) { return a[i].real() * b[i]; });
     expect(V::madd(va.dup_re(), va.dup_im(), vb, vb.times_i(), vc), [&](int i) { return c[i] + a[i] * b[i]; });
     expect(V::broadcast(T(0.25), T(-0.5)), [&](int) { return std::complex<double>(0.25, -0.5); });
     for (int level = 0; (1 << level) < V::lanes; ++level)
@@ -90,30 +78,6 @@ template <class V> void check_arithmetic() {
     va.store(buf.data());
     expect(V::load(buf.data()), [&](int i) { return a[i]; });
   }
-}
-
-template <class Real, class ES>
-GaugeField<Kokkos::complex<Real>, ES> device_gauge(const Lattice& lat, const std::vector<std::complex<double>>& host) {
-  GaugeField<Kokkos::complex<Real>, ES> u(lat);
-  import_gauge(u, host);
-  return u;
-}
-
-/// Lattices and lane splits (zeros: automatic) with every kind of split: unequal extents, x split
-/// and not, extents 2 after the split (both neighbours in the other lane).
-template <int lanes> std::vector<std::pair<Lattice, std::array<int, 4>>> split_cases() {
-  std::vector<std::pair<Lattice, std::array<int, 4>>> cases;
-  cases.push_back({Lattice({4, 8, 12, 16}), {0, 0, 0, 0}});
-  if constexpr (lanes == 8) {
-    cases.push_back({Lattice({8, 4, 6, 4}), {2, 2, 1, 2}});
-    cases.push_back({Lattice({4, 4, 4, 4}), {2, 2, 2, 1}});
-  } else if constexpr (lanes == 4) {
-    cases.push_back({Lattice({8, 6, 4, 2}), {2, 1, 2, 1}});
-    cases.push_back({Lattice({4, 4, 6, 4}), {1, 2, 1, 2}});
-  } else if constexpr (lanes == 2) {
-    cases.push_back({Lattice({8, 6, 2, 6}), {2, 1, 1, 1}});
-  }
-  return cases;
 }
 
 } // namespace

@@ -302,6 +302,15 @@ template <class T, int N, class ISA> struct SIMDComplex {
     return cmadd(a, b, zero());
   }
   KOKKOS_FORCEINLINE_FUNCTION friend SIMDComplex operator*(const SIMDComplex& a, const SIMDComplex& b) { return cmul(a, b); }
+  /// c + conj(a) b = c + a_re b - a_im (i b)
+  KOKKOS_FORCEINLINE_FUNCTION friend SIMDComplex cjmadd(const SIMDComplex& a, const SIMDComplex& b, const SIMDComplex& c) {
+    return {ISA::sub(ISA::fmadd(ISA::dup_re(a.v), b.v, c.v), ISA::mul(ISA::dup_im(a.v), b.times_i().v))};
+  }
+  /// b scaled lane by lane by a real number held in both halves of each lane of d (a stored
+  /// diagonal matrix element): one multiply.
+  KOKKOS_FORCEINLINE_FUNCTION static SIMDComplex scale_lanes(const SIMDComplex& d, const SIMDComplex& b) {
+    return {ISA::mul(d.v, b.v)};
+  }
   /// c + z b with z one complex number for every lane (a boundary phase, a link of a block whose
   /// lanes are right-hand sides): its parts broadcast straight into the two FMAs.
   KOKKOS_FORCEINLINE_FUNCTION static SIMDComplex madd_scalar(T z_re, T z_im, const SIMDComplex& b, const SIMDComplex& c) {

@@ -398,6 +398,66 @@ private:
   real_type phase_[Nd][2][2 * V::lanes];
 };
 
+/// Packed Hermitian 6x6 blocks of one parity (the clover term and its inverses: two per site, the
+/// [site][2][36] packing of kernels/local_terms.hpp) in the SIMD layout: [vsite][2][21 slots][2 lanes
+/// reals], slot i < 6 the real diagonal entry i in both halves of each lane (one multiply scales a
+/// lane's complex number), slot 6 + i (i - 1) / 2 + j the complex entry (i, j), i > j.
+template <class V, class ExecSpace> class SIMDHermitianBlocks {
+public:
+  using real_type = typename V::real_type;
+  static constexpr int lanes = V::lanes;
+  static constexpr int slots = 21;
+  using view_type = Kokkos::View<real_type* [2][slots][2 * lanes], Kokkos::LayoutRight, Kokkos::HostSpace>;
+
+  SIMDHermitianBlocks() = default;
+  /// packed: the blocks of the sites of `parity` in the plain checkerboard order.
+  template <class PackedView>
+  SIMDHermitianBlocks(const PackedView& packed, const SIMDGeometry& g, int parity)
+      : data_(Kokkos::view_alloc(Kokkos::WithoutInitializing, "simd_hermitian_blocks"), g.vsites()) {
+    detail::require_host_space<ExecSpace>();
+    if (packed.extent(0) != std::size_t(g.global().cb_volume()))
+      throw invalid_argument("SIMDHermitianBlocks: " + std::to_string(packed.extent(0)) + " packed sites, expected " +
+                             std::to_string(g.global().cb_volume()) + " (one parity of " + g.global().to_string() + ")");
+    const view_type d = data_;
+    Kokkos::parallel_for("kqcd::SIMDHermitianBlocks", Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace>(0, g.vsites()),
+                         [=](int vs) {
+                           for (int lane = 0; lane < lanes; ++lane) {
+                             const int site = g.global().cb_index(g.coords(vs, lane, parity));
+                             for (int b = 0; b < 2; ++b) {
+                               for (int i = 0; i < 6; ++i)
+                                 d(vs, b, i, 2 * lane) = d(vs, b, i, 2 * lane + 1) = real_type(packed(site, b, i));
+                               for (int k = 0; k < 15; ++k) {
+                                 d(vs, b, 6 + k, 2 * lane) = real_type(packed(site, b, 6 + 2 * k));
+                                 d(vs, b, 6 + k, 2 * lane + 1) = real_type(packed(site, b, 7 + 2 * k));
+                               }
+                             }
+                           }
+                         });
+    Kokkos::fence();
+  }
+  const view_type& view() const { return data_; }
+  double memory_bytes() const { return double(data_.span()) * sizeof(real_type); }
+
+private:
+  view_type data_;
+};
+
+/// The site-local policies' block accessor (kernels/local_terms.hpp, detail::hermitian6_mv) of
+/// SIMDHermitianBlocks: lane-aligned registers.
+template <class V> struct LaneHermitianBlocks {
+  using real = typename V::real_type;
+  static constexpr bool block_accessor = true;
+  static constexpr int R = 2 * V::lanes;
+  const real* p; ///< [vsite][2][21][R]
+  KOKKOS_FORCEINLINE_FUNCTION const real* slot(int site, int b, int k) const {
+    return p + ((std::size_t(site) * 2 + b) * 21 + k) * R;
+  }
+  KOKKOS_FORCEINLINE_FUNCTION V diag_mul(int site, int b, int i, const V& v) const { return V::scale_lanes(V::load(slot(site, b, i)), v); }
+  template <class C = V> KOKKOS_FORCEINLINE_FUNCTION V offdiag(int site, int b, int i, int j) const {
+    return V::load(slot(site, b, 6 + i * (i - 1) / 2 + j));
+  }
+};
+
 /// Copy an ordinary checkerboarded spinor into the SIMD layout (same parity and lattice).
 template <class V, class ExecSpace, class ST>
 void to_simd(SIMDSpinor<V, ExecSpace>& out, const CBSpinor<ST, Ns, ExecSpace>& in) {

@@ -307,17 +307,15 @@ template <class Arg, int isign, int target_cb, class Epilogue> struct DslashFunc
       cplx ax[Nc][Ns];
       arg.epilogue.local.apply(site, xv, ax);
       for (int c = 0; c < Nc; ++c)
-        for (int s = 0; s < Ns; ++s)
-          acc[c][s] = cplx(ax[c][s].real() + b * acc[c][s].real(), ax[c][s].imag() + b * acc[c][s].imag());
+        for (int s = 0; s < Ns; ++s) acc[c][s] = ax[c][s] + b * acc[c][s];
       arg.out.store(idx, acc);
     } else if constexpr (detail::is_local_after<Epilogue>::value) {
       const real a = arg.epilogue.a, b = arg.epilogue.b;
       for (int c = 0; c < Nc; ++c)
-        for (int s = 0; s < Ns; ++s) acc[c][s] = cplx(b * acc[c][s].real(), b * acc[c][s].imag());
+        for (int s = 0; s < Ns; ++s) acc[c][s] = b * acc[c][s];
       if (a != real(0)) {
         for (int c = 0; c < Nc; ++c)
-          for (int s = 0; s < Ns; ++s)
-            acc[c][s] = cplx(acc[c][s].real() + a * xv[c][s].real(), acc[c][s].imag() + a * xv[c][s].imag());
+          for (int s = 0; s < Ns; ++s) acc[c][s] = acc[c][s] + a * xv[c][s];
       }
       cplx r[Nc][Ns];
       arg.epilogue.local.apply(site, acc, r);

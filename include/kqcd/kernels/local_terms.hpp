@@ -11,6 +11,7 @@
 // then the 15 complex entries below the diagonal, row by row ((1,0), (2,0), (2,1), (3,0), ...).
 #pragma once
 
+#include <kqcd/arch/simd_complex.hpp>
 #include <kqcd/core/complex.hpp>
 #include <kqcd/core/gamma.hpp>
 #include <kqcd/core/lattice.hpp>
@@ -39,27 +40,55 @@ template <class F> KOKKOS_FORCEINLINE_FUNCTION void for_each_chiral_block(F&& f)
   f(std::integral_constant<int, 1>{});
 }
 
-/// v = the 6 components of chiral block b of a spinor in[Nc][Ns].
-template <class Real> KOKKOS_FORCEINLINE_FUNCTION void gather_block(const lcplx<Real> in[Nc][Ns], int b, lcplx<Real> v[6]) {
+/// v = the 6 components of chiral block b of a spinor in[Nc][Ns] (C: one complex number or a
+/// register of SIMD lanes).
+template <class C> KOKKOS_FORCEINLINE_FUNCTION void gather_block(const C in[Nc][Ns], int b, C v[6]) {
   for (int sl = 0; sl < 2; ++sl)
     for (int c = 0; c < Nc; ++c) v[sl * 3 + c] = in[c][2 * b + sl];
 }
-template <class Real> KOKKOS_FORCEINLINE_FUNCTION void scatter_block(const lcplx<Real> v[6], int b, lcplx<Real> out[Nc][Ns]) {
+template <class C> KOKKOS_FORCEINLINE_FUNCTION void scatter_block(const C v[6], int b, C out[Nc][Ns]) {
   for (int sl = 0; sl < 2; ++sl)
     for (int c = 0; c < Nc; ++c) out[c][2 * b + sl] = v[sl * 3 + c];
 }
 
-/// r = M v for the packed Hermitian block (site, b) of c ([site][2][36] reals).
-template <class Real, class View>
-KOKKOS_FORCEINLINE_FUNCTION void hermitian6_mv(const View& c, int site, int b, const lcplx<Real> v[6], lcplx<Real> r[6]) {
-  for (int i = 0; i < 6; ++i) {
-    const Real d = c(site, b, i);
-    r[i] = lcplx<Real>(d * v[i].real(), d * v[i].imag());
+/// r + i m v (m real).
+template <class T> KOKKOS_FORCEINLINE_FUNCTION lcplx<T> plus_i_times(const lcplx<T>& r, T m, const lcplx<T>& v) {
+  return lcplx<T>(r.real() - m * v.imag(), r.imag() + m * v.real());
+}
+template <class T, int N, class ISA>
+KOKKOS_FORCEINLINE_FUNCTION SIMDComplex<T, N, ISA> plus_i_times(const SIMDComplex<T, N, ISA>& r, T m, const SIMDComplex<T, N, ISA>& v) {
+  return SIMDComplex<T, N, ISA>::plus_i(r, m * v);
+}
+
+/// Packed Hermitian blocks read from a plain [site][2][36] view of reals.
+template <class View> struct PackedBlocks {
+  const View& c;
+  /// Diagonal entry i of block (site, b) times v.
+  template <class C> KOKKOS_FORCEINLINE_FUNCTION C diag_mul(int site, int b, int i, const C& v) const {
+    const auto d = c(site, b, i);
+    return C(d * v.real(), d * v.imag());
   }
+  /// Entry (i, j), i > j.
+  template <class C> KOKKOS_FORCEINLINE_FUNCTION C offdiag(int site, int b, int i, int j) const {
+    const int k = clover_pack::offdiag(i, j);
+    return C(c(site, b, k), c(site, b, k + 1));
+  }
+};
+/// Accessors of packed blocks in another storage (the SIMD layout's lanes) declare block_accessor.
+template <class B> constexpr bool block_accessor = requires { requires std::remove_cvref_t<B>::block_accessor; };
+template <class B> KOKKOS_FORCEINLINE_FUNCTION auto packed_blocks(const B& c) {
+  if constexpr (block_accessor<B>) return c;
+  else return PackedBlocks<B>{c};
+}
+
+/// r = M v for the packed Hermitian block (site, b) of c (a [site][2][36] view or a block accessor).
+template <class Blocks, class C>
+KOKKOS_FORCEINLINE_FUNCTION void hermitian6_mv(const Blocks& blocks, int site, int b, const C v[6], C r[6]) {
+  const auto c = packed_blocks(blocks);
+  for (int i = 0; i < 6; ++i) r[i] = c.diag_mul(site, b, i, v[i]);
   for (int i = 1; i < 6; ++i)
     for (int j = 0; j < i; ++j) {
-      const int k = clover_pack::offdiag(i, j);
-      const lcplx<Real> m(c(site, b, k), c(site, b, k + 1));
+      const C m = c.template offdiag<C>(site, b, i, j);
       r[i] = cmadd(m, v[j], r[i]);  // M_ij v_j
       r[j] = cjmadd(m, v[i], r[j]); // M_ji = conj(M_ij)
     }
@@ -109,84 +138,89 @@ template <class T> KOKKOS_FORCEINLINE_FUNCTION void ldl6_solve(const T dinv[6], 
 }
 } // namespace detail
 
+// Each policy's apply is a template on the site vector C (one complex number, or a register of
+// SIMD lanes); map_blocks(f) is the same policy with every view of packed blocks replaced by f(view)
+// (the SIMD layout's lane copies, ops/simd_local_operators.hpp).
+
 /// A = a (the Wilson mass term 4 + m and its inverse).
 template <class Real> struct ScalarLocal {
-  using cplx = Kokkos::complex<Real>;
   Real a;
-  KOKKOS_FORCEINLINE_FUNCTION void apply(int, const cplx in[Nc][Ns], cplx out[Nc][Ns]) const {
+  template <class C> KOKKOS_FORCEINLINE_FUNCTION void apply(int, const C in[Nc][Ns], C out[Nc][Ns]) const {
     for (int c = 0; c < Nc; ++c)
-      for (int s = 0; s < Ns; ++s) out[c][s] = cplx(a * in[c][s].real(), a * in[c][s].imag());
+      for (int s = 0; s < Ns; ++s) out[c][s] = a * in[c][s];
   }
+  template <class F> ScalarLocal map_blocks(const F&) const { return *this; }
 };
 
 /// A = a + i mu g5 (twisted mass; its inverse is of the same form).
 template <class Real> struct TwistLocal {
-  using cplx = Kokkos::complex<Real>;
   Real a, mu;
-  KOKKOS_FORCEINLINE_FUNCTION void apply(int, const cplx in[Nc][Ns], cplx out[Nc][Ns]) const {
+  template <class C> KOKKOS_FORCEINLINE_FUNCTION void apply(int, const C in[Nc][Ns], C out[Nc][Ns]) const {
+    const Kokkos::complex<Real> up(a, mu), down(a, -mu);
     for (int c = 0; c < Nc; ++c)
-      for (int s = 0; s < Ns; ++s) {
-        const Real m = s < 2 ? mu : -mu;
-        out[c][s] = cmul(cplx(a, m), in[c][s]);
-      }
+      for (int s = 0; s < Ns; ++s) out[c][s] = cmul(s < 2 ? up : down, in[c][s]);
   }
+  template <class F> TwistLocal map_blocks(const F&) const { return *this; }
 };
 
 /// A = the stored packed Hermitian blocks (clover term, or its stored inverse).
 template <class Real, class View> struct PackedHermitianLocal {
-  using cplx = Kokkos::complex<Real>;
   View c;
-  KOKKOS_FORCEINLINE_FUNCTION void apply(int site, const cplx in[Nc][Ns], cplx out[Nc][Ns]) const {
+  template <class C> KOKKOS_FORCEINLINE_FUNCTION void apply(int site, const C in[Nc][Ns], C out[Nc][Ns]) const {
     detail::for_each_chiral_block([&](auto block) {
       constexpr int b = decltype(block)::value;
-      cplx v[6], r[6];
+      C v[6], r[6];
       detail::gather_block(in, b, v);
-      detail::hermitian6_mv<Real>(c, site, b, v, r);
+      detail::hermitian6_mv(c, site, b, v, r);
       detail::scatter_block(r, b, out);
     });
   }
+  template <class F> auto map_blocks(const F& f) const { return PackedHermitianLocal<Real, decltype(f(c))>{f(c)}; }
 };
 
 /// A = C + i mu g5 (twisted clover), C the stored clover blocks.
 template <class Real, class View> struct TwistedPackedLocal {
-  using cplx = Kokkos::complex<Real>;
   View c;
   Real mu;
-  KOKKOS_FORCEINLINE_FUNCTION void apply(int site, const cplx in[Nc][Ns], cplx out[Nc][Ns]) const {
+  template <class C> KOKKOS_FORCEINLINE_FUNCTION void apply(int site, const C in[Nc][Ns], C out[Nc][Ns]) const {
     detail::for_each_chiral_block([&](auto block) {
       constexpr int b = decltype(block)::value;
       const Real m = b == 0 ? mu : -mu;
-      cplx v[6], r[6];
+      C v[6], r[6];
       detail::gather_block(in, b, v);
-      detail::hermitian6_mv<Real>(c, site, b, v, r);
-      for (int i = 0; i < 6; ++i) r[i] += cplx(-m * v[i].imag(), m * v[i].real());
+      detail::hermitian6_mv(c, site, b, v, r);
+      for (int i = 0; i < 6; ++i) r[i] = detail::plus_i_times(r[i], m, v[i]);
       detail::scatter_block(r, b, out);
     });
   }
+  template <class F> auto map_blocks(const F& f) const { return TwistedPackedLocal<Real, decltype(f(c))>{f(c), mu}; }
 };
 
 /// (C + i mu g5)^-1 = X - i mu g5 B with the stored Hermitian X = B C and W = mu B,
 /// B = (C^2 + mu^2)^-1 (twisted clover inverse); sign = +1, or -1 for mu -> -mu (D^dag). The two
 /// matrix-vector products are independent, so the kernel reads both in one pass.
 template <class Real, class View> struct TwistedPackedInverseLocal {
-  using cplx = Kokkos::complex<Real>;
   View x, w;
   Real sign;
-  KOKKOS_FORCEINLINE_FUNCTION void apply(int site, const cplx in[Nc][Ns], cplx out[Nc][Ns]) const {
+  template <class C> KOKKOS_FORCEINLINE_FUNCTION void apply(int site, const C in[Nc][Ns], C out[Nc][Ns]) const {
     detail::for_each_chiral_block([&](auto block) {
       constexpr int b = decltype(block)::value;
       const Real m = b == 0 ? sign : -sign;
-      cplx v[6], r[6], t[6];
+      C v[6], r[6], t[6];
       detail::gather_block(in, b, v);
-      detail::hermitian6_mv<Real>(x, site, b, v, r);
-      detail::hermitian6_mv<Real>(w, site, b, v, t);
-      for (int i = 0; i < 6; ++i) r[i] += cplx(m * t[i].imag(), -m * t[i].real()); // - i m W v
+      detail::hermitian6_mv(x, site, b, v, r);
+      detail::hermitian6_mv(w, site, b, v, t);
+      for (int i = 0; i < 6; ++i) r[i] = detail::plus_i_times(r[i], -m, t[i]); // - i m W v
       detail::scatter_block(r, b, out);
     });
   }
+  template <class F> auto map_blocks(const F& f) const {
+    return TwistedPackedInverseLocal<Real, decltype(f(x))>{f(x), f(w), sign};
+  }
 };
 
-/// C^-1 applied by an in-kernel L D L^dag (Cholesky) solve of each stored clover block: no stored inverse.
+/// C^-1 applied by an in-kernel L D L^dag (Cholesky) solve of each stored clover block: no stored
+/// inverse. One complex number per site vector (no SIMD lanes: the SIMD layout stores the inverse).
 template <class Real, class View> struct CholeskyInverseLocal {
   using cplx = Kokkos::complex<Real>;
   View c;
@@ -206,19 +240,17 @@ template <class Real, class View> struct CholeskyInverseLocal {
   }
 };
 
-/// out = Local(in) on every site of one parity (no hopping term).
-template <class SpinorView, class ConstView, class Local> struct SiteLocalFunctor {
-  SpinorView out;
-  ConstView in;
+/// out = Local(in) on every site of one parity (no hopping term), through spinor accessors.
+template <class InAcc, class OutAcc, class Local> struct SiteLocalFunctor {
+  InAcc in;
+  OutAcc out;
   Local local;
   KOKKOS_FUNCTION void operator()(int site) const {
-    using cplx = typename SpinorView::non_const_value_type;
+    using cplx = typename InAcc::cplx;
     cplx v[Nc][Ns], r[Nc][Ns];
-    for (int c = 0; c < Nc; ++c)
-      for (int s = 0; s < Ns; ++s) v[c][s] = in(site, c, s);
+    in.load(site, v);
     local.apply(site, v, r);
-    for (int c = 0; c < Nc; ++c)
-      for (int s = 0; s < Ns; ++s) out(site, c, s) = r[c][s];
+    out.store(site, r);
   }
 };
 

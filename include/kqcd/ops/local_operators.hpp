@@ -242,8 +242,11 @@ template <class Spinor, class Local> void apply_site_local(Spinor& out, const Sp
   if (out.parity() != in.parity() || !(out.lattice() == in.lattice()))
     throw invalid_argument("apply_site_local: input and output differ in parity or lattice");
   using V = typename Spinor::view_type;
+  using Real = typename Spinor::real_type;
+  using In = SpinorAccessor<ReadOnlyView<V>, Real>;
+  using Out = SpinorAccessor<V, Real>;
   Kokkos::parallel_for("kqcd::site_local", Kokkos::RangePolicy<ES>(0, in.sites()),
-                       SiteLocalFunctor<V, ReadOnlyView<V>, Local>{out.view(), in.view(), local});
+                       SiteLocalFunctor<In, Out, Local>{In{in.view()}, Out{out.view()}, local});
 }
 
 /// D = A - H/2 on full spinors.

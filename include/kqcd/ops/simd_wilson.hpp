@@ -102,6 +102,21 @@ public:
     check(x, target_cb, "xpay addend");
     launch<XpayHopping>(out, in, isign, target_cb, x, {a, b});
   }
+  /// out = Local(x) + b H in, Local a site-local policy of parity target_cb whose packed blocks (if
+  /// any) are in the SIMD layout (LaneHermitianBlocks; WilsonDslash::apply_local_xpay).
+  template <class Local>
+  void apply_local_xpay(spinor_type& out, const spinor_type& in, int isign, int target_cb, const Local& local,
+                        const spinor_type& x, Real b) const {
+    check(x, target_cb, "local xpay addend");
+    launch<LocalXpay<Local>>(out, in, isign, target_cb, x, {local, b});
+  }
+  /// out = Local(b H in) (x == nullptr), or Local(a x + b H in).
+  template <class Local>
+  void apply_local_after(spinor_type& out, const spinor_type& in, int isign, int target_cb, const Local& local, Real b,
+                         const spinor_type* x = nullptr, Real a = Real(0)) const {
+    if (x) check(*x, target_cb, "local addend");
+    launch<LocalAfter<Local>>(out, in, isign, target_cb, x ? *x : out, {local, x ? a : Real(0), b});
+  }
 
   double flops(bool xpay = false) const {
     return lattice().cb_volume() * (WilsonDslash<Real>::flops_per_site + (xpay ? WilsonDslash<Real>::xpay_flops_per_site : 0.0));

@@ -1,0 +1,58 @@
+// What the SIMD-layout tests share: the configurations whose backend has the layout, lattices
+// with every kind of lane split, device gauge fields from host arrays.
+#pragma once
+
+#include "test_harness.hpp"
+
+#include <kqcd/arch/arch_traits.hpp>
+#include <kqcd/fields/gauge_field.hpp>
+#include <kqcd/fields/host_convert.hpp>
+
+#include <array>
+#include <complex>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+namespace kqcd::test {
+
+/// Configs whose execution space has the SIMD layout (never CUDA): decided from the space's type.
+template <class Tuple> struct simd_only;
+template <class... C> struct simd_only<std::tuple<C...>> {
+  using type = decltype(std::tuple_cat(
+      std::declval<std::conditional_t<ArchTraits<space_of<C>>::simd_layout, std::tuple<C>, std::tuple<>>>()...));
+};
+using SIMDConfigs = typename simd_only<Configs>::type;
+
+/// One parity's sites in a lexicographic host array (zeros on the other parity).
+template <class S> std::vector<std::complex<double>> export_spinor_cb(const S& s) {
+  std::vector<std::complex<double>> h;
+  export_spinor(s, h);
+  return h;
+}
+
+template <class Real, class ES>
+GaugeField<Kokkos::complex<Real>, ES> device_gauge(const Lattice& lat, const std::vector<std::complex<double>>& host) {
+  GaugeField<Kokkos::complex<Real>, ES> u(lat);
+  import_gauge(u, host);
+  return u;
+}
+
+/// Lattices and lane splits (zeros: automatic) with every kind of split: unequal extents, x split
+/// and not, extents 2 after the split (both neighbours in the other lane).
+template <int lanes> std::vector<std::pair<Lattice, std::array<int, 4>>> split_cases() {
+  std::vector<std::pair<Lattice, std::array<int, 4>>> cases;
+  cases.push_back({Lattice({4, 8, 12, 16}), {0, 0, 0, 0}});
+  if constexpr (lanes == 8) {
+    cases.push_back({Lattice({8, 4, 6, 4}), {2, 2, 1, 2}});
+    cases.push_back({Lattice({4, 4, 4, 4}), {2, 2, 2, 1}});
+  } else if constexpr (lanes == 4) {
+    cases.push_back({Lattice({8, 6, 4, 2}), {2, 1, 2, 1}});
+    cases.push_back({Lattice({4, 4, 6, 4}), {1, 2, 1, 2}});
+  } else if constexpr (lanes == 2) {
+    cases.push_back({Lattice({8, 6, 2, 6}), {2, 1, 1, 1}});
+  }
+  return cases;
+}
+
+} // namespace kqcd::test

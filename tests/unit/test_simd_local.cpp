@@ -1,0 +1,192 @@
+// The even-odd Wilson, twisted-mass, clover and twisted-clover operators on the SIMD layout
+// (SIMDEvenOddOperator) against the same operators on the plain layout and against the host
+// reference (tests/reference/clover_reference.hpp), on lattices with every kind of lane split;
+// CG and mixed-precision CG on the SIMD layout against the plain operator's residual.
+#include "test_harness.hpp"
+
+#include <kqcd/fields/host_convert.hpp>
+#include <kqcd/fields/random_fields.hpp>
+#include <kqcd/ops/blas.hpp>
+#include <kqcd/ops/simd_local_operators.hpp>
+#include <kqcd/solvers/cg.hpp>
+
+#include "host_fields.hpp"
+#include "simd_cases.hpp"
+
+#include <clover_reference.hpp>
+
+using namespace kqcd;
+using namespace kqcd::test;
+using cd = std::complex<double>;
+
+namespace {
+constexpr double mass = 0.1, csw = 1.3, mu = 0.27;
+
+/// f(term tag, mu, c_sw, constructor arguments after the mass) for every term with a SIMD form.
+template <class Real, class ES, class F> void for_each_term(F&& f) {
+  f(std::type_identity<WilsonMassTerm<Real, ES>>{}, 0.0, 0.0);
+  f(std::type_identity<TwistedMassTerm<Real, ES>>{}, mu, 0.0, mu);
+  f(std::type_identity<CloverTerm<Real, ES>>{}, 0.0, csw, csw);
+  f(std::type_identity<TwistedCloverTerm<Real, ES>>{}, mu, csw, csw, mu);
+}
+
+template <class Real, class ES, class V> CBSpinor<Kokkos::complex<Real>, Ns, ES> plain(const SIMDSpinor<V, ES>& s) {
+  CBSpinor<Kokkos::complex<Real>, Ns, ES> p(s.lattice(), s.parity());
+  from_simd(p, s);
+  return p;
+}
+} // namespace
+
+TEMPLATE_LIST_TEST_CASE("SIMD even-odd Wilson-type operators match the plain layout's", "[simd][clover]", SIMDConfigs) {
+  using ES = space_of<TestType>;
+  using Real = real_of<TestType>;
+  using V = typename ArchTraits<ES>::template simd_complex<Real>;
+  const double eps = 5 * tol<Real>();
+  for (const auto& [lat, split] : split_cases<V::lanes>()) {
+    CAPTURE(lat.to_string(), split[0], split[1], split[2], split[3]);
+    const auto u = device_gauge<Real, ES>(lat, random_host_gauge(lat, 81));
+    const auto bc = mixed_bc();
+    for_each_term<Real, ES>([&]<class Term>(std::type_identity<Term>, double, double, auto... args) {
+      CAPTURE(Term::name);
+      const SIMDEvenOddOperator<Term> simd(SIMDGeometry(lat, V::lanes, split), u, bc, mass, args...);
+      const EvenOddOperator<Term> scalar(u, bc, mass, args...);
+      SpinorField<Kokkos::complex<Real>, Ns, ES> psi(lat), b(lat), x(lat);
+      random_spinor(psi[0], 82);
+      random_spinor(psi[1], 83);
+      random_spinor(b[1], 84);
+      auto in_e = simd.create_spinor(0), in_o = simd.create_spinor(1), b_o = simd.create_spinor(1);
+      auto out_e = simd.create_spinor(0), out_o = simd.create_spinor(1);
+      to_simd(in_e, psi[0]);
+      to_simd(in_o, psi[1]);
+      to_simd(b_o, b[1]);
+      typename EvenOddOperator<Term>::vector_type want_e(lat, 0), want_o(lat, 1);
+      for (int isign : {1, -1}) {
+        CAPTURE(isign);
+        simd.apply(out_e, in_e, isign);
+        scalar.apply(want_e, psi[0], isign);
+        REQUIRE(ref::rel_diff(export_spinor_cb(plain<Real>(out_e)), export_spinor_cb(want_e)) < eps);
+        // A^-1 H on each target parity: the stored inverse of the term on both parities.
+        simd.apply_hopping_inverse(out_o, in_e, isign, 1);
+        scalar.apply_hopping_inverse(want_o, psi[0], isign, 1);
+        REQUIRE(ref::rel_diff(export_spinor_cb(plain<Real>(out_o)), export_spinor_cb(want_o)) < eps);
+        simd.apply_hopping_inverse(out_e, in_o, isign, 0);
+        scalar.apply_hopping_inverse(want_e, psi[1], isign, 0);
+        REQUIRE(ref::rel_diff(export_spinor_cb(plain<Real>(out_e)), export_spinor_cb(want_e)) < eps);
+        // Source preparation with b = (psi_e, b_o) and the odd-site reconstruction from psi_e.
+        SpinorField<Kokkos::complex<Real>, Ns, ES> bf(lat);
+        blas::copy(bf[0], psi[0]);
+        blas::copy(bf[1], b[1]);
+        simd.prepare_source(out_e, in_e, b_o, isign);
+        scalar.prepare_source(want_e, bf, isign);
+        REQUIRE(ref::rel_diff(export_spinor_cb(plain<Real>(out_e)), export_spinor_cb(want_e)) < eps);
+        simd.reconstruct(out_o, in_e, b_o, isign);
+        scalar.reconstruct(x, psi[0], bf, isign);
+        REQUIRE(ref::rel_diff(export_spinor_cb(plain<Real>(out_o)), export_spinor_cb(x[1])) < eps);
+      }
+      simd.apply_normal(out_e, in_e);
+      scalar.apply_normal(want_e, psi[0]);
+      REQUIRE(ref::rel_diff(export_spinor_cb(plain<Real>(out_e)), export_spinor_cb(want_e)) < 2 * eps);
+    });
+  }
+}
+
+TEMPLATE_LIST_TEST_CASE("SIMD even-odd Wilson-type operators satisfy the Schur identity with the host reference",
+                        "[simd][clover]", SIMDConfigs) {
+  using ES = space_of<TestType>;
+  using Real = real_of<TestType>;
+  using V = typename ArchTraits<ES>::template simd_complex<Real>;
+  const auto [lat, split] = split_cases<V::lanes>().back();
+  const auto u_host = random_host_gauge(lat, 91);
+  const auto psi_host = random_host_spinor(lat, 92);
+  const auto u = device_gauge<Real, ES>(lat, u_host);
+  const auto bc = mixed_bc();
+  SpinorField<Kokkos::complex<Real>, Ns, ES> psi(lat);
+  import_spinor(psi, psi_host);
+  // With x = (psi_e, x_o), x_o = A_oo^-1 H_oe psi_e / 2 (reconstruct with b_o = 0), the host
+  // operator gives [D x]_o = 0 and [D x]_e = D_hat psi_e.
+  for_each_term<Real, ES>([&]<class Term>(std::type_identity<Term>, double mu_, double csw_, auto... args) {
+    CAPTURE(Term::name);
+    const SIMDEvenOddOperator<Term> op(SIMDGeometry(lat, V::lanes, split), u, bc, mass, args...);
+    auto xe = op.create_spinor(0), xo = op.create_spinor(1), zero = op.create_spinor(1), out = op.create_spinor(0);
+    to_simd(xe, psi[0]);
+    blas::zero(zero);
+    for (int isign : {1, -1}) {
+      CAPTURE(isign);
+      op.reconstruct(xo, xe, zero, isign);
+      std::vector<cd> x(psi_host.size(), 0.0);
+      export_spinor(plain<Real>(xe), x);
+      export_spinor(plain<Real>(xo), x);
+      const auto dx = ref::clover_wilson(lat.dims(), u_host, x, mass, csw_, mu_, host_bc(bc), isign);
+      std::vector<cd> want_e(x.size(), 0.0), odd(x.size(), 0.0);
+      for (int s = 0; s < lat.cb_volume(); ++s)
+        for (int p = 0; p < 2; ++p) {
+          const auto site = std::size_t(lat.lex_index(lat.cb_coords(s, p)));
+          for (int k = 0; k < 12; ++k) (p == 0 ? want_e : odd)[site * 12 + k] = dx[site * 12 + k];
+        }
+      op.apply(out, xe, isign);
+      REQUIRE(std::sqrt(ref::norm2(odd) / ref::norm2(x)) < 10 * tol<Real>());
+      REQUIRE(ref::rel_diff(export_spinor_cb(plain<Real>(out)), want_e) < 10 * tol<Real>());
+    }
+  });
+}
+
+TEMPLATE_LIST_TEST_CASE("SIMD layout refuses what it cannot hold", "[simd][clover]", SIMDConfigs) {
+  using ES = space_of<TestType>;
+  using Real = real_of<TestType>;
+  using V = typename ArchTraits<ES>::template simd_complex<Real>;
+  const Lattice lat({8, 8, 8, 8}), other({8, 8, 8, 4});
+  const auto u = device_gauge<Real, ES>(lat, random_host_gauge(lat, 3));
+  const CloverTerm<Real, ES> term(u, mass, csw);
+  // The blocks of another lattice.
+  const SIMDGeometry wrong(other, V::lanes);
+  REQUIRE_THROWS_AS((SIMDHermitianBlocks<V, ES>(term.field().term(0), wrong, 0)), invalid_argument);
+  const SIMDEvenOddOperator<CloverTerm<Real, ES>> op(u, mixed_bc(), mass, csw);
+  auto a = op.create_spinor(0), b = op.create_spinor(1);
+  REQUIRE_THROWS_AS(op.apply(a, b), invalid_argument); // an odd vector
+  REQUIRE(op.memory_bytes() >= 4 * 2 * 21 * 2 * sizeof(Real) * double(lat.cb_volume()));
+}
+
+TEMPLATE_LIST_TEST_CASE("CG on the SIMD clover and twisted-clover operators solves the plain operator's system",
+                        "[simd][clover][solver]", SIMDConfigs) {
+  using ES = space_of<TestType>;
+  using Real = real_of<TestType>;
+  const Lattice lat({8, 4, 8, 8});
+  const auto u = device_gauge<Real, ES>(lat, random_host_gauge(lat, 95));
+  const auto bc = mixed_bc();
+  SolverParams params;
+  params.tol = std::is_same_v<Real, float> ? 1e-5 : 1e-10;
+  params.max_iter = 2000;
+  auto check = [&]<class Term, class SloppyTerm>(std::type_identity<Term>, std::type_identity<SloppyTerm>, auto... args) {
+    CAPTURE(Term::name);
+    const SIMDEvenOddOperator<Term> simd(u, bc, mass, args...);
+    const EvenOddOperator<Term> scalar(u, bc, mass, args...);
+    typename EvenOddOperator<Term>::vector_type b(lat, 0), x(lat, 0), t(lat, 0);
+    random_spinor(b, 96);
+    auto sb = simd.create_vector(), sx = simd.create_vector();
+    to_simd(sb, b);
+    const auto scalar_residual = [&] {
+      from_simd(x, sx);
+      scalar.apply(t, x, 1);
+      blas::axpby(1.0, b, -1.0, t);
+      return std::sqrt(blas::norm2(t) / blas::norm2(b));
+    };
+    blas::zero(sx);
+    const SolverResult r = cg_normal(simd, sx, sb, params);
+    REQUIRE(r.converged());
+    REQUIRE(scalar_residual() <= 1.5 * params.tol);
+    blas::zero(x);
+    const SolverResult rs = cg_normal(scalar, x, b, params);
+    CHECK(std::abs(r.iterations - rs.iterations) <= std::max(2, rs.iterations / 10));
+    if constexpr (std::is_same_v<Real, double>) {
+      // Mixed precision: single-precision inner iterations on the float layout (twice the lanes).
+      const auto uf = device_gauge<float, ES>(lat, random_host_gauge(lat, 95));
+      const SIMDEvenOddOperator<SloppyTerm> sloppy(uf, bc, mass, args...);
+      blas::zero(sx);
+      const SolverResult rm = cg_normal(simd, sloppy, sx, sb, params);
+      REQUIRE(rm.converged());
+      REQUIRE(scalar_residual() <= 1.5 * params.tol);
+    }
+  };
+  check(std::type_identity<CloverTerm<Real, ES>>{}, std::type_identity<CloverTerm<float, ES>>{}, csw);
+  check(std::type_identity<TwistedCloverTerm<Real, ES>>{}, std::type_identity<TwistedCloverTerm<float, ES>>{}, csw, mu);
+}
