@@ -129,18 +129,16 @@ template <class ES, class Real> bool simd_fits(const Lattice& lat) {
 }
 
 /// Whether a site-local operator runs on the SIMD layout: --layout simd (refused where it cannot),
-/// or auto where the backend has the layout, the lattice splits into its lanes and the inverse is stored.
+/// or auto where the backend has the layout and the lattice splits into its lanes.
 template <class Term> bool local_on_simd(const DslashOptions& opts) {
   using ES = typename Term::execution_space;
   using Real = typename Term::real_type;
   if (opts.layout == "scalar") return false;
   if constexpr (ArchTraits<ES>::simd_layout) {
-    constexpr bool stored_inverse = !detail::cholesky_local<typename Term::inverse_type>;
-    const bool fits = stored_inverse && opts.sites_per_team == 0 && simd_fits<ES, Real>(opts.lattice);
+    const bool fits = opts.sites_per_team == 0 && simd_fits<ES, Real>(opts.lattice);
     if (opts.layout == "simd" && !fits)
       throw invalid_argument("--layout simd: --operator " + opts.op + " on " + opts.lattice.to_string() +
-                             (stored_inverse ? std::string(" needs a lattice whose extents split into the SIMD lanes and no --sites-per-team")
-                                             : std::string(" applies its inverse by an in-kernel solve, which the SIMD layout has not (use clover)")));
+                             " needs a lattice whose extents split into the SIMD lanes, and no --sites-per-team");
     return fits;
   } else {
     if (opts.layout == "simd")
@@ -151,7 +149,7 @@ template <class Term> bool local_on_simd(const DslashOptions& opts) {
 
 template <bool compiled, class Term, class... Args> nlohmann::json time_local_if(const DslashOptions& opts, Args... args) {
   if constexpr (compiled) {
-    if constexpr (ArchTraits<typename Term::execution_space>::simd_layout && !detail::cholesky_local<typename Term::inverse_type>)
+    if constexpr (ArchTraits<typename Term::execution_space>::simd_layout)
       if (local_on_simd<Term>(opts)) return time_local_simd<Term>(opts, args...);
     (void)local_on_simd<Term>(opts); // refuses --layout simd where it cannot run
     auto r = time_local<Term>(opts, args...);

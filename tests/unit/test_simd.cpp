@@ -70,6 +70,9 @@ template <class V> void check_arithmetic() {
     expect(cmadd(va, vb, vc), [&](int i) { return c[i] + a[i] * b[i]; });
     expect(cjmadd(va, vb, vc), [&](int i) { return c[i] + std::conj(a[i]) * b[i]; });
     expect(V::scale_lanes(va.dup_re(), vb), [&](int i) { return a[i].real() * b[i]; });
+    expect(cjmul(va, vb), [&](int i) { return std::conj(a[i]) * b[i]; });
+    expect(V::norm_lanes(va), [&](int i) { return std::complex<double>(std::norm(a[i]), std::norm(a[i])); });
+    expect(V::scale_lanes(V::reciprocal_lanes(V::norm_lanes(va)), va), [&](int i) { return a[i] / std::norm(a[i]); });
     expect(V::madd(va.dup_re(), va.dup_im(), vb, vb.times_i(), vc), [&](int i) { return c[i] + a[i] * b[i]; });
     expect(V::broadcast(T(0.25), T(-0.5)), [&](int) { return std::complex<double>(0.25, -0.5); });
     for (int level = 0; (1 << level) < V::lanes; ++level)

@@ -1,6 +1,6 @@
-// The even-odd Wilson, twisted-mass, clover and twisted-clover operators on the SIMD layout
-// (SIMDEvenOddOperator) against the same operators on the plain layout and against the host
-// reference (tests/reference/clover_reference.hpp), on lattices with every kind of lane split;
+// The even-odd Wilson, twisted-mass, clover (stored and dynamic inverse) and twisted-clover
+// operators on the SIMD layout (SIMDEvenOddOperator) against the same operators on the plain layout
+// and against the host reference (tests/reference/clover_reference.hpp), on lattices with every kind of lane split;
 // CG and mixed-precision CG on the SIMD layout against the plain operator's residual.
 #include "test_harness.hpp"
 
@@ -27,6 +27,7 @@ template <class Real, class ES, class F> void for_each_term(F&& f) {
   f(std::type_identity<WilsonMassTerm<Real, ES>>{}, 0.0, 0.0);
   f(std::type_identity<TwistedMassTerm<Real, ES>>{}, mu, 0.0, mu);
   f(std::type_identity<CloverTerm<Real, ES>>{}, 0.0, csw, csw);
+  f(std::type_identity<CloverTerm<Real, ES, CloverInverse::dynamic>>{}, 0.0, csw, csw);
   f(std::type_identity<TwistedCloverTerm<Real, ES>>{}, mu, csw, csw, mu);
 }
 

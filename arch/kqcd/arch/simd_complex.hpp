@@ -65,6 +65,11 @@ template <class T, int N> struct Portable {
     for (int i = 0; i < 2 * N; ++i) r.v[i] = a.v[i] - b.v[i];
     return r;
   }
+  KOKKOS_FORCEINLINE_FUNCTION static reg div(const reg& a, const reg& b) {
+    reg r;
+    for (int i = 0; i < 2 * N; ++i) r.v[i] = a.v[i] / b.v[i];
+    return r;
+  }
   KOKKOS_FORCEINLINE_FUNCTION static reg mul(const reg& a, const reg& b) {
     reg r;
     for (int i = 0; i < 2 * N; ++i) r.v[i] = a.v[i] * b.v[i];
@@ -141,6 +146,7 @@ template <> struct AVX512<float> {
   static reg add(reg a, reg b) { return _mm512_add_ps(a, b); }
   static reg sub(reg a, reg b) { return _mm512_sub_ps(a, b); }
   static reg mul(reg a, reg b) { return _mm512_mul_ps(a, b); }
+  static reg div(reg a, reg b) { return _mm512_div_ps(a, b); }
   static reg fmadd(reg a, reg b, reg c) { return _mm512_fmadd_ps(a, b, c); }
   static reg dup_re(reg a) { return _mm512_moveldup_ps(a); }
   static reg dup_im(reg a) { return _mm512_movehdup_ps(a); }
@@ -166,6 +172,7 @@ template <> struct AVX512<double> {
   static reg add(reg a, reg b) { return _mm512_add_pd(a, b); }
   static reg sub(reg a, reg b) { return _mm512_sub_pd(a, b); }
   static reg mul(reg a, reg b) { return _mm512_mul_pd(a, b); }
+  static reg div(reg a, reg b) { return _mm512_div_pd(a, b); }
   static reg fmadd(reg a, reg b, reg c) { return _mm512_fmadd_pd(a, b, c); }
   static reg dup_re(reg a) { return _mm512_movedup_pd(a); }
   static reg dup_im(reg a) { return _mm512_permute_pd(a, 0xFF); }
@@ -192,6 +199,7 @@ template <> struct AVX2<float> {
   static reg add(reg a, reg b) { return _mm256_add_ps(a, b); }
   static reg sub(reg a, reg b) { return _mm256_sub_ps(a, b); }
   static reg mul(reg a, reg b) { return _mm256_mul_ps(a, b); }
+  static reg div(reg a, reg b) { return _mm256_div_ps(a, b); }
   static reg fmadd(reg a, reg b, reg c) { return _mm256_fmadd_ps(a, b, c); }
   static reg dup_re(reg a) { return _mm256_moveldup_ps(a); }
   static reg dup_im(reg a) { return _mm256_movehdup_ps(a); }
@@ -213,6 +221,7 @@ template <> struct AVX2<double> {
   static reg add(reg a, reg b) { return _mm256_add_pd(a, b); }
   static reg sub(reg a, reg b) { return _mm256_sub_pd(a, b); }
   static reg mul(reg a, reg b) { return _mm256_mul_pd(a, b); }
+  static reg div(reg a, reg b) { return _mm256_div_pd(a, b); }
   static reg fmadd(reg a, reg b, reg c) { return _mm256_fmadd_pd(a, b, c); }
   static reg dup_re(reg a) { return _mm256_movedup_pd(a); }
   static reg dup_im(reg a) { return _mm256_permute_pd(a, 0xF); }
@@ -311,6 +320,16 @@ template <class T, int N, class ISA> struct SIMDComplex {
   KOKKOS_FORCEINLINE_FUNCTION static SIMDComplex scale_lanes(const SIMDComplex& d, const SIMDComplex& b) {
     return {ISA::mul(d.v, b.v)};
   }
+  /// |b|^2 of each lane in both halves of the lane (a real scale for scale_lanes).
+  KOKKOS_FORCEINLINE_FUNCTION static SIMDComplex norm_lanes(const SIMDComplex& b) {
+    const reg sq = ISA::mul(b.v, b.v);
+    return {ISA::add(sq, ISA::swap_ri(sq))};
+  }
+  /// 1 / d part by part (d a real scale in both halves of each lane).
+  KOKKOS_FORCEINLINE_FUNCTION static SIMDComplex reciprocal_lanes(const SIMDComplex& d) { return {ISA::div(ISA::set1(T(1)), d.v)}; }
+  KOKKOS_FORCEINLINE_FUNCTION SIMDComplex& operator-=(const SIMDComplex& b) { return *this = *this - b; }
+  /// conj(a) b
+  KOKKOS_FORCEINLINE_FUNCTION friend SIMDComplex cjmul(const SIMDComplex& a, const SIMDComplex& b) { return cjmadd(a, b, zero()); }
   /// c + z b with z one complex number for every lane (a boundary phase, a link of a block whose
   /// lanes are right-hand sides): its parts broadcast straight into the two FMAs.
   KOKKOS_FORCEINLINE_FUNCTION static SIMDComplex madd_scalar(T z_re, T z_im, const SIMDComplex& b, const SIMDComplex& c) {

@@ -452,7 +452,9 @@ template <class V> struct LaneHermitianBlocks {
   KOKKOS_FORCEINLINE_FUNCTION const real* slot(int site, int b, int k) const {
     return p + ((std::size_t(site) * 2 + b) * 21 + k) * R;
   }
-  KOKKOS_FORCEINLINE_FUNCTION V diag_mul(int site, int b, int i, const V& v) const { return V::scale_lanes(V::load(slot(site, b, i)), v); }
+  /// Diagonal entry i in both halves of each lane (a real scale for V::scale_lanes).
+  KOKKOS_FORCEINLINE_FUNCTION V diag(int site, int b, int i) const { return V::load(slot(site, b, i)); }
+  KOKKOS_FORCEINLINE_FUNCTION V diag_mul(int site, int b, int i, const V& v) const { return V::scale_lanes(diag(site, b, i), v); }
   template <class C = V> KOKKOS_FORCEINLINE_FUNCTION V offdiag(int site, int b, int i, int j) const {
     return V::load(slot(site, b, 6 + i * (i - 1) / 2 + j));
   }

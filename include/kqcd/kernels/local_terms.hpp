@@ -63,6 +63,7 @@ KOKKOS_FORCEINLINE_FUNCTION SIMDComplex<T, N, ISA> plus_i_times(const SIMDComple
 /// Packed Hermitian blocks read from a plain [site][2][36] view of reals.
 template <class View> struct PackedBlocks {
   const View& c;
+  KOKKOS_FORCEINLINE_FUNCTION auto diag(int site, int b, int i) const { return c(site, b, i); }
   /// Diagonal entry i of block (site, b) times v.
   template <class C> KOKKOS_FORCEINLINE_FUNCTION C diag_mul(int site, int b, int i, const C& v) const {
     const auto d = c(site, b, i);
@@ -94,43 +95,63 @@ KOKKOS_FORCEINLINE_FUNCTION void hermitian6_mv(const Blocks& blocks, int site, i
     }
 }
 
+/// The real numbers of the L D L^dag factorisation: T beside one complex number, or a SIMD register
+/// holding each lane's real number in both halves of the lane (SIMDComplex::scale_lanes).
+template <class T> KOKKOS_FORCEINLINE_FUNCTION T rmul(T a, T b) requires std::is_floating_point_v<T> { return a * b; }
+template <class T> KOKKOS_FORCEINLINE_FUNCTION T reciprocal(T a) requires std::is_floating_point_v<T> { return T(1) / a; }
+template <class T> KOKKOS_FORCEINLINE_FUNCTION T norm_of(const lcplx<T>& z) { return z.real() * z.real() + z.imag() * z.imag(); }
+template <class T> KOKKOS_FORCEINLINE_FUNCTION lcplx<T> rscale(T r, const lcplx<T>& z) { return lcplx<T>(z.real() * r, z.imag() * r); }
+template <class T, int N, class ISA, class V = SIMDComplex<T, N, ISA>>
+KOKKOS_FORCEINLINE_FUNCTION V rmul(const SIMDComplex<T, N, ISA>& a, const SIMDComplex<T, N, ISA>& b) {
+  return V::scale_lanes(a, b);
+}
+template <class T, int N, class ISA, class V = SIMDComplex<T, N, ISA>>
+KOKKOS_FORCEINLINE_FUNCTION V reciprocal(const SIMDComplex<T, N, ISA>& a) {
+  return V::reciprocal_lanes(a);
+}
+template <class T, int N, class ISA, class V = SIMDComplex<T, N, ISA>> KOKKOS_FORCEINLINE_FUNCTION V norm_of(const SIMDComplex<T, N, ISA>& z) {
+  return V::norm_lanes(z);
+}
+template <class T, int N, class ISA, class V = SIMDComplex<T, N, ISA>>
+KOKKOS_FORCEINLINE_FUNCTION V rscale(const SIMDComplex<T, N, ISA>& r, const SIMDComplex<T, N, ISA>& z) {
+  return V::scale_lanes(r, z);
+}
+
 /// Square-root-free Cholesky (L D L^dag, L unit lower) of a Hermitian 6x6 matrix given by its
-/// diagonal d[6] and lower triangle l[15] (packed order); overwritten by D^-1 and L. Every index is
-/// a compile-time constant (static_for), so d, l and D stay in registers on GPUs.
-template <class T> KOKKOS_FORCEINLINE_FUNCTION void ldl6(T d[6], Kokkos::complex<T> l[15]) {
+/// diagonal d[6] (reals R: rmul) and lower triangle l[15] (packed order); overwritten by D^-1 and
+/// L. Every index is a compile-time constant (static_for), so d, l and D stay in registers on GPUs.
+template <class R, class C> KOKKOS_FORCEINLINE_FUNCTION void ldl6(R d[6], C l[15]) {
   constexpr auto at = [](int i, int j) { return i * (i - 1) / 2 + j; };
-  T D[6];
+  R D[6];
   static_for<0, 6>([&](auto jc) {
     constexpr int j = decltype(jc)::value;
-    T dj = d[j];
+    R dj = d[j];
     static_for<0, j>([&](auto kc) {
       constexpr int k = decltype(kc)::value;
-      const auto& ljk = l[at(j, k)];
-      dj -= (ljk.real() * ljk.real() + ljk.imag() * ljk.imag()) * D[k];
+      dj = dj - rmul(norm_of(l[at(j, k)]), D[k]);
     });
-    const T inv = T(1) / dj;
+    const R inv = reciprocal(dj);
     D[j] = dj;
     d[j] = inv;
     static_for<j + 1, 6>([&](auto ic) {
       constexpr int i = decltype(ic)::value;
-      Kokkos::complex<T> s = l[at(i, j)];
+      C s = l[at(i, j)];
       static_for<0, j>([&](auto kc) {
         constexpr int k = decltype(kc)::value;
-        const auto t = cjmul(l[at(j, k)], l[at(i, k)]); // L_ik conj(L_jk)
-        s -= Kokkos::complex<T>(t.real() * D[k], t.imag() * D[k]);
+        s -= rscale(D[k], cjmul(l[at(j, k)], l[at(i, k)])); // L_ik conj(L_jk) D_k
       });
-      l[at(i, j)] = Kokkos::complex<T>(s.real() * inv, s.imag() * inv);
+      l[at(i, j)] = rscale(inv, s);
     });
   });
 }
 /// Solve (L D L^dag) x = v in place with the factors of ldl6.
-template <class T> KOKKOS_FORCEINLINE_FUNCTION void ldl6_solve(const T dinv[6], const Kokkos::complex<T> l[15], Kokkos::complex<T> v[6]) {
+template <class R, class C> KOKKOS_FORCEINLINE_FUNCTION void ldl6_solve(const R dinv[6], const C l[15], C v[6]) {
   constexpr auto at = [](int i, int j) { return i * (i - 1) / 2 + j; };
   static_for<1, 6>([&](auto ic) {
     constexpr int i = decltype(ic)::value;
     static_for<0, i>([&](auto kc) { v[i] -= cmul(l[at(i, decltype(kc)::value)], v[decltype(kc)::value]); });
   });
-  for (int i = 0; i < 6; ++i) v[i] = Kokkos::complex<T>(v[i].real() * dinv[i], v[i].imag() * dinv[i]);
+  for (int i = 0; i < 6; ++i) v[i] = rscale(dinv[i], v[i]);
   static_for<0, 5>([&](auto rc) {
     constexpr int i = 4 - decltype(rc)::value;
     static_for<i + 1, 6>([&](auto kc) { v[i] -= cjmul(l[at(decltype(kc)::value, i)], v[decltype(kc)::value]); });
@@ -219,25 +240,27 @@ template <class Real, class View> struct TwistedPackedInverseLocal {
   }
 };
 
-/// C^-1 applied by an in-kernel L D L^dag (Cholesky) solve of each stored clover block: no stored
-/// inverse. One complex number per site vector (no SIMD lanes: the SIMD layout stores the inverse).
+/// C^-1 applied by an in-kernel L D L^dag (Cholesky) solve of each stored clover block: no stored inverse.
 template <class Real, class View> struct CholeskyInverseLocal {
-  using cplx = Kokkos::complex<Real>;
   View c;
-  KOKKOS_FORCEINLINE_FUNCTION void apply(int site, const cplx in[Nc][Ns], cplx out[Nc][Ns]) const {
+  template <class C> KOKKOS_FORCEINLINE_FUNCTION void apply(int site, const C in[Nc][Ns], C out[Nc][Ns]) const {
+    const auto blocks = detail::packed_blocks(c);
+    using R = std::remove_cvref_t<decltype(blocks.diag(site, 0, 0))>;
     detail::for_each_chiral_block([&](auto block) {
       constexpr int b = decltype(block)::value;
-      Real d[6];
-      cplx l[15];
-      for (int i = 0; i < 6; ++i) d[i] = c(site, b, i);
-      for (int k = 0; k < 15; ++k) l[k] = cplx(c(site, b, 6 + 2 * k), c(site, b, 7 + 2 * k));
+      R d[6];
+      C l[15];
+      for (int i = 0; i < 6; ++i) d[i] = blocks.diag(site, b, i);
+      for (int i = 1; i < 6; ++i)
+        for (int j = 0; j < i; ++j) l[i * (i - 1) / 2 + j] = blocks.template offdiag<C>(site, b, i, j);
       detail::ldl6(d, l);
-      cplx v[6];
+      C v[6];
       detail::gather_block(in, b, v);
       detail::ldl6_solve(d, l, v);
       detail::scatter_block(v, b, out);
     });
   }
+  template <class F> auto map_blocks(const F& f) const { return CholeskyInverseLocal<Real, decltype(f(c))>{f(c)}; }
 };
 
 /// out = Local(in) on every site of one parity (no hopping term), through spinor accessors.

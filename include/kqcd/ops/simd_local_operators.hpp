@@ -4,7 +4,7 @@
 // SIMD accessors. The term (CloverTerm, ...) is built as for the plain layout; its packed blocks are
 // copied once into the lane layout (SIMDHermitianBlocks), and each policy the term hands out is
 // re-pointed at the copies (map_blocks). Same conventions, flops and byte model as EvenOddOperator.
-// The dynamic clover inverse (an in-kernel Cholesky solve) has no lane form: it is refused here.
+// The dynamic clover inverse solves each lane's blocks in the kernel as on the plain layout.
 #pragma once
 
 #include <kqcd/ops/local_operators.hpp>
@@ -15,11 +15,6 @@
 #include <vector>
 
 namespace kqcd {
-
-namespace detail {
-template <class L> constexpr bool cholesky_local = false;
-template <class R, class View> constexpr bool cholesky_local<CholeskyInverseLocal<R, View>> = true;
-} // namespace detail
 
 /// out = Local(in) on every vector site of one SIMD-layout parity (Local's blocks in lanes).
 template <class V, class ES, class Local>
@@ -46,8 +41,6 @@ public:
   using dslash_type = SIMDWilsonDslash<Real, ES, Recon, V>;
   using vector_type = typename dslash_type::spinor_type; ///< even-site spinor
   using gauge_type = GaugeField<Kokkos::complex<Real>, ES>;
-  static_assert(!detail::cholesky_local<typename Term::inverse_type>,
-                "the SIMD layout stores the clover inverse (CloverTerm with CloverInverse::stored)");
 
   /// Term is built from (u, args...) as for EvenOddOperator; the lanes split the lattice
   /// automatically, or as g says.
