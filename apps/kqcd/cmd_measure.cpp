@@ -15,6 +15,7 @@
 #include <kqcd/ops/gauge_files.hpp>
 #include <kqcd/ops/gaussian_smear.hpp>
 #include <kqcd/ops/local_operators.hpp>
+#include <kqcd/ops/simd_local_operators.hpp>
 #include <kqcd/ops/smearing.hpp>
 #include <kqcd/ops/sources.hpp>
 #include <kqcd/solvers/propagator.hpp>
@@ -50,6 +51,7 @@ struct MeasureSettings {
   bool json = false;
   std::string out;
   bool force = false;
+  std::string layout = "auto";
 };
 
 bool parse_double(const std::string& s, double& v) {
@@ -133,6 +135,25 @@ std::vector<Momentum> parse_momenta(const std::string& text) {
 
 using Gauge = GaugeField<Kokkos::complex<double>>;
 
+/// Whether the solves run on the SIMD layout: --layout simd (refused where it cannot), or auto where
+/// the backend has the layout, the lattice is on one rank and splits into the double-precision lanes.
+bool use_simd_layout(const std::string& layout, const Lattice& lat) {
+  if (layout == "scalar") return false;
+  using ES = Kokkos::DefaultExecutionSpace;
+  if constexpr (ArchTraits<ES>::simd_layout) {
+    constexpr int lanes = ArchTraits<ES>::simd_complex<double>::lanes;
+    const bool fits = !lat.distributed() && SIMDGeometry::splits(lat, lanes);
+    if (layout == "simd" && !fits)
+      throw invalid_argument("--layout simd: the SIMD layout runs on one rank, on a lattice that splits into " +
+                             std::to_string(lanes) + " double-precision lanes; found " + lat.to_string() +
+                             (lat.distributed() ? " distributed over ranks" : ""));
+    return fits;
+  } else {
+    if (layout == "simd") throw invalid_argument(std::string("--layout simd: backend ") + ES::name() + " has no SIMD layout");
+    return false;
+  }
+}
+
 /// The configuration on the process grid (one rank: the whole lattice); grid outlives the field.
 Gauge load_measure_gauge(const MeasureSettings& s, std::unique_ptr<ProcessGrid>& grid) {
   if (s.config.rfind("unit:", 0) == 0) {
@@ -199,10 +220,22 @@ int run_measure(const MeasureSettings& s) {
       });
   };
   std::vector<SolverResult> results;
-  if (s.csw == 0.0 && s.mu == 0.0) results = solve(WilsonEOOperator<double>(u, mass, bc));
-  else if (s.mu == 0.0) results = solve(CloverEOOperator<double>(u, bc, mass, s.csw));
-  else if (s.csw == 0.0) results = solve(TwistedMassEOOperator<double>(u, bc, mass, s.mu));
-  else results = solve(TwistedCloverEOOperator<double>(u, bc, mass, s.csw, s.mu));
+  const bool simd = use_simd_layout(s.layout, lat);
+  if constexpr (ArchTraits<Kokkos::DefaultExecutionSpace>::simd_layout) {
+    if (simd) {
+      using ES = Kokkos::DefaultExecutionSpace;
+      if (s.csw == 0.0 && s.mu == 0.0) results = solve(SIMDEvenOddOperator<WilsonMassTerm<double, ES>>(u, bc, mass));
+      else if (s.mu == 0.0) results = solve(SIMDEvenOddOperator<CloverTerm<double, ES>>(u, bc, mass, s.csw));
+      else if (s.csw == 0.0) results = solve(SIMDEvenOddOperator<TwistedMassTerm<double, ES>>(u, bc, mass, s.mu));
+      else results = solve(SIMDEvenOddOperator<TwistedCloverTerm<double, ES>>(u, bc, mass, s.csw, s.mu));
+    }
+  }
+  if (!simd) {
+    if (s.csw == 0.0 && s.mu == 0.0) results = solve(WilsonEOOperator<double>(u, mass, bc));
+    else if (s.mu == 0.0) results = solve(CloverEOOperator<double>(u, bc, mass, s.csw));
+    else if (s.csw == 0.0) results = solve(TwistedMassEOOperator<double>(u, bc, mass, s.mu));
+    else results = solve(TwistedCloverEOOperator<double>(u, bc, mass, s.csw, s.mu));
+  }
   gaussian_smear(S, us, snk_smear);
 
   std::vector<Momentum> all{Momentum{}};
@@ -228,6 +261,7 @@ int run_measure(const MeasureSettings& s) {
   j["csw"] = s.csw;
   j["mu"] = s.mu;
   j["bc"] = s.bc;
+  j["layout"] = simd ? "simd" : "scalar";
   j["source"] = {{"text", src.text}, {"kind", to_string(src.kind)}, {"origin", {src.origin.x[0], src.origin.x[1], src.origin.x[2], src.origin.x[3]}}};
   j["source_smear"] = {{"w", src_smear.width}, {"n", src_smear.steps}};
   j["sink_smear"] = {{"w", snk_smear.width}, {"n", snk_smear.steps}};
@@ -298,6 +332,11 @@ void add_measure_command(CLI::App& app, Action& action) {
   cmd->add_option("--tol", s->tol, "Relative residual |b - D x| / |b| of each solve")->capture_default_str();
   cmd->add_option("--max-iter", s->max_iter, "Iteration limit of each solve")->capture_default_str();
   cmd->add_option("--momenta", s->momenta, "Extra sink momenta PX,PY,PZ;... (integers; p_i = 2 pi PX / L_i)");
+  cmd->add_option("--layout", s->layout,
+                  "auto (simd on host backends, one rank, where the lattice splits into the lanes), scalar, or simd "
+                  "(the virtual-node AVX-512/AVX2 layout)")
+      ->check(CLI::IsMember({"auto", "scalar", "simd"}))
+      ->capture_default_str();
   cmd->add_flag("--json", s->json, "Print JSON");
   add_grid_option(cmd, s->grid);
   cmd->add_option("--out", s->out, "Also write the JSON to this file (atomically)");

@@ -1,13 +1,13 @@
 # Runs a kqcd command twice -- once as a single process, once under mpiexec -- and checks that
 # every number of their --json outputs agrees to TOL relative to max(1, |value|) (provenance,
-# solver statistics and run times excepted: timings, and iteration counts that rounding may
-# shift), the lattice included (the distributed run must report the global one).
+# solver statistics, run times and the layout excepted: timings, and iteration counts that rounding
+# may shift), the lattice included (the distributed run must report the global one). With --layouts
+# instead of MPIEXEC NP, the two runs are one process each with --layout scalar and --layout simd.
 # Usage: python3 compare_json_runs.py MPIEXEC NP TOL KQCD ARGS...
+#        python3 compare_json_runs.py --layouts TOL KQCD ARGS...
 import json
 import subprocess
 import sys
-
-mpiexec, np, tol, kqcd, args = sys.argv[1], sys.argv[2], float(sys.argv[3]), sys.argv[4], sys.argv[5:]
 
 
 def run(cmd):
@@ -18,13 +18,21 @@ def run(cmd):
     return json.loads(r.stdout)
 
 
-single = run([kqcd] + args)
-dist = run([mpiexec, "-n", np, kqcd] + args)
+if sys.argv[1] == "--layouts":
+    tol, kqcd, args = float(sys.argv[2]), sys.argv[3], sys.argv[4:]
+    what = ("the scalar layout", "the SIMD layout")
+    first = run([kqcd] + args + ["--layout", "scalar"])
+    second = run([kqcd] + args + ["--layout", "simd"])
+else:
+    mpiexec, np, tol, kqcd, args = sys.argv[1], sys.argv[2], float(sys.argv[3]), sys.argv[4], sys.argv[5:]
+    what = ("1 rank", f"{np} ranks")
+    first = run([kqcd] + args)
+    second = run([mpiexec, "-n", np, kqcd] + args)
 bad = []
 
 
 def compare(a, b, path):
-    if path in ("provenance", "solver", "seconds"):
+    if path in ("provenance", "solver", "seconds", "layout"):
         return
     if isinstance(a, dict):
         if set(a) != set(b):
@@ -39,13 +47,13 @@ def compare(a, b, path):
             compare(x, y, f"{path}[{i}]")
     elif isinstance(a, (int, float)) and not isinstance(a, bool):
         if abs(a - b) > tol * max(1.0, abs(a)):
-            bad.append(f"{path}: {a!r} single vs {b!r} on {np} ranks")
+            bad.append(f"{path}: {a!r} on {what[0]} vs {b!r} on {what[1]}")
     elif a != b:
         bad.append(f"{path}: {a!r} vs {b!r}")
 
 
-compare(single, dist, "")
+compare(first, second, "")
 for line in bad:
     print(line)
-print(f"{'FAILED' if bad else 'ok'}: {' '.join(args)} on 1 and {np} ranks")
+print(f"{'FAILED' if bad else 'ok'}: {' '.join(args)} on {what[0]} and {what[1]}")
 sys.exit(1 if bad else 0)

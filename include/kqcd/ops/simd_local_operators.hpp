@@ -41,6 +41,7 @@ public:
   using dslash_type = SIMDWilsonDslash<Real, ES, Recon, V>;
   using vector_type = typename dslash_type::spinor_type; ///< even-site spinor
   using gauge_type = GaugeField<Kokkos::complex<Real>, ES>;
+  using field_type = SpinorField<Kokkos::complex<Real>, Ns, ES>; ///< a plain full spinor (sources, solutions)
 
   /// Term is built from (u, args...) as for EvenOddOperator; the lanes split the lattice
   /// automatically, or as g says.
@@ -86,6 +87,20 @@ public:
   /// x_o = A_oo^-1 (b_o + (1/2) H_oe x_e): with x_e, the solution of D x = b.
   void reconstruct(vector_type& x_odd, const vector_type& x_even, const vector_type& b_odd, int isign = 1) const {
     dslash_.apply_local_after(x_odd, x_even, isign, 1, lanes(term_.inverse(1, isign)), Real(0.5), &b_odd, Real(1));
+  }
+
+  /// The same from and into plain full spinors (EvenOddOperator's interface: solve_propagator).
+  void prepare_source(vector_type& b_hat, const field_type& b, int isign = 1) const {
+    to_simd(tmp_odd_, b[1]);
+    apply_site_local(tmp_odd_, tmp_odd_, lanes(term_.inverse(1, isign)));
+    to_simd(b_hat, b[0]);
+    dslash_.apply_xpay(b_hat, tmp_odd_, isign, 0, Real(1), b_hat, Real(0.5));
+  }
+  void reconstruct(field_type& x, const vector_type& x_even, const field_type& b, int isign = 1) const {
+    from_simd(x[0], x_even);
+    to_simd(tmp_odd_, b[1]);
+    reconstruct(tmp_odd_, x_even, tmp_odd_, isign); // each site reads its addend before its store
+    from_simd(x[1], tmp_odd_);
   }
 
   /// EvenOddOperator's counts: two hopping terms with their site-local terms (QUDA's count).
