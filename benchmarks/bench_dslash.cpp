@@ -90,7 +90,7 @@ template <class Term, class... Args> nlohmann::json time_local(const DslashOptio
           {"gflops", op.hopping_flops() / per_call * 1e-9},
           {"gbytes_per_s", op.hopping_bytes() / per_call * 1e-9},
           {"flops_per_site", WilsonDslash<double>::flops_per_site + Term::local_flops},
-          {"site_local_memory_bytes", op.term().memory_bytes()},
+          {"site_local_memory_bytes", op.memory_bytes()},
           {"neighbours", mode == NeighbourMode::table ? "table" : "on-the-fly"},
           {"sites_per_team", op.dslash_sites_per_team()},
           {"launch", op.dslash().last_launch_config().to_string()}};
@@ -109,7 +109,7 @@ template <class Term, class... Args> nlohmann::json time_local_simd(const Dslash
   random_spinor(plain_in, 42);
   to_simd(in, plain_in);
   const auto [per_call, iters] = time_calls<ES>(opts, [&] { op.apply_hopping_inverse(out, in, 1, 1); });
-  const auto split = op.geometry().split();
+  const auto split = op.layout().geometry().split();
   return {{"time_per_call_s", per_call},
           {"iterations", iters},
           {"gflops", op.hopping_flops() / per_call * 1e-9},

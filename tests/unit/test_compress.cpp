@@ -179,8 +179,8 @@ TEMPLATE_LIST_TEST_CASE("even-odd operators with reconstruct-12 match reconstruc
   const auto bc = mixed_bc();
   const double wilson = ref::rel_diff(run(WilsonEOOperator<Real, ES, mode, Recon12>(u, 0.1, bc)),
                                       run(WilsonEOOperator<Real, ES, mode, Recon18>(u, 0.1, bc)));
-  const double twisted = ref::rel_diff(run(EvenOddOperator<TwistedMassTerm<Real, ES>, mode, Recon12>(u, bc, 0.1, 0.2)),
-                                       run(EvenOddOperator<TwistedMassTerm<Real, ES>, mode, Recon18>(u, bc, 0.1, 0.2)));
+  const double twisted = ref::rel_diff(run(EvenOddOperator<TwistedMassTerm<Real, ES>, PlainLayout<Real, ES, mode, Recon12>>(u, bc, 0.1, 0.2)),
+                                       run(EvenOddOperator<TwistedMassTerm<Real, ES>, PlainLayout<Real, ES, mode, Recon18>>(u, bc, 0.1, 0.2)));
   CAPTURE(wilson, twisted);
   REQUIRE(wilson < 10 * tol<Real>());
   REQUIRE(twisted < 10 * tol<Real>());

@@ -144,7 +144,9 @@ TEMPLATE_LIST_TEST_CASE("SIMD layout refuses what it cannot hold", "[simd][clove
   const SIMDEvenOddOperator<CloverTerm<Real, ES>> op(u, mixed_bc(), mass, csw);
   auto a = op.create_spinor(0), b = op.create_spinor(1);
   REQUIRE_THROWS_AS(op.apply(a, b), invalid_argument); // an odd vector
-  REQUIRE(op.memory_bytes() >= 4 * 2 * 21 * 2 * sizeof(Real) * double(lat.cb_volume()));
+  // Four packed matrices (the term and its inverse on each parity) in lanes: 2 blocks of 21 slots.
+  REQUIRE(op.layout().memory_bytes() == 4 * 2 * 21 * 2 * sizeof(Real) * double(lat.cb_volume()));
+  REQUIRE(op.memory_bytes() == op.layout().memory_bytes() + op.term().memory_bytes());
 }
 
 TEMPLATE_LIST_TEST_CASE("CG on the SIMD clover and twisted-clover operators solves the plain operator's system",

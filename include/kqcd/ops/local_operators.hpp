@@ -11,7 +11,9 @@
 //                         (two packed Hermitian matrices X and mu B, read in one pass)
 // FullOperator<Term> applies D to full spinors; EvenOddOperator<Term> the Schur complement
 //   D_hat = A_ee - (1/4) H_eo A_oo^-1 H_oe
-// with prepare_source b_e + (1/2) H_eo A_oo^-1 b_o and reconstruct x_o = A_oo^-1 (b_o + (1/2) H_oe x_e).
+// with prepare_source b_e + (1/2) H_eo A_oo^-1 b_o and reconstruct x_o = A_oo^-1 (b_o + (1/2) H_oe x_e),
+// on the spinors of a layout policy: PlainLayout (WilsonDslash, CBSpinor) by default, SIMDLayout
+// (ops/simd_local_operators.hpp: SIMD lanes on host backends) as EvenOddOperator<Term, SIMDLayout<...>>.
 // Both are the solvers' operator concept (vector_type, create_vector(), apply(out, in, isign)).
 #pragma once
 
@@ -24,6 +26,7 @@
 #include <kqcd/ops/wilson_operator.hpp>
 
 #include <string>
+#include <utility>
 
 namespace kqcd {
 
@@ -279,25 +282,68 @@ private:
   Term term_;
 };
 
-template <class Term, NeighbourMode mode = ArchTraits<typename Term::execution_space>::neighbour_mode, class Recon = Recon18>
+/// Where an EvenOddOperator keeps its fields and how its kernels read them: the plain layout is
+/// WilsonDslash on CBSpinor (neighbour mode and link reconstruction as given), the term's
+/// site-local policies as the term hands them out; ops/simd_local_operators.hpp has the SIMD one.
+template <class Real, class ES, NeighbourMode mode = ArchTraits<ES>::neighbour_mode, class Recon = Recon18> class PlainLayout {
+public:
+  using dslash_type = WilsonDslash<Real, ES, mode, Recon>;
+  using gauge_type = typename dslash_type::gauge_type;
+  using spinor_type = typename dslash_type::spinor_type;
+  using plain_spinor_type = spinor_type;
+  struct options {}; ///< nothing to choose
+
+  PlainLayout(const gauge_type& u, const BoundaryPhases& bc, options = {}) : dslash_(u, bc) {}
+  const Lattice& lattice() const { return dslash_.lattice(); }
+  const dslash_type& dslash() const { return dslash_; }
+  dslash_type& dslash() { return dslash_; }
+  spinor_type create_spinor(int parity, const std::string& label) const { return spinor_type(lattice(), parity, label); }
+  /// Nothing to copy: the kernels read the term's own fields.
+  template <class Local> void adopt(const Local&, int) {}
+  template <class Local> Local site_local(const Local& local) const { return local; }
+  void to_layout(spinor_type& dst, const plain_spinor_type& src) const { Kokkos::deep_copy(dst.view(), src.view()); }
+  void from_layout(plain_spinor_type& dst, const spinor_type& src) const { Kokkos::deep_copy(dst.view(), src.view()); }
+  double memory_bytes() const { return 0.0; }
+
+private:
+  dslash_type dslash_;
+};
+
+/// D_hat = A_ee - (1/4) H_eo A_oo^-1 H_oe on the even sites of Layout's spinors (PlainLayout, or
+/// SIMDLayout of ops/simd_local_operators.hpp): the Schur complement written once for every layout.
+template <class Term, class Layout = PlainLayout<typename Term::real_type, typename Term::execution_space>>
 class EvenOddOperator {
 public:
   using Real = typename Term::real_type;
   using ES = typename Term::execution_space;
   using term_type = Term;
-  using dslash_type = WilsonDslash<Real, ES, mode, Recon>;
-  using gauge_type = typename dslash_type::gauge_type;
-  using vector_type = typename dslash_type::spinor_type; ///< even-site spinor
-  using field_type = SpinorField<Kokkos::complex<Real>, Ns, ES>;
+  using layout_type = Layout;
+  using dslash_type = typename Layout::dslash_type;
+  using gauge_type = typename Layout::gauge_type;
+  using vector_type = typename Layout::spinor_type; ///< even-site spinor
+  using field_type = SpinorField<Kokkos::complex<Real>, Ns, ES>; ///< a plain full spinor (sources, solutions)
   using real_type = Real;
 
+  /// Term is built from (u, args...): e.g. EvenOddOperator<CloverTerm<double>>(u, bc, mass, csw);
+  /// the layout's options (the SIMD lane split) may come first.
   template <class... Args>
   EvenOddOperator(const gauge_type& u, const BoundaryPhases& bc, Args&&... args)
-      : dslash_(u, bc), term_(u, args...), tmp_odd_(u.lattice(), 1, "eo_tmp_odd"), tmp_even_(u.lattice(), 0, "eo_tmp_even") {}
-  const Lattice& lattice() const { return dslash_.lattice(); }
-  const dslash_type& dslash() const { return dslash_; }
+      : EvenOddOperator(typename Layout::options{}, u, bc, std::forward<Args>(args)...) {}
+  template <class... Args>
+  EvenOddOperator(const typename Layout::options& options, const gauge_type& u, const BoundaryPhases& bc, Args&&... args)
+      : layout_(u, bc, options), term_(u, std::forward<Args>(args)...), tmp_odd_(layout_.create_spinor(1, "eo_tmp_odd")),
+        tmp_even_(layout_.create_spinor(0, "eo_tmp_even")) {
+    for (int p = 0; p < 2; ++p) {
+      layout_.adopt(term_.local(p, 1), p);
+      layout_.adopt(term_.inverse(p, 1), p);
+    }
+  }
+  const Lattice& lattice() const { return layout_.lattice(); }
+  const Layout& layout() const { return layout_; }
+  const dslash_type& dslash() const { return layout_.dslash(); }
   const Term& term() const { return term_; }
-  vector_type create_vector(const std::string& label = "eo_vector") const { return vector_type(lattice(), 0, label); }
+  vector_type create_vector(const std::string& label = "eo_vector") const { return layout_.create_spinor(0, label); }
+  vector_type create_spinor(int parity, const std::string& label = "eo_spinor") const { return layout_.create_spinor(parity, label); }
 
   /// out = D_hat in (isign = +1) or D_hat^dag in (isign = -1), both on even sites; out may alias in.
   // The members that launch kernels are defined below the class (compiled once in the library).
@@ -310,21 +356,31 @@ public:
   /// preconditioned operator (the benchmarked "Dslash" of QUDA's count).
   void apply_hopping_inverse(vector_type& out, const vector_type& in, int isign, int target_cb) const;
   /// b_hat = b_e + (1/2) H_eo A_oo^-1 b_o.
+  void prepare_source(vector_type& b_hat, const vector_type& b_even, const vector_type& b_odd, int isign = 1) const;
+  /// x_o = A_oo^-1 (b_o + (1/2) H_oe x_e): with x_e, the solution of D x = b (x_odd may alias b_odd).
+  void reconstruct(vector_type& x_odd, const vector_type& x_even, const vector_type& b_odd, int isign = 1) const;
+  /// The same from and into plain full spinors (x = (x_e, x_o)).
   void prepare_source(vector_type& b_hat, const field_type& b, int isign = 1) const;
-  /// x = (x_e, x_o), x_o = A_oo^-1 (b_o + (1/2) H_oe x_e): the solution of D x = b.
   void reconstruct(field_type& x, const vector_type& x_even, const field_type& b, int isign = 1) const;
-  void set_sites_per_team(int n) { dslash_.set_sites_per_team(n); }
-  int dslash_sites_per_team() const { return dslash_.sites_per_team(); }
-  /// Flops of one apply(): two hopping terms, each with its site-local term (QUDA's count).
-  double flops() const { return 2.0 * lattice().cb_volume() * (dslash_type::flops_per_site + Term::local_flops); }
-  /// Flops and bytes (no-reuse model plus the site-local data read) of apply_hopping_inverse.
-  double hopping_flops() const { return lattice().cb_volume() * (dslash_type::flops_per_site + Term::local_flops); }
-  double hopping_bytes() const {
-    return dslash_.bytes(false) + lattice().cb_volume() * double(sizeof(Real)) * Term::local_reals;
+  /// The hopping kernel's sites per team (the plain layout's launcher).
+  void set_sites_per_team(int n) requires requires(Layout& l) { l.dslash().set_sites_per_team(n); } {
+    layout_.dslash().set_sites_per_team(n);
   }
+  int dslash_sites_per_team() const requires requires(const Layout& l) { l.dslash().sites_per_team(); } {
+    return layout_.dslash().sites_per_team();
+  }
+  /// Flops of one apply(): two hopping terms, each with its site-local term (QUDA's count).
+  double flops() const { return 2.0 * lattice().cb_volume() * (WilsonDslash<Real>::flops_per_site + Term::local_flops); }
+  /// Flops and bytes (no-reuse model plus the site-local data read) of apply_hopping_inverse.
+  double hopping_flops() const { return lattice().cb_volume() * (WilsonDslash<Real>::flops_per_site + Term::local_flops); }
+  double hopping_bytes() const {
+    return dslash().bytes(false) + lattice().cb_volume() * double(sizeof(Real)) * Term::local_reals;
+  }
+  /// Memory of the site-local term: the term's fields and the layout's copies of them.
+  double memory_bytes() const { return term_.memory_bytes() + layout_.memory_bytes(); }
 
 private:
-  dslash_type dslash_;
+  Layout layout_;
   Term term_;
   mutable vector_type tmp_odd_;
   mutable vector_type tmp_even_;
@@ -337,31 +393,48 @@ void FullOperator<Term, mode, Recon>::apply(vector_type& out, const vector_type&
   for (int p = 0; p < 2; ++p) dslash_.apply_local_xpay(out[p], in[1 - p], isign, p, term_.local(p, isign), in[p], Real(-0.5));
 }
 
-template <class Term, NeighbourMode mode, class Recon>
-void EvenOddOperator<Term, mode, Recon>::apply(vector_type& out, const vector_type& in, int isign) const {
+template <class Term, class Layout>
+void EvenOddOperator<Term, Layout>::apply(vector_type& out, const vector_type& in, int isign) const {
   ProfileScope prof("kqcd::EvenOddOperator::apply");
   auto compute = prof.phase(ProfilePhase::compute);
-  dslash_.apply_local_after(tmp_odd_, in, isign, 1, term_.inverse(1, isign), Real(1));
-  dslash_.apply_local_xpay(out, tmp_odd_, isign, 0, term_.local(0, isign), in, Real(-0.25));
+  const auto& d = layout_.dslash();
+  d.apply_local_after(tmp_odd_, in, isign, 1, layout_.site_local(term_.inverse(1, isign)), Real(1));
+  d.apply_local_xpay(out, tmp_odd_, isign, 0, layout_.site_local(term_.local(0, isign)), in, Real(-0.25));
 }
 
-template <class Term, NeighbourMode mode, class Recon>
-void EvenOddOperator<Term, mode, Recon>::apply_hopping_inverse(vector_type& out, const vector_type& in, int isign,
-                                                               int target_cb) const {
-  dslash_.apply_local_after(out, in, isign, target_cb, term_.inverse(target_cb, isign), Real(1));
+template <class Term, class Layout>
+void EvenOddOperator<Term, Layout>::apply_hopping_inverse(vector_type& out, const vector_type& in, int isign, int target_cb) const {
+  layout_.dslash().apply_local_after(out, in, isign, target_cb, layout_.site_local(term_.inverse(target_cb, isign)), Real(1));
 }
 
-template <class Term, NeighbourMode mode, class Recon>
-void EvenOddOperator<Term, mode, Recon>::prepare_source(vector_type& b_hat, const field_type& b, int isign) const {
-  apply_site_local(tmp_odd_, b[1], term_.inverse(1, isign));
-  dslash_.apply_xpay(b_hat, tmp_odd_, isign, 0, Real(1), b[0], Real(0.5));
+template <class Term, class Layout>
+void EvenOddOperator<Term, Layout>::prepare_source(vector_type& b_hat, const vector_type& b_even, const vector_type& b_odd,
+                                                  int isign) const {
+  apply_site_local(tmp_odd_, b_odd, layout_.site_local(term_.inverse(1, isign)));
+  layout_.dslash().apply_xpay(b_hat, tmp_odd_, isign, 0, Real(1), b_even, Real(0.5));
 }
 
-template <class Term, NeighbourMode mode, class Recon>
-void EvenOddOperator<Term, mode, Recon>::reconstruct(field_type& x, const vector_type& x_even, const field_type& b,
-                                                     int isign) const {
-  Kokkos::deep_copy(x[0].view(), x_even.view());
-  dslash_.apply_local_after(x[1], x_even, isign, 1, term_.inverse(1, isign), Real(0.5), &b[1], Real(1));
+template <class Term, class Layout>
+void EvenOddOperator<Term, Layout>::reconstruct(vector_type& x_odd, const vector_type& x_even, const vector_type& b_odd,
+                                               int isign) const {
+  layout_.dslash().apply_local_after(x_odd, x_even, isign, 1, layout_.site_local(term_.inverse(1, isign)), Real(0.5), &b_odd,
+                                     Real(1));
+}
+
+template <class Term, class Layout>
+void EvenOddOperator<Term, Layout>::prepare_source(vector_type& b_hat, const field_type& b, int isign) const {
+  // tmp_even_ holds b_e (apply_normal's scratch: not in use here); A^-1 overwrites b_o in place.
+  layout_.to_layout(tmp_even_, b[0]);
+  layout_.to_layout(tmp_odd_, b[1]);
+  prepare_source(b_hat, tmp_even_, tmp_odd_, isign);
+}
+
+template <class Term, class Layout>
+void EvenOddOperator<Term, Layout>::reconstruct(field_type& x, const vector_type& x_even, const field_type& b, int isign) const {
+  layout_.from_layout(x[0], x_even);
+  layout_.to_layout(tmp_odd_, b[1]);
+  reconstruct(tmp_odd_, x_even, tmp_odd_, isign);
+  layout_.from_layout(x[1], tmp_odd_);
 }
 
 // The operators by name.
