@@ -73,54 +73,43 @@ nlohmann::json phase_times(const DslashOptions& opts, const Dslash& d, const Cal
           {"exterior_sites_per_rank", d.exterior_sites(0)}};
 }
 
-/// out_o = A_oo^-1 H_oe in_e with the site-local term of Term (m = 0.1, c_sw = 1, mu = 0.1).
-template <class Term, class... Args> nlohmann::json time_local(const DslashOptions& opts, Args... args) {
+/// out_o = A_oo^-1 H_oe in_e with the site-local term of Op's term (m = 0.1, c_sw = 1, mu = 0.1), Op
+/// an EvenOddOperator on the plain or the SIMD layout.
+template <class Op, class... Args> nlohmann::json time_local(const DslashOptions& opts, Args... args) {
+  using Term = typename Op::term_type;
   using ES = typename Term::execution_space;
-  using Op = EvenOddOperator<Term>;
   typename Op::gauge_type u(opts.lattice);
   random_gauge(u, 1234);
   Op op(u, BoundaryPhases::antiperiodic_time(), args...);
-  if (opts.sites_per_team > 0) op.set_sites_per_team(opts.sites_per_team);
-  typename Op::vector_type in(opts.lattice, 0, "bench_in"), out(opts.lattice, 1, "bench_out");
-  random_spinor(in, 42);
-  const auto [per_call, iters] = time_calls<ES>(opts, [&] { op.apply_hopping_inverse(out, in, 1, 1); });
-  constexpr NeighbourMode mode = ArchTraits<ES>::neighbour_mode;
-  return {{"time_per_call_s", per_call},
-          {"iterations", iters},
-          {"gflops", op.hopping_flops() / per_call * 1e-9},
-          {"gbytes_per_s", op.hopping_bytes() / per_call * 1e-9},
-          {"flops_per_site", WilsonDslash<double>::flops_per_site + Term::local_flops},
-          {"site_local_memory_bytes", op.memory_bytes()},
-          {"neighbours", mode == NeighbourMode::table ? "table" : "on-the-fly"},
-          {"sites_per_team", op.dslash_sites_per_team()},
-          {"launch", op.dslash().last_launch_config().to_string()}};
-}
-
-
-/// The same on the SIMD layout (SIMDEvenOddOperator).
-template <class Term, class... Args> nlohmann::json time_local_simd(const DslashOptions& opts, Args... args) {
-  using ES = typename Term::execution_space;
-  using Op = SIMDEvenOddOperator<Term>;
-  typename Op::gauge_type u(opts.lattice);
-  random_gauge(u, 1234);
-  const Op op(u, BoundaryPhases::antiperiodic_time(), args...);
+  constexpr bool plain = requires { op.dslash_sites_per_team(); };
+  if constexpr (plain)
+    if (opts.sites_per_team > 0) op.set_sites_per_team(opts.sites_per_team);
   auto in = op.create_spinor(0, "bench_in"), out = op.create_spinor(1, "bench_out");
   CBSpinor<Kokkos::complex<typename Op::real_type>, Ns, ES> plain_in(opts.lattice, 0);
   random_spinor(plain_in, 42);
-  to_simd(in, plain_in);
+  op.layout().to_layout(in, plain_in);
   const auto [per_call, iters] = time_calls<ES>(opts, [&] { op.apply_hopping_inverse(out, in, 1, 1); });
-  const auto split = op.layout().geometry().split();
-  return {{"time_per_call_s", per_call},
-          {"iterations", iters},
-          {"gflops", op.hopping_flops() / per_call * 1e-9},
-          {"gbytes_per_s", op.hopping_bytes() / per_call * 1e-9},
-          {"flops_per_site", WilsonDslash<double>::flops_per_site + Term::local_flops},
-          {"site_local_memory_bytes", op.memory_bytes()},
-          {"layout", "simd"},
-          {"isa", Op::dslash_type::simd_type::isa::name},
-          {"simd_lanes", Op::dslash_type::simd_type::lanes},
-          {"lane_split", {split[0], split[1], split[2], split[3]}},
-          {"neighbours", "table"}};
+  nlohmann::json r = {{"time_per_call_s", per_call},
+                      {"iterations", iters},
+                      {"gflops", op.hopping_flops() / per_call * 1e-9},
+                      {"gbytes_per_s", op.hopping_bytes() / per_call * 1e-9},
+                      {"flops_per_site", WilsonDslash<double>::flops_per_site + Term::local_flops},
+                      {"site_local_memory_bytes", op.memory_bytes()}};
+  if constexpr (plain) {
+    constexpr NeighbourMode mode = ArchTraits<ES>::neighbour_mode;
+    r.update({{"layout", "scalar"},
+              {"neighbours", mode == NeighbourMode::table ? "table" : "on-the-fly"},
+              {"sites_per_team", op.dslash_sites_per_team()},
+              {"launch", op.dslash().last_launch_config().to_string()}});
+  } else {
+    const auto split = op.layout().geometry().split();
+    r.update({{"layout", "simd"},
+              {"isa", Op::dslash_type::simd_type::isa::name},
+              {"simd_lanes", Op::dslash_type::simd_type::lanes},
+              {"lane_split", {split[0], split[1], split[2], split[3]}},
+              {"neighbours", "table"}});
+  }
+  return r;
 }
 
 /// Whether the lattice splits into the SIMD type's lanes (auto falls back to scalar if not).
@@ -150,11 +139,9 @@ template <class Term> bool local_on_simd(const DslashOptions& opts) {
 template <bool compiled, class Term, class... Args> nlohmann::json time_local_if(const DslashOptions& opts, Args... args) {
   if constexpr (compiled) {
     if constexpr (ArchTraits<typename Term::execution_space>::simd_layout)
-      if (local_on_simd<Term>(opts)) return time_local_simd<Term>(opts, args...);
+      if (local_on_simd<Term>(opts)) return time_local<SIMDEvenOddOperator<Term>>(opts, args...);
     (void)local_on_simd<Term>(opts); // refuses --layout simd where it cannot run
-    auto r = time_local<Term>(opts, args...);
-    r["layout"] = "scalar";
-    return r;
+    return time_local<EvenOddOperator<Term>>(opts, args...);
   } else {
     throw not_compiled("operator " + opts.op, compiled_operators, "KQCD_OPERATORS");
   }
