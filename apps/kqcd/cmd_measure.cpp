@@ -137,11 +137,10 @@ using Gauge = GaugeField<Kokkos::complex<double>>;
 
 /// Whether the solves run on the SIMD layout: --layout simd (refused where it cannot), or auto where
 /// the backend has the layout, the lattice is on one rank and splits into the double-precision lanes.
-bool use_simd_layout(const std::string& layout, const Lattice& lat) {
+template <class ES> bool use_simd_layout(const std::string& layout, const Lattice& lat) {
   if (layout == "scalar") return false;
-  using ES = Kokkos::DefaultExecutionSpace;
   if constexpr (ArchTraits<ES>::simd_layout) {
-    constexpr int lanes = ArchTraits<ES>::simd_complex<double>::lanes;
+    constexpr int lanes = ArchTraits<ES>::template simd_complex<double>::lanes;
     const bool fits = !lat.distributed() && SIMDGeometry::splits(lat, lanes);
     if (layout == "simd" && !fits)
       throw invalid_argument("--layout simd: the SIMD layout runs on one rank, on a lattice that splits into " +
@@ -220,17 +219,19 @@ int run_measure(const MeasureSettings& s) {
       });
   };
   std::vector<SolverResult> results;
-  const bool simd = use_simd_layout(s.layout, lat);
-  if constexpr (ArchTraits<Kokkos::DefaultExecutionSpace>::simd_layout) {
-    if (simd) {
-      using ES = Kokkos::DefaultExecutionSpace;
+  const bool simd = use_simd_layout<Kokkos::DefaultExecutionSpace>(s.layout, lat);
+  // A template, so that a backend without the SIMD layout does not compile its operators.
+  auto solve_simd = [&]<class ES>() {
+    if constexpr (ArchTraits<ES>::simd_layout) {
       if (s.csw == 0.0 && s.mu == 0.0) results = solve(SIMDEvenOddOperator<WilsonMassTerm<double, ES>>(u, bc, mass));
       else if (s.mu == 0.0) results = solve(SIMDEvenOddOperator<CloverTerm<double, ES>>(u, bc, mass, s.csw));
       else if (s.csw == 0.0) results = solve(SIMDEvenOddOperator<TwistedMassTerm<double, ES>>(u, bc, mass, s.mu));
       else results = solve(SIMDEvenOddOperator<TwistedCloverTerm<double, ES>>(u, bc, mass, s.csw, s.mu));
     }
-  }
-  if (!simd) {
+  };
+  if (simd) {
+    solve_simd.template operator()<Kokkos::DefaultExecutionSpace>();
+  } else {
     if (s.csw == 0.0 && s.mu == 0.0) results = solve(WilsonEOOperator<double>(u, mass, bc));
     else if (s.mu == 0.0) results = solve(CloverEOOperator<double>(u, bc, mass, s.csw));
     else if (s.csw == 0.0) results = solve(TwistedMassEOOperator<double>(u, bc, mass, s.mu));
