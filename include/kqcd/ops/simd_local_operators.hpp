@@ -54,7 +54,11 @@ public:
   }
   /// The policy with its blocks in the lane layout.
   template <class Local> auto site_local(const Local& local) const {
-    return local.map_blocks([&](const auto& view) { return LaneHermitianBlocks<V>{find(view.data())->view().data()}; });
+    return local.map_blocks([&](const auto& view) {
+      const blocks_type* blocks = find(view.data());
+      if (!blocks) throw invalid_argument("SIMDLayout: a site-local policy reads packed blocks that were not adopted");
+      return LaneHermitianBlocks<V>{blocks->view().data()};
+    });
   }
   void to_layout(spinor_type& dst, const plain_spinor_type& src) const { to_simd(dst, src); }
   void from_layout(plain_spinor_type& dst, const spinor_type& src) const { from_simd(dst, src); }
