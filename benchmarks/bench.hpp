@@ -2,6 +2,7 @@
 // GFLOP/s and GB/s (byte model named) next to a STREAM copy measured in the same run.
 #pragma once
 
+#include <kqcd/arch/arch_traits.hpp>
 #include <kqcd/core/error.hpp>
 #include <kqcd/core/lattice.hpp>
 #include <kqcd/core/provenance.hpp>
@@ -14,6 +15,22 @@
 #include <vector>
 
 namespace kqcd::bench {
+
+/// --layout auto|scalar|simd: whether a run on backend ES takes the SIMD layout. misfit() names what
+/// keeps the run off it ("" where it fits; asked only where ES has the layout): auto takes the layout
+/// where it fits, simd where it fits or else throws invalid_argument("--layout simd: " + misfit()).
+template <class ES, class Misfit> bool choose_simd_layout(const std::string& layout, const Misfit& misfit) {
+  if (layout == "scalar") return false;
+  if constexpr (ArchTraits<ES>::simd_layout) {
+    const std::string why = misfit();
+    if (layout == "simd" && !why.empty()) throw invalid_argument("--layout simd: " + why);
+    return why.empty();
+  } else {
+    if (layout == "simd")
+      throw invalid_argument(std::string("--layout simd: backend ") + ES::name() + " has no SIMD layout (host backends only)");
+    return false;
+  }
+}
 
 nlohmann::json to_json(const Provenance& p);
 

@@ -121,19 +121,11 @@ template <class ES, class Real> bool simd_fits(const Lattice& lat) {
 /// or auto where the backend has the layout and the lattice splits into its lanes.
 template <class Term> bool local_on_simd(const DslashOptions& opts) {
   using ES = typename Term::execution_space;
-  using Real = typename Term::real_type;
-  if (opts.layout == "scalar") return false;
-  if constexpr (ArchTraits<ES>::simd_layout) {
-    const bool fits = opts.sites_per_team == 0 && simd_fits<ES, Real>(opts.lattice);
-    if (opts.layout == "simd" && !fits)
-      throw invalid_argument("--layout simd: --operator " + opts.op + " on " + opts.lattice.to_string() +
-                             " needs a lattice whose extents split into the SIMD lanes, and no --sites-per-team");
-    return fits;
-  } else {
-    if (opts.layout == "simd")
-      throw invalid_argument(std::string("--layout simd: backend ") + ES::name() + " has no SIMD layout (host backends only)");
-    return false;
-  }
+  return choose_simd_layout<ES>(opts.layout, [&]() -> std::string {
+    if (opts.sites_per_team == 0 && simd_fits<ES, typename Term::real_type>(opts.lattice)) return "";
+    return "--operator " + opts.op + " on " + opts.lattice.to_string() +
+           " needs a lattice whose extents split into the SIMD lanes, and no --sites-per-team";
+  });
 }
 
 template <bool compiled, class Term, class... Args> nlohmann::json time_local_if(const DslashOptions& opts, Args... args) {

@@ -112,21 +112,18 @@ template <class ES> nlohmann::json time_block(const SolverOptions& o, const Host
 /// Whether the solve runs on the SIMD layout: --layout simd (refused where it cannot), or auto where
 /// the backend has the layout and the lattice splits into the lanes of every precision the solve uses.
 template <class ES> bool use_simd_layout(const SolverOptions& o, const Lattice& lat) {
-  const bool single_rhs = o.rhs == 1 && o.solver != "block-cg", layout_precision = o.precision != "mixed-half";
-  if (o.layout == "scalar") return false;
-  if constexpr (ArchTraits<ES>::simd_layout) {
-    const bool splits = (o.precision == "single" || SIMDGeometry::splits(lat, ArchTraits<ES>::template simd_complex<double>::lanes)) &&
-                        (o.precision == "double" || SIMDGeometry::splits(lat, ArchTraits<ES>::template simd_complex<float>::lanes));
-    if (o.layout == "auto") return single_rhs && layout_precision && splits;
-    if (!single_rhs || !layout_precision)
-      throw invalid_argument("--layout simd solves one right-hand side (cg or bicgstab) in double, single or mixed precision");
-    if (!splits) SIMDGeometry(lat, ArchTraits<ES>::template simd_complex<float>::lanes); // throws, naming the lattice
-    return true;
-  } else {
-    if (o.layout == "simd")
-      throw invalid_argument(std::string("--layout simd: backend ") + ES::name() + " has no SIMD layout (host backends only)");
-    return false;
-  }
+  return choose_simd_layout<ES>(o.layout, [&]() -> std::string {
+    if (o.rhs != 1 || o.solver == "block-cg" || o.precision == "mixed-half")
+      return "it solves one right-hand side (cg or bicgstab) in double, single or mixed precision";
+    // Every precision the solve uses must split the lattice into its lanes (the geometry's error names it).
+    try {
+      if (o.precision != "single") SIMDGeometry(lat, ArchTraits<ES>::template simd_complex<double>::lanes);
+      if (o.precision != "double") SIMDGeometry(lat, ArchTraits<ES>::template simd_complex<float>::lanes);
+    } catch (const invalid_argument& e) {
+      return e.what();
+    }
+    return "";
+  });
 }
 
 template <class ES> nlohmann::json time_solver(const SolverOptions& o, const HostGaugeConfig* cfg) {

@@ -138,19 +138,12 @@ using Gauge = GaugeField<Kokkos::complex<double>>;
 /// Whether the solves run on the SIMD layout: --layout simd (refused where it cannot), or auto where
 /// the backend has the layout, the lattice is on one rank and splits into the double-precision lanes.
 template <class ES> bool use_simd_layout(const std::string& layout, const Lattice& lat) {
-  if (layout == "scalar") return false;
-  if constexpr (ArchTraits<ES>::simd_layout) {
-    constexpr int lanes = ArchTraits<ES>::template simd_complex<double>::lanes;
-    const bool fits = !lat.distributed() && SIMDGeometry::splits(lat, lanes);
-    if (layout == "simd" && !fits)
-      throw invalid_argument("--layout simd: the SIMD layout runs on one rank, on a lattice that splits into " +
-                             std::to_string(lanes) + " double-precision lanes; found " + lat.to_string() +
-                             (lat.distributed() ? " distributed over ranks" : ""));
-    return fits;
-  } else {
-    if (layout == "simd") throw invalid_argument(std::string("--layout simd: backend ") + ES::name() + " has no SIMD layout");
-    return false;
-  }
+  return bench::choose_simd_layout<ES>(layout, [&]() -> std::string {
+    const int lanes = ArchTraits<ES>::template simd_complex<double>::lanes;
+    if (!lat.distributed() && SIMDGeometry::splits(lat, lanes)) return "";
+    return "the SIMD layout runs on one rank, on a lattice that splits into " + std::to_string(lanes) +
+           " double-precision lanes; found " + lat.to_string() + (lat.distributed() ? " distributed over ranks" : "");
+  });
 }
 
 /// The configuration on the process grid (one rank: the whole lattice); grid outlives the field.
