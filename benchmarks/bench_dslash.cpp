@@ -73,6 +73,18 @@ nlohmann::json phase_times(const DslashOptions& opts, const Dslash& d, const Cal
           {"exterior_sites_per_rank", d.exterior_sites(0)}};
 }
 
+/// GFLOP/s and GB/s of `flops` and `bytes` per call on this rank, totalled over the ranks (the same
+/// local volume on each); on a distributed lattice also this rank's rate and the overlap setting.
+void add_rates(nlohmann::json& r, const Lattice& lat, double flops, double bytes, double per_call, bool overlap) {
+  const double ranks = double(lat.global_volume() / lat.volume());
+  r["gflops"] = ranks * flops / per_call * 1e-9;
+  r["gbytes_per_s"] = ranks * bytes / per_call * 1e-9;
+  if (lat.distributed()) {
+    r["gflops_per_rank"] = flops / per_call * 1e-9;
+    r["overlap"] = overlap;
+  }
+}
+
 /// out_o = A_oo^-1 H_oe in_e with the site-local term of Op's term (m = 0.1, c_sw = 1, mu = 0.1), Op
 /// an EvenOddOperator on the plain or the SIMD layout.
 template <class Op, class... Args> nlohmann::json time_local(const DslashOptions& opts, Args... args) {
@@ -81,6 +93,8 @@ template <class Op, class... Args> nlohmann::json time_local(const DslashOptions
   typename Op::gauge_type u(opts.lattice);
   random_gauge(u, 1234);
   Op op(u, BoundaryPhases::antiperiodic_time(), args...);
+  op.set_overlap(opts.overlap);
+  op.set_spin_projection(opts.spin_projection);
   constexpr bool plain = requires { op.dslash_sites_per_team(); };
   if constexpr (plain)
     if (opts.sites_per_team > 0) op.set_sites_per_team(opts.sites_per_team);
@@ -91,10 +105,9 @@ template <class Op, class... Args> nlohmann::json time_local(const DslashOptions
   const auto [per_call, iters] = time_calls<ES>(opts, [&] { op.apply_hopping_inverse(out, in, 1, 1); });
   nlohmann::json r = {{"time_per_call_s", per_call},
                       {"iterations", iters},
-                      {"gflops", op.hopping_flops() / per_call * 1e-9},
-                      {"gbytes_per_s", op.hopping_bytes() / per_call * 1e-9},
                       {"flops_per_site", WilsonDslash<double>::flops_per_site + Term::local_flops},
                       {"site_local_memory_bytes", op.memory_bytes()}};
+  add_rates(r, opts.lattice, op.hopping_flops(), op.hopping_bytes(), per_call, opts.overlap);
   if constexpr (plain) {
     constexpr NeighbourMode mode = ArchTraits<ES>::neighbour_mode;
     r.update({{"layout", "scalar"},
@@ -200,21 +213,14 @@ nlohmann::json time_dslash(const DslashOptions& opts) {
   // even-odd operator two hopping terms, one with xpay.
   const double flops = eo ? op.flops() : op.dslash().flops(false);
   const double bytes = eo ? op.dslash().bytes(false) + op.dslash().bytes(true) : op.dslash().bytes(false);
-  // Per-rank work; the totals count every rank (same local volume on each).
-  const double ranks = double(opts.lattice.global_volume() / opts.lattice.volume());
   nlohmann::json r{{"time_per_call_s", per_call},
                    {"iterations", iters},
-                   {"gflops", ranks * flops / per_call * 1e-9},
-                   {"gbytes_per_s", ranks * bytes / per_call * 1e-9},
                    {"neighbours", mode == NeighbourMode::table ? "table" : "on-the-fly"},
                    {"sites_per_team", op.dslash_sites_per_team()},
                    {"launch", op.dslash().last_launch_config().to_string()},
                    {"graph", opts.graph}};
-  if (opts.lattice.distributed()) {
-    r["gflops_per_rank"] = flops / per_call * 1e-9;
-    r["overlap"] = opts.overlap;
-    r["phases"] = phase_times<ES>(opts, op.dslash(), call);
-  }
+  add_rates(r, opts.lattice, flops, bytes, per_call, opts.overlap);
+  if (opts.lattice.distributed()) r["phases"] = phase_times<ES>(opts, op.dslash(), call);
   return r;
 }
 
@@ -246,21 +252,14 @@ template <class ES, class Real, class Recon> nlohmann::json time_multi(const Dsl
   }
   const auto call = [&] { d.apply(out, in, 1, 0); };
   const auto [per_call, iters] = time_calls<ES>(opts, call);
-  // Per-rank work; the totals count every rank (same local volume on each).
-  const double ranks = double(opts.lattice.global_volume() / opts.lattice.volume());
   nlohmann::json r{{"time_per_call_s", per_call},
                    {"time_per_rhs_s", per_call / opts.rhs},
                    {"iterations", iters},
-                   {"gflops", ranks * d.flops(false, opts.rhs) / per_call * 1e-9},
-                   {"gbytes_per_s", ranks * d.bytes(false, opts.rhs) / per_call * 1e-9},
                    {"neighbours", ArchTraits<ES>::neighbour_mode == NeighbourMode::table ? "table" : "on-the-fly"},
                    {"sites_per_team", d.sites_per_team()},
                    {"launch", d.last_launch_config().to_string()}};
-  if (opts.lattice.distributed()) {
-    r["gflops_per_rank"] = d.flops(false, opts.rhs) / per_call * 1e-9;
-    r["overlap"] = opts.overlap;
-    r["phases"] = phase_times<ES>(opts, d, call, opts.rhs);
-  }
+  add_rates(r, opts.lattice, d.flops(false, opts.rhs), d.bytes(false, opts.rhs), per_call, opts.overlap);
+  if (opts.lattice.distributed()) r["phases"] = phase_times<ES>(opts, d, call, opts.rhs);
   return r;
 }
 
@@ -271,7 +270,9 @@ template <class ES, class Real> nlohmann::json time_block_simd(const DslashOptio
   using D = SIMDBlockWilsonDslash<Real, ES>;
   GaugeField<Kokkos::complex<Real>, ES> u(opts.lattice);
   random_gauge(u, 1234);
-  const D d(u, BoundaryPhases::antiperiodic_time());
+  D d(u, BoundaryPhases::antiperiodic_time());
+  d.set_overlap(opts.overlap);
+  d.set_spin_projection(opts.spin_projection);
   auto in = d.create_spinor(1, "bench_in"), out = d.create_spinor(0, "bench_out");
   CBSpinor<Kokkos::complex<Real>, Ns, ES> one(opts.lattice, 1);
   for (int r = 0; r < opts.rhs; ++r) {
@@ -279,15 +280,15 @@ template <class ES, class Real> nlohmann::json time_block_simd(const DslashOptio
     in.insert(r, one);
   }
   const auto [per_call, iters] = time_calls<ES>(opts, [&] { d.apply(out, in, 1, 0); });
-  return {{"time_per_call_s", per_call},
-          {"time_per_rhs_s", per_call / opts.rhs},
-          {"iterations", iters},
-          {"gflops", d.flops(false, opts.rhs) / per_call * 1e-9},
-          {"gbytes_per_s", d.bytes(false, opts.rhs) / per_call * 1e-9},
-          {"layout", "simd (right-hand sides in lanes)"},
-          {"lanes", D::n_rhs},
-          {"isa", D::simd_type::isa::name},
-          {"neighbours", "table"}};
+  nlohmann::json r{{"time_per_call_s", per_call},
+                   {"time_per_rhs_s", per_call / opts.rhs},
+                   {"iterations", iters},
+                   {"layout", "simd (right-hand sides in lanes)"},
+                   {"lanes", D::n_rhs},
+                   {"isa", D::simd_type::isa::name},
+                   {"neighbours", "table"}};
+  add_rates(r, opts.lattice, d.flops(false, opts.rhs), d.bytes(false, opts.rhs), per_call, opts.overlap);
+  return r;
 }
 
 template <class ES, class Real, class Recon> nlohmann::json time_dslash_simd(const DslashOptions& opts) {
@@ -295,6 +296,8 @@ template <class ES, class Real, class Recon> nlohmann::json time_dslash_simd(con
   GaugeField<Kokkos::complex<Real>, ES> u(opts.lattice);
   random_gauge(u, 1234);
   Op op(u, 0.1, BoundaryPhases::antiperiodic_time());
+  op.set_overlap(opts.overlap);
+  op.set_spin_projection(opts.spin_projection);
   const auto& d = op.dslash();
   auto in = d.create_spinor(1, "bench_in"), out = d.create_spinor(0, "bench_out");
   auto in_e = op.create_vector("bench_in_e"), out_e = op.create_vector("bench_out_e");
@@ -309,16 +312,16 @@ template <class ES, class Real, class Recon> nlohmann::json time_dslash_simd(con
     else d.apply(out, in, 1, 0);
   });
   const auto split = d.geometry().split();
-  return {{"time_per_call_s", per_call},
-          {"iterations", iters},
-          {"gflops", (eo ? op.flops() : d.flops(false)) / per_call * 1e-9},
-          {"gbytes_per_s", (eo ? op.bytes() : d.bytes(false)) / per_call * 1e-9},
-          {"layout", "simd"},
-          {"isa", Op::dslash_type::simd_type::isa::name},
-          {"simd_lanes", Op::dslash_type::simd_type::lanes},
-          {"lane_split", {split[0], split[1], split[2], split[3]}},
-          {"recon", Recon::name},
-          {"neighbours", "table"}};
+  nlohmann::json r{{"time_per_call_s", per_call},
+                   {"iterations", iters},
+                   {"layout", "simd"},
+                   {"isa", Op::dslash_type::simd_type::isa::name},
+                   {"simd_lanes", Op::dslash_type::simd_type::lanes},
+                   {"lane_split", {split[0], split[1], split[2], split[3]}},
+                   {"recon", Recon::name},
+                   {"neighbours", "table"}};
+  add_rates(r, opts.lattice, eo ? op.flops() : d.flops(false), eo ? op.bytes() : d.bytes(false), per_call, opts.overlap);
+  return r;
 }
 
 template <class ES, class Real> nlohmann::json time_dslash_layout(const DslashOptions& opts);
@@ -333,16 +336,16 @@ template <class ES, class Real> nlohmann::json time_dslash_mode(const DslashOpti
     // the register in this precision).
     constexpr int lanes = ArchTraits<ES>::template simd_complex<Real>::lanes;
     if (opts.layout == "simd" && opts.rhs > 1) {
-      if (opts.rhs > lanes || opts.recon != 18 || opts.lattice.distributed() || opts.graph ||
-          (opts.op != "dslash" && opts.op != "wilson") || opts.neighbours != "auto" || opts.sites_per_team != 0)
-        throw invalid_argument("--layout simd with --rhs runs the hopping term (--operator dslash, --recon 18, one rank) on "
+      if (opts.rhs > lanes || opts.recon != 18 || opts.graph || (opts.op != "dslash" && opts.op != "wilson") ||
+          opts.neighbours != "auto" || opts.sites_per_team != 0)
+        throw invalid_argument("--layout simd with --rhs runs the hopping term (--operator dslash, --recon 18) on "
                                "up to " + std::to_string(lanes) + " right-hand sides, one per SIMD lane in this precision; found --rhs " +
                                std::to_string(opts.rhs));
       return time_block_simd<ES, Real>(opts);
     }
-    const bool plain = (opts.recon == 18 || opts.recon == 12) && opts.rhs == 1 && !opts.lattice.distributed() && !opts.graph;
+    const bool plain = (opts.recon == 18 || opts.recon == 12) && opts.rhs == 1 && !opts.graph;
     if (opts.layout == "simd" && !plain)
-      throw invalid_argument("--layout simd runs with --recon 18 or 12 and --rhs 1 on one rank only, without --graph; found --recon " +
+      throw invalid_argument("--layout simd runs with --recon 18 or 12 and --rhs 1, without --graph; found --recon " +
                              std::to_string(opts.recon));
     if (opts.layout == "simd" || (opts.layout == "auto" && plain && opts.neighbours == "auto" && opts.sites_per_team == 0 &&
                                   simd_fits<ES, Real>(opts.lattice))) {
@@ -407,8 +410,6 @@ nlohmann::json run_dslash(const DslashOptions& opts, double copy_gbytes_per_s) {
   const ProcessGrid grid(opts.lattice, opts.grid);
   DslashOptions local = opts;
   local.lattice = grid.lattice();
-  if (!wilson && grid.size() > 1)
-    throw invalid_argument("bench dslash --operator " + opts.op + " on several ranks is not supported yet: use dslash or eo");
   const bool found = with_execution_space(backend, [&]<class ES>() {
     auto with_precision = [&]<class Real>() {
       if constexpr (!precision_compiled<Real>) throw not_compiled("precision " + opts.precision, compiled_precisions, "KQCD_PRECISIONS");

@@ -136,13 +136,16 @@ std::vector<Momentum> parse_momenta(const std::string& text) {
 using Gauge = GaugeField<Kokkos::complex<double>>;
 
 /// Whether the solves run on the SIMD layout: --layout simd (refused where it cannot), or auto where
-/// the backend has the layout, the lattice is on one rank and splits into the double-precision lanes.
+/// the backend has the layout and this rank's lattice splits into the double-precision lanes
+/// (dimensions partitioned over ranks are not split).
 template <class ES> bool use_simd_layout(const std::string& layout, const Lattice& lat) {
   return bench::choose_simd_layout<ES>(layout, [&]() -> std::string {
-    const int lanes = ArchTraits<ES>::template simd_complex<double>::lanes;
-    if (!lat.distributed() && SIMDGeometry::splits(lat, lanes)) return "";
-    return "the SIMD layout runs on one rank, on a lattice that splits into " + std::to_string(lanes) +
-           " double-precision lanes; found " + lat.to_string() + (lat.distributed() ? " distributed over ranks" : "");
+    try {
+      SIMDGeometry(lat, ArchTraits<ES>::template simd_complex<double>::lanes);
+    } catch (const invalid_argument& e) {
+      return e.what();
+    }
+    return "";
   });
 }
 
@@ -327,7 +330,7 @@ void add_measure_command(CLI::App& app, Action& action) {
   cmd->add_option("--max-iter", s->max_iter, "Iteration limit of each solve")->capture_default_str();
   cmd->add_option("--momenta", s->momenta, "Extra sink momenta PX,PY,PZ;... (integers; p_i = 2 pi PX / L_i)");
   cmd->add_option("--layout", s->layout,
-                  "auto (simd on host backends, one rank, where the lattice splits into the lanes), scalar, or simd "
+                  "auto (simd on host backends where the lattice splits into the lanes), scalar, or simd "
                   "(the virtual-node AVX-512/AVX2 layout)")
       ->check(CLI::IsMember({"auto", "scalar", "simd"}))
       ->capture_default_str();

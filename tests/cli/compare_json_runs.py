@@ -2,9 +2,11 @@
 # every number of their --json outputs agrees to TOL relative to max(1, |value|) (provenance,
 # solver statistics, run times and the layout excepted: timings, and iteration counts that rounding
 # may shift), the lattice included (the distributed run must report the global one). With --layouts
-# instead of MPIEXEC NP, the two runs are one process each with --layout scalar and --layout simd.
+# instead of MPIEXEC NP, the two runs are one process each with --layout scalar and --layout simd;
+# with --mpi-simd, one process with --layout scalar and NP ranks with --layout simd.
 # Usage: python3 compare_json_runs.py MPIEXEC NP TOL KQCD ARGS...
 #        python3 compare_json_runs.py --layouts TOL KQCD ARGS...
+#        python3 compare_json_runs.py --mpi-simd MPIEXEC NP TOL KQCD ARGS...
 import json
 import subprocess
 import sys
@@ -23,6 +25,11 @@ if sys.argv[1] == "--layouts":
     what = ("the scalar layout", "the SIMD layout")
     first = run([kqcd] + args + ["--layout", "scalar"])
     second = run([kqcd] + args + ["--layout", "simd"])
+elif sys.argv[1] == "--mpi-simd":
+    mpiexec, np, tol, kqcd, args = sys.argv[2], sys.argv[3], float(sys.argv[4]), sys.argv[5], sys.argv[6:]
+    what = ("1 rank on the scalar layout", f"{np} ranks on the SIMD layout")
+    first = run([kqcd] + args + ["--layout", "scalar"])
+    second = run([mpiexec, "-n", np, kqcd] + args + ["--layout", "simd"])
 else:
     mpiexec, np, tol, kqcd, args = sys.argv[1], sys.argv[2], float(sys.argv[3]), sys.argv[4], sys.argv[5:]
     what = ("1 rank", f"{np} ranks")

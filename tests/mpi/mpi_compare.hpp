@@ -8,7 +8,9 @@
 #include <mpi.h>
 
 #include <algorithm>
+#include <array>
 #include <string>
+#include <vector>
 
 namespace kqcd::test {
 
@@ -63,6 +65,48 @@ template <class Gauge> double gauge_diff(const Gauge& local, const Gauge& global
     for (int mu = 0; mu < Nd; ++mu) c.x[mu] += ll.origin(mu);
     return c;
   });
+}
+
+/// The process grids tried on the running number of ranks ({0,0,0,0}: chosen automatically).
+inline std::vector<std::array<int, Nd>> process_grids() {
+  switch (ProcessGrid::world_size()) {
+  case 1: return {{1, 1, 1, 1}};
+  case 2: return {{1, 1, 1, 2}, {2, 1, 1, 1}, {1, 2, 1, 1}, {1, 1, 2, 1}, {0, 0, 0, 0}};
+  case 4: return {{1, 1, 2, 2}, {2, 1, 1, 2}, {1, 1, 1, 4}, {2, 2, 1, 1}, {0, 0, 0, 0}};
+  default: return {{0, 0, 0, 0}};
+  }
+}
+
+/// max |local - global| over this rank's sites, relative to the largest |global| component,
+/// maximised over the ranks.
+template <class Spinor> double rel_diff(const Spinor& local, const Spinor& global) {
+  const Lattice& ll = local.lattice();
+  const Lattice& gl = global.lattice();
+  auto l = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), local.view());
+  auto g = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), global.view());
+  double diff = 0, scale = 0;
+  for (int s = 0; s < gl.cb_volume(); ++s)
+    for (int c = 0; c < Nc; ++c)
+      for (int sp = 0; sp < Ns; ++sp) scale = std::max(scale, double(Kokkos::abs(g(s, c, sp))));
+  for (int s = 0; s < ll.cb_volume(); ++s) {
+    Coords x = ll.cb_coords(s, local.parity());
+    for (int mu = 0; mu < Nd; ++mu) x.x[mu] += ll.origin(mu);
+    const int gs = gl.cb_index(x);
+    for (int c = 0; c < Nc; ++c)
+      for (int sp = 0; sp < Ns; ++sp) diff = std::max(diff, double(Kokkos::abs(l(s, c, sp) - g(gs, c, sp))));
+  }
+  return global_max(diff / scale);
+}
+
+/// max |a - b| over the sites of two fields on the same (local) lattice, maximised over the ranks.
+template <class Spinor> double max_abs_diff(const Spinor& a, const Spinor& b) {
+  auto ha = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), a.view());
+  auto hb = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), b.view());
+  double diff = 0;
+  for (int s = 0; s < a.lattice().cb_volume(); ++s)
+    for (int c = 0; c < Nc; ++c)
+      for (int sp = 0; sp < Ns; ++sp) diff = std::max(diff, double(Kokkos::abs(ha(s, c, sp) - hb(s, c, sp))));
+  return global_max(diff);
 }
 
 } // namespace kqcd::test

@@ -10,7 +10,6 @@
 #include <kqcd/ops/blas.hpp>
 #include <kqcd/ops/gauge_observables.hpp>
 #include <kqcd/ops/local_operators.hpp>
-#include <kqcd/ops/simd_wilson.hpp>
 #include <kqcd/ops/smearing.hpp>
 #include <kqcd/ops/wilson_operator.hpp>
 #include <kqcd/solvers/bicgstab.hpp>
@@ -34,48 +33,6 @@ namespace {
 
 const Lattice global_lattice({8, 4, 4, 8});
 
-/// The process grids tried on the running number of ranks ({0,0,0,0}: chosen automatically).
-std::vector<std::array<int, Nd>> grids() {
-  switch (ProcessGrid::world_size()) {
-  case 1: return {{1, 1, 1, 1}};
-  case 2: return {{1, 1, 1, 2}, {2, 1, 1, 1}, {1, 2, 1, 1}, {1, 1, 2, 1}, {0, 0, 0, 0}};
-  case 4: return {{1, 1, 2, 2}, {2, 1, 1, 2}, {1, 1, 1, 4}, {2, 2, 1, 1}, {0, 0, 0, 0}};
-  default: return {{0, 0, 0, 0}};
-  }
-}
-
-/// max |local - global| over this rank's sites, relative to the largest |global| component,
-/// maximised over the ranks.
-template <class Spinor> double rel_diff(const Spinor& local, const Spinor& global) {
-  const Lattice& ll = local.lattice();
-  const Lattice& gl = global.lattice();
-  auto l = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), local.view());
-  auto g = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), global.view());
-  double diff = 0, scale = 0;
-  for (int s = 0; s < gl.cb_volume(); ++s)
-    for (int c = 0; c < Nc; ++c)
-      for (int sp = 0; sp < Ns; ++sp) scale = std::max(scale, double(Kokkos::abs(g(s, c, sp))));
-  for (int s = 0; s < ll.cb_volume(); ++s) {
-    Coords x = ll.cb_coords(s, local.parity());
-    for (int mu = 0; mu < Nd; ++mu) x.x[mu] += ll.origin(mu);
-    const int gs = gl.cb_index(x);
-    for (int c = 0; c < Nc; ++c)
-      for (int sp = 0; sp < Ns; ++sp) diff = std::max(diff, double(Kokkos::abs(l(s, c, sp) - g(gs, c, sp))));
-  }
-  return global_max(diff / scale);
-}
-
-/// max |a - b| over the sites of two fields on the same (local) lattice, maximised over the ranks.
-template <class Spinor> double max_abs_diff(const Spinor& a, const Spinor& b) {
-  auto ha = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), a.view());
-  auto hb = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), b.view());
-  double diff = 0;
-  for (int s = 0; s < a.lattice().cb_volume(); ++s)
-    for (int c = 0; c < Nc; ++c)
-      for (int sp = 0; sp < Ns; ++sp) diff = std::max(diff, double(Kokkos::abs(ha(s, c, sp) - hb(s, c, sp))));
-  return global_max(diff);
-}
-
 template <class Field> double rel_diff_field(const Field& local, const Field& global) {
   return std::max(rel_diff(local[0], global[0]), rel_diff(local[1], global[1]));
 }
@@ -83,7 +40,7 @@ template <class Field> double rel_diff_field(const Field& local, const Field& gl
 } // namespace
 
 TEMPLATE_LIST_TEST_CASE("process grid: sub-lattices tile the global lattice", "[mpi]", Configs) {
-  for (const auto& g : grids()) {
+  for (const auto& g : process_grids()) {
     ProcessGrid pg(global_lattice, g);
     const Lattice& l = pg.lattice();
     CAPTURE(pg.to_string());
@@ -101,7 +58,7 @@ TEMPLATE_LIST_TEST_CASE("random fields are keyed by the global site", "[mpi]", C
   using ES = space_of<TestType>;
   using Real = real_of<TestType>;
   using Field = SpinorField<Kokkos::complex<Real>, Ns, ES>;
-  for (const auto& g : grids()) {
+  for (const auto& g : process_grids()) {
     ProcessGrid pg(global_lattice, g);
     CAPTURE(pg.to_string());
     Field a(pg.lattice()), b(global_lattice);
@@ -127,7 +84,7 @@ TEMPLATE_LIST_TEST_CASE("distributed hopping term equals the single-process one"
   Gauge ug(global_lattice);
   random_gauge(ug, 101);
   const Dslash dg(ug, bc);
-  for (const auto& g : grids()) {
+  for (const auto& g : process_grids()) {
     ProcessGrid pg(global_lattice, g);
     CAPTURE(pg.to_string());
     Gauge ul(pg.lattice());
@@ -185,7 +142,7 @@ TEMPLATE_LIST_TEST_CASE("distributed Wilson and twisted-mass operators equal the
   const auto bc = mixed_bc();
   Gauge ug(global_lattice);
   random_gauge(ug, 201);
-  for (const auto& g : grids()) {
+  for (const auto& g : process_grids()) {
     ProcessGrid pg(global_lattice, g);
     CAPTURE(pg.to_string());
     Gauge ul(pg.lattice());
@@ -223,7 +180,7 @@ TEMPLATE_LIST_TEST_CASE("distributed even-odd solves equal the single-process on
   SolverParams params;
   params.tol = solve_tol;
   params.max_iter = 500; // m = 1 converges in tens of iterations; a broken operator fails fast
-  for (const auto& g : grids()) {
+  for (const auto& g : process_grids()) {
     ProcessGrid pg(global_lattice, g);
     CAPTURE(pg.to_string());
     Gauge ul(pg.lattice());
@@ -290,7 +247,7 @@ TEMPLATE_LIST_TEST_CASE("distributed blocks of right-hand sides equal the single
     }
     return d;
   };
-  for (const auto& g : grids()) {
+  for (const auto& g : process_grids()) {
     ProcessGrid pg(global_lattice, g);
     CAPTURE(pg.to_string());
     typename EO::gauge_type ul(pg.lattice());
@@ -352,7 +309,7 @@ TEMPLATE_LIST_TEST_CASE("distributed half-precision operator and mixed double-ha
   convert_gauge(ugf, ug);
   const EO eg(ug, 1.0, bc);
   const Half hg(ugf, 1.0, bc);
-  for (const auto& g : grids()) {
+  for (const auto& g : process_grids()) {
     ProcessGrid pg(global_lattice, g);
     CAPTURE(pg.to_string());
     typename EO::gauge_type ul(pg.lattice());
@@ -398,7 +355,7 @@ TEMPLATE_LIST_TEST_CASE("gauge fields: global link trace; what is not distribute
   using Gauge = GaugeField<Kokkos::complex<Real>, ES>;
   Gauge ug(global_lattice);
   random_gauge(ug, 401);
-  for (const auto& g : grids()) {
+  for (const auto& g : process_grids()) {
     ProcessGrid pg(global_lattice, g);
     CAPTURE(pg.to_string());
     Gauge ul(pg.lattice());
@@ -409,11 +366,6 @@ TEMPLATE_LIST_TEST_CASE("gauge fields: global link trace; what is not distribute
       // (the plaquette, Polyakov loop and clover term are tested in test_mpi_gauge.cpp).
       Gauge out(pg.lattice());
       CHECK_THROWS_AS(smear_step(ul, out, SmearParams{}), kqcd::invalid_argument);
-      // The SIMD layout has no halo exchange: refused rather than wrapping around the sub-lattice.
-      if constexpr (ArchTraits<ES>::simd_layout) {
-        CHECK_THROWS_WITH((SIMDWilsonDslash<Real, ES>(ul, mixed_bc())), Catch::Matchers::ContainsSubstring("distributed"));
-        CHECK_THROWS_WITH((SIMDBlockWilsonDslash<Real, ES>(ul, mixed_bc())), Catch::Matchers::ContainsSubstring("distributed"));
-      }
     }
   }
 }

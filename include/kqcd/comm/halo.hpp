@@ -15,6 +15,7 @@
 #include <Kokkos_Core.hpp>
 
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace kqcd {
@@ -64,25 +65,41 @@ constexpr bool projection_reads_upper_spins() {
 }
 static_assert(projection_reads_upper_spins(), "the spin-projected halo needs perm(mu, s) in {2, 3} for s = 0, 1");
 
-/// Spinor views (site, colour, spin) can travel spin-projected for the Wilson hopping term.
+/// Spinor views (site, colour, spin), or (site, colour, spin, lane) with a lane per SIMD lane of a
+/// vector site (fields/simd_fields.hpp), can travel spin-projected for the Wilson hopping term.
 template <class View> constexpr bool spin_projectable() {
-  if constexpr (View::rank() == 3) return View::static_extent(1) == Nc && View::static_extent(2) == Ns;
+  if constexpr ((View::rank() == 3 || View::rank() == 4) && !std::is_arithmetic_v<typename View::non_const_value_type>)
+    return View::static_extent(1) == Nc && View::static_extent(2) == Ns;
   else return false;
 }
-/// Components per row of a spin-projected face: h_0, h_1 of each colour.
-inline constexpr int projected_components = Nc * 2;
-/// Components per row of a face as it travels: projected only where asked and the view is a spinor.
+/// Lanes per site of a spinor view (1 without a lane index).
+template <class View> constexpr int spinor_lanes() {
+  if constexpr (View::rank() == 4) return int(View::static_extent(3));
+  else return 1;
+}
+/// Spin component sp of colour c, lane `lane` of a spinor view's row.
+template <class View>
+KOKKOS_FORCEINLINE_FUNCTION typename View::reference_type spin_at(const View& v, std::size_t row, int c, int sp, int lane) {
+  if constexpr (View::rank() == 4) return v(row, c, sp, lane);
+  else {
+    (void)lane;
+    return v(row, c, sp);
+  }
+}
+/// Components per row of a face as it travels: projected only where asked and the view is a
+/// spinor (h_0, h_1 of each colour and lane).
 template <class View> KOKKOS_INLINE_FUNCTION constexpr int face_components(bool projected) {
   constexpr bool projectable = spin_projectable<View>();
   constexpr int whole = components_per_row<View>();
-  return projected && projectable ? projected_components : whole;
+  if constexpr (projectable) return projected ? Nc * 2 * spinor_lanes<View>() : whole;
+  else return whole;
 }
 
 /// Copies one face between a field and a buffer: to_buffer gathers the sites at x_mu = x_mu;
 /// otherwise the buffer goes to ghost slot `ghost_base` onwards. A site owns `rows` consecutive
 /// rows of the view (a block of right-hand sides: site * rows + r). With sigma = +1 or -1 (spinor
 /// views only) the face travels spin-projected for the hop with projector 1 + sigma g_mu: only h
-/// (projected_components per row), and a ghost row gets (h_0, h_1, 0, 0); sigma = 0: whole rows.
+/// (face_components per row), and a ghost row gets (h_0, h_1, 0, 0); sigma = 0: whole rows.
 template <class FieldView, class BufferView> struct FaceCopy {
   static constexpr int ncomp = components_per_row<FieldView>();
   FieldView field;
@@ -110,19 +127,22 @@ template <class FieldView, class BufferView> struct FaceCopy {
   }
   KOKKOS_INLINE_FUNCTION void copy_projected(std::size_t row, std::size_t at) const {
     using T = typename FieldView::non_const_value_type;
+    constexpr int lanes = spinor_lanes<FieldView>();
     const int shift = sigma > 0 ? 0 : 2; // -1 is i^2
-    for (int c = 0; c < Nc; ++c) {
-      if (to_buffer) {
-        for (int sp = 0; sp < 2; ++sp)
-          buffer(at + 2 * c + sp) =
-              field(row, c, sp) + mul_i_pow_at(gamma_dr::code_at(mu, sp) + shift, T(field(row, c, gamma_dr::perm_at(mu, sp))));
-      } else {
-        field(row, c, 0) = buffer(at + 2 * c);
-        field(row, c, 1) = buffer(at + 2 * c + 1);
-        field(row, c, 2) = T(0);
-        field(row, c, 3) = T(0);
+    for (int c = 0; c < Nc; ++c)
+      for (int l = 0; l < lanes; ++l) {
+        const std::size_t h = at + (2 * c) * lanes + l; // h_s of (c, l) at h + s lanes
+        if (to_buffer) {
+          for (int sp = 0; sp < 2; ++sp)
+            buffer(h + sp * lanes) = spin_at(field, row, c, sp, l) +
+                                     mul_i_pow_at(gamma_dr::code_at(mu, sp) + shift, T(spin_at(field, row, c, gamma_dr::perm_at(mu, sp), l)));
+        } else {
+          spin_at(field, row, c, 0, l) = buffer(h);
+          spin_at(field, row, c, 1, l) = buffer(h + lanes);
+          spin_at(field, row, c, 2, l) = T(0);
+          spin_at(field, row, c, 3, l) = T(0);
+        }
       }
-    }
   }
 };
 } // namespace detail
@@ -265,5 +285,14 @@ private:
   std::vector<MPI_Request> requests_;
 #endif
 };
+
+/// Fills the ghost zone of a gauge field's links (a hop reads U_mu(x - mu) of an off-rank site)
+/// once, before the links are packed or laid out for a kernel; returns u.
+template <class Gauge> const Gauge& with_gauge_halo(const Gauge& u) {
+  if (!u.lattice().distributed()) return u;
+  HaloExchange<typename Gauge::cb_type::view_type, typename Gauge::execution_space> halo(u.lattice());
+  for (int p = 0; p < 2; ++p) halo.exchange(u[p].view(), p);
+  return u;
+}
 
 } // namespace kqcd

@@ -13,6 +13,10 @@
 // links from one place. Boundary phases stay out of the links (they remain SU(3)): LaneSiteTable
 // applies them, lane by lane, to the projected spinor of a hop that crosses the boundary, with the
 // lane exchange of a split dimension.
+// On a distributed lattice (the Lattice of one rank) the partitioned dimensions are never split:
+// a face of vector sites then holds whole vector sites, which travel to the neighbouring rank's
+// ghost zone lane for lane (comm/halo.hpp), and the vector sites form a distributed Lattice of
+// their own (SIMDGeometry::local()) whose neighbour indices reach into that ghost zone.
 // The hopping functor (kernels/dslash_wilson.hpp) reads these fields through the accessors here.
 // The BLAS reads a spinor through view(): the same complex numbers as a plain [site][colour][spin]
 // view in lane order, for operations that combine components of equal position only.
@@ -36,7 +40,7 @@ class SIMDGeometry {
 public:
   SIMDGeometry() = default;
   /// split[mu] in {1, 2} with product lanes; all zeros picks t, z, y, x in that order (the first
-  /// dimensions whose extent is divisible by 4).
+  /// dimensions whose extent is divisible by 4 and which are not partitioned over ranks).
   SIMDGeometry(const Lattice& global, int lanes, std::array<int, Nd> split = {0, 0, 0, 0}) : global_(global), lanes_(lanes) {
     if (lanes < 1 || (lanes & (lanes - 1)) != 0)
       throw invalid_argument("SIMD lanes must be a power of two, found " + std::to_string(lanes));
@@ -45,14 +49,15 @@ public:
       split = {1, 1, 1, 1};
       int n = 1;
       for (int mu = Nd - 1; mu >= 0 && n < lanes; --mu)
-        if (global.dim(mu) % 4 == 0) {
+        if (global.dim(mu) % 4 == 0 && !global.partitioned(mu)) {
           split[mu] = 2;
           n *= 2;
         }
       if (n != lanes)
         throw invalid_argument("lattice " + global.to_string() + " cannot be split into " + std::to_string(lanes) +
                                " SIMD lanes: each of log2(lanes) dimensions is halved and must keep an even extent "
-                               "(extent divisible by 4), found only " + std::to_string(n) + " lanes' worth");
+                               "(extent divisible by 4)" + std::string(global.distributed() ? " and not be partitioned over ranks" : "") +
+                               ", found only " + std::to_string(n) + " lanes' worth");
     }
     int n = 1, level = 0;
     std::array<int, Nd> local{};
@@ -63,6 +68,9 @@ public:
       if (split[mu] == 2 && global.dim(mu) % 4 != 0)
         throw invalid_argument("SIMD split of dimension " + std::to_string(mu) + " needs an extent divisible by 4, found " +
                                std::to_string(global.dim(mu)) + " in lattice " + global.to_string());
+      if (split[mu] == 2 && global.partitioned(mu))
+        throw invalid_argument("SIMD split of dimension " + std::to_string(mu) + ": the dimension is partitioned over " +
+                               std::to_string(global.grid(mu)) + " ranks (faces travel as whole vector sites)");
       n *= split[mu];
       split_[mu] = split[mu];
       level_[mu] = split[mu] == 2 ? level++ : -1;
@@ -72,18 +80,21 @@ public:
       throw invalid_argument("SIMD split " + std::to_string(split[0]) + "x" + std::to_string(split[1]) + "x" +
                              std::to_string(split[2]) + "x" + std::to_string(split[3]) + " gives " + std::to_string(n) +
                              " lanes, expected " + std::to_string(lanes));
-    local_ = Lattice(local);
+    local_ = vector_lattice(global, local);
   }
 
+  /// The lattice laid out: the whole lattice, or this rank's part of a distributed one.
   const Lattice& global() const { return global_; }
+  /// The lattice of vector sites (one sub-lattice); distributed as global() is, with its ghost zone.
   const Lattice& local() const { return local_; }
   int lanes() const { return lanes_; }
   int split(int mu) const { return split_[mu]; }
   std::array<int, Nd> split() const { return split_; }
   /// The lane-exchange level of a hop across the sub-lattice boundary in mu; -1 if mu is not split.
   int level(int mu) const { return level_[mu]; }
-  /// Vector sites per parity.
+  /// Vector sites per parity, and ghost vector sites per parity (0 on one rank).
   int vsites() const { return local_.cb_volume(); }
+  int ghost_vsites() const { return local_.ghost_sites(); }
   /// Coordinate of lane's sub-lattice in dimension mu (0 or 1).
   int lane_coord(int lane, int mu) const { return level_[mu] < 0 ? 0 : (lane >> level_[mu]) & 1; }
   /// Global coordinates of lane `lane` of vector site vsite on parity.
@@ -115,6 +126,20 @@ public:
   }
 
 private:
+  /// The vector sites' lattice: extents `local`, on the process grid of `lat` where it has one.
+  static Lattice vector_lattice(const Lattice& lat, const std::array<int, Nd>& local) {
+    if (!lat.distributed()) return Lattice(local);
+    std::array<int, Nd> grid{}, coords{}, global{};
+    int neighbours[Nd][2];
+    for (int mu = 0; mu < Nd; ++mu) {
+      grid[mu] = lat.grid(mu);
+      coords[mu] = lat.grid_coord(mu);
+      global[mu] = local[mu] * grid[mu];
+      for (int side = 0; side < 2; ++side) neighbours[mu][side] = lat.neighbour_rank(mu, side);
+    }
+    return Lattice::sub_lattice(Lattice(global), grid, coords, neighbours, lat.rank(), lat.communicator());
+  }
+
   Lattice global_, local_;
   int lanes_ = 1;
   std::array<int, Nd> split_{1, 1, 1, 1};
@@ -129,7 +154,8 @@ template <class ExecSpace> constexpr void require_host_space() {
 } // namespace detail
 
 /// One parity of a spinor in the SIMD layout: [vsite][colour][spin][lane] complex numbers (lane_view),
-/// V = SIMDComplex. view() holds the same numbers as [vsite * lanes][colour][spin] for the BLAS.
+/// V = SIMDComplex, then the ghost vector sites of a distributed lattice. view() holds the same
+/// numbers as [vsite * lanes][colour][spin] for the BLAS (its first sites() rows are this rank's).
 template <class V, class ExecSpace> class SIMDSpinor {
 public:
   using simd_type = V;
@@ -141,10 +167,13 @@ public:
   using view_type = Kokkos::View<value_type* [Nc][Ns], Kokkos::LayoutRight, Kokkos::HostSpace>;
   using lane_view_type = Kokkos::View<real_type* [Nc][Ns][2 * lanes], Kokkos::LayoutRight, Kokkos::HostSpace,
                                       Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  /// Vector sites as rows of complex lanes, ghost zone included: the halo exchange's view.
+  using halo_view_type = Kokkos::View<value_type* [Nc][Ns][lanes], Kokkos::LayoutRight, Kokkos::HostSpace,
+                                      Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
 
   SIMDSpinor() = default;
   SIMDSpinor(const SIMDGeometry& g, int parity, const std::string& label = "simd_spinor")
-      : geom_(g), parity_(parity), data_(label, std::size_t(g.vsites()) * lanes) {
+      : geom_(g), parity_(parity), data_(label, std::size_t(g.vsites() + g.ghost_vsites()) * lanes) {
     detail::require_host_space<ExecSpace>();
     if (g.lanes() != lanes)
       throw invalid_argument("SIMDSpinor: geometry has " + std::to_string(g.lanes()) + " lanes, the type holds " +
@@ -153,13 +182,15 @@ public:
   const SIMDGeometry& geometry() const { return geom_; }
   const Lattice& lattice() const { return geom_.global(); }
   int parity() const { return parity_; }
-  /// Rows of view(): the sites of the parity.
+  /// Rows of view() that hold this rank's sites.
   int sites() const { return geom_.vsites() * lanes; }
   const view_type& view() const { return data_; }
-  lane_view_type lane_view() const { return lane_view_type(reinterpret_cast<real_type*>(data_.data()), geom_.vsites()); }
+  lane_view_type lane_view() const { return lane_view_type(reinterpret_cast<real_type*>(data_.data()), vsites_with_ghosts()); }
+  halo_view_type halo_view() const { return halo_view_type(data_.data(), vsites_with_ghosts()); }
   SIMDSpinor like(const std::string& label = "simd_spinor") const { return SIMDSpinor(geom_, parity_, label); }
 
 private:
+  int vsites_with_ghosts() const { return geom_.vsites() + geom_.ghost_vsites(); }
   SIMDGeometry geom_;
   int parity_ = 0;
   view_type data_;
@@ -167,7 +198,7 @@ private:
 
 /// A block of V::lanes right-hand sides of one parity for SIMDBlockWilsonDslash: lane r holds
 /// right-hand side r of every site ([site][colour][spin][2 lanes reals], SIMDSpinor's layout on
-/// the unsplit lattice).
+/// the unsplit lattice), then the ghost sites of a distributed lattice.
 template <class V, class ExecSpace> class SIMDBlockSpinor {
 public:
   using simd_type = V;
@@ -175,10 +206,11 @@ public:
   using execution_space = ExecSpace;
   static constexpr int lanes = V::lanes;
   using view_type = Kokkos::View<real_type* [Nc][Ns][2 * lanes], Kokkos::LayoutRight, Kokkos::HostSpace>;
+  using halo_view_type = typename SIMDSpinor<V, ExecSpace>::halo_view_type;
 
   SIMDBlockSpinor() = default;
   SIMDBlockSpinor(const Lattice& lat, int parity, const std::string& label = "simd_block_spinor")
-      : lattice_(lat), parity_(parity), data_(label, lat.cb_volume()) {
+      : lattice_(lat), parity_(parity), data_(label, lat.cb_volume() + lat.ghost_sites()) {
     detail::require_host_space<ExecSpace>();
   }
   const Lattice& lattice() const { return lattice_; }
@@ -186,6 +218,7 @@ public:
   int n_rhs() const { return lanes; }
   const view_type& view() const { return data_; }
   const view_type& lane_view() const { return data_; }
+  halo_view_type halo_view() const { return halo_view_type(reinterpret_cast<Kokkos::complex<real_type>*>(data_.data()), data_.extent(0)); }
 
   /// Right-hand side r of the block = s, or s = right-hand side r.
   template <class ST> void insert(int r, const CBSpinor<ST, Ns, ExecSpace>& s) { transfer(r, s, true); }
@@ -220,7 +253,7 @@ private:
 };
 
 /// The doubled gauge field of one target parity (see the top of this file), built from an
-/// ordinary GaugeField. Recon18 stores every hop matrix whole; Recon12 its first two rows (the third
+/// ordinary GaugeField (on a distributed lattice with its ghost zone filled: with_gauge_halo). Recon18 stores every hop matrix whole; Recon12 its first two rows (the third
 /// is reconstructed by the link, third_row_element), for SU(3) links only.
 template <class V, class ExecSpace, class Recon = Recon18> class SIMDGaugeField {
 public:
@@ -260,9 +293,7 @@ private:
             const Coords x = g.coords(vs, lane, p);
             const int xs = lat.cb_index(x);
             for (int mu = 0; mu < Nd; ++mu) {
-              Coords y = x;
-              y.x[mu] = x.x[mu] == 0 ? lat.dim(mu) - 1 : x.x[mu] - 1;
-              const int ys = lat.cb_index(y);
+              const int ys = detail::compute_neighbour(lat, xs, p, mu, -1).index;
               for (int a = 0; a < rows; ++a)
                 for (int c = 0; c < Nc; ++c) {
                   d(vs, 2 * mu, a, c, 2 * lane) = real_type(fwd(xs, mu, a, c).real());

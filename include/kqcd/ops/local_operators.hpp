@@ -362,6 +362,10 @@ public:
   /// The same from and into plain full spinors (x = (x_e, x_o)).
   void prepare_source(vector_type& b_hat, const field_type& b, int isign = 1) const;
   void reconstruct(field_type& x, const vector_type& x_even, const field_type& b, int isign = 1) const;
+  /// The hopping term's halo on a distributed lattice: the interior computed while it flies
+  /// (default) or not; faces spin-projected (default) or whole.
+  void set_overlap(bool on) { layout_.dslash().set_overlap(on); }
+  void set_spin_projection(bool on) { layout_.dslash().set_spin_projection(on); }
   /// The hopping kernel's sites per team (the plain layout's launcher).
   void set_sites_per_team(int n) requires requires(Layout& l) { l.dslash().set_sites_per_team(n); } {
     layout_.dslash().set_sites_per_team(n);

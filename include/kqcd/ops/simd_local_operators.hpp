@@ -44,6 +44,7 @@ public:
   const Lattice& lattice() const { return dslash_.lattice(); }
   const SIMDGeometry& geometry() const { return dslash_.geometry(); }
   const dslash_type& dslash() const { return dslash_; }
+  dslash_type& dslash() { return dslash_; }
   spinor_type create_spinor(int parity, const std::string& label) const { return dslash_.create_spinor(parity, label); }
   /// Copies the packed blocks a policy of `parity` reads into lanes (each view once).
   template <class Local> void adopt(const Local& local, int parity) {

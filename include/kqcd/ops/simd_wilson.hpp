@@ -2,7 +2,8 @@
 // spaces, ArchTraits<ES>::simd_layout): the hopping functor of kernels/dslash_wilson.hpp over SIMD
 // registers, through the SIMD layout's accessors and lane site table (fields/simd_fields.hpp).
 // Same conventions, flops and bytes as WilsonDslash and WilsonEOOperator; fields convert with
-// to_simd / from_simd.
+// to_simd / from_simd. On a distributed lattice the source's faces of vector sites travel as
+// WilsonDslash's do (spin-projected, the interior computed while they fly; comm/halo.hpp).
 #pragma once
 
 #include <kqcd/core/simd_check.hpp>
@@ -16,15 +17,6 @@
 namespace kqcd {
 
 namespace detail {
-/// The lattice, if it is not split over ranks: the SIMD layouts have no halo exchange (they would
-/// wrap around the sub-lattice), so a distributed lattice is refused.
-inline const Lattice& single_process(const Lattice& lat, const char* who) {
-  if (lat.distributed())
-    throw invalid_argument(std::string(who) + ": the SIMD layout runs on one process; the " + lat.to_string() +
-                           " sub-lattice is distributed over ranks (WilsonDslash exchanges halos)");
-  return lat;
-}
-
 inline void check_sign_parity(const char* who, int isign, int target_cb) {
   if (isign != 1 && isign != -1) throw invalid_argument(std::string(who) + ": isign must be +1 or -1, found " + std::to_string(isign));
   if (target_cb != 0 && target_cb != 1)
@@ -45,6 +37,53 @@ template <class Epilogue, class Arg> void launch_lane_hopping(const char* who, c
   if (isign > 0) target_cb == 0 ? run(plus{}, even{}) : run(plus{}, odd{});
   else target_cb == 0 ? run(minus{}, even{}) : run(minus{}, odd{});
 }
+
+/// The source halo of a hopping term on vector sites (a lattice of them, SIMDGeometry::local(), or
+/// the sites of a block whose lanes are right-hand sides): on one rank the functor runs over every
+/// site; on a distributed lattice the faces are packed and sent, the interior sites computed while
+/// they fly, then the exterior sites (set_overlap(false): all sites after the exchange). Faces
+/// travel spin-projected for the call's sign (set_spin_projection(false): whole sites).
+template <class HaloView, class ES> class LaneHopping {
+public:
+  using site_list_type = Kokkos::View<const int*, typename ES::memory_space>;
+  LaneHopping() = default;
+  explicit LaneHopping(const Lattice& sites) : sites_(sites) {
+    if (!sites.distributed()) return;
+    halo_ = HaloExchange<HaloView, ES>(sites);
+    for (int p = 0; p < 2; ++p) {
+      const SiteSplit split = split_sites(sites, p);
+      interior_[p] = to_device<site_list_type>(split.interior, "kqcd::simd_interior_sites");
+      exterior_[p] = to_device<site_list_type>(split.exterior, "kqcd::simd_exterior_sites");
+    }
+  }
+  /// Runs the hopping functor of `arg` (source `in`, of parity 1 - target_cb) on the target parity.
+  template <class Epilogue, class Arg> void run(const char* who, Arg arg, const HaloView& in, int isign, int target_cb) {
+    if (!sites_.distributed()) return launch_lane_hopping<Epilogue>(who, arg, isign, target_cb);
+    auto sweep = [&](const site_list_type* list) {
+      arg.use_list = list != nullptr;
+      arg.site_list = list ? *list : site_list_type();
+      arg.n_sites = list ? int(list->size()) : sites_.cb_volume();
+      if (arg.n_sites > 0) launch_lane_hopping<Epilogue>(who, arg, isign, target_cb);
+    };
+    halo_.start(in, 1 - target_cb, spin_projection_ ? isign : 0);
+    if (overlap_) sweep(&interior_[target_cb]);
+    halo_.finish(in);
+    sweep(overlap_ ? &exterior_[target_cb] : nullptr);
+  }
+  void set_overlap(bool on) { overlap_ = on; }
+  bool overlap() const { return overlap_; }
+  void set_spin_projection(bool on) { spin_projection_ = on; }
+  bool spin_projection() const { return spin_projection_; }
+  /// Bytes this rank sends per call (0 on one rank).
+  double bytes() const { return halo_.bytes(spin_projection_); }
+  std::string path() const { return halo_.path(); }
+
+private:
+  Lattice sites_;
+  HaloExchange<HaloView, ES> halo_;
+  site_list_type interior_[2], exterior_[2];
+  bool overlap_ = true, spin_projection_ = true;
+};
 
 /// The hopping functor's arguments on SIMD-layout spinors (lane views) with gauge accessors G.
 template <class Epilogue, class Real, class V, class G, class Sites, class S>
@@ -74,8 +113,8 @@ public:
   /// The links of u with boundary phases bc, laid out for geometry g (default: the automatic split).
   SIMDWilsonDslash(const GaugeField<Kokkos::complex<Real>, ExecSpace>& u, const BoundaryPhases& bc,
                    const SIMDGeometry& g = {})
-      : geom_(geometry_for(detail::single_process(u.lattice(), "SIMDWilsonDslash"), g)),
-        u_((check_simd_isa(), u), geom_), sites_(geom_, bc) {
+      : geom_(geometry_for(u.lattice(), g)), u_((check_simd_isa(), with_gauge_halo(u)), geom_), sites_(geom_, bc),
+        hopping_(geom_.local()) {
     if (g.global().volume() > 0 && !(g == geom_))
       throw invalid_argument("SIMDWilsonDslash: geometry of " + std::to_string(g.lanes()) + " lanes on " +
                              g.global().to_string() + " does not fit " + std::to_string(V::lanes) + " lanes on " +
@@ -118,6 +157,13 @@ public:
     launch<LocalAfter<Local>>(out, in, isign, target_cb, x ? *x : out, {local, x ? a : Real(0), b});
   }
 
+  /// Interior computed while the halo is in flight (default), or everything after it.
+  void set_overlap(bool on) { hopping_.set_overlap(on); }
+  /// Source faces sent spin-projected (default) or as whole vector sites.
+  void set_spin_projection(bool on) { hopping_.set_spin_projection(on); }
+  /// Halo bytes sent per call by this rank (0 on one rank).
+  double halo_bytes() const { return hopping_.bytes(); }
+
   double flops(bool xpay = false) const {
     return lattice().cb_volume() * (WilsonDslash<Real>::flops_per_site + (xpay ? WilsonDslash<Real>::xpay_flops_per_site : 0.0));
   }
@@ -142,13 +188,14 @@ private:
     check(in, 1 - target_cb, "input");
     const link_accessor gauge[2] = {{u_.view(0).data()}, {u_.view(1).data()}};
     const auto arg = detail::lane_hopping_arg<Epilogue, Real, V>(gauge, out, in, x, sites_, ep, geom_.vsites());
-    detail::launch_lane_hopping<Epilogue>("kqcd::SIMDWilsonDslash", arg, isign, target_cb);
+    hopping_.template run<Epilogue>("kqcd::SIMDWilsonDslash", arg, in.halo_view(), isign, target_cb);
   }
 
   using link_accessor = DoubledLinkAccessor<V, V::lanes, gauge_type::rows>;
   SIMDGeometry geom_;
   gauge_type u_;
   LaneSiteTable<V, ExecSpace> sites_;
+  mutable detail::LaneHopping<typename spinor_type::halo_view_type, ExecSpace> hopping_;
 };
 
 /// The Wilson hopping term on a block of V::lanes right-hand sides, one per SIMD lane (host
@@ -166,8 +213,8 @@ public:
   static constexpr int n_rhs = V::lanes;
 
   SIMDBlockWilsonDslash(const GaugeField<Kokkos::complex<Real>, ExecSpace>& u, const BoundaryPhases& bc)
-      : u_((check_simd_isa(), u), SIMDGeometry(detail::single_process(u.lattice(), "SIMDBlockWilsonDslash"), 1)),
-        sites_(u.lattice(), bc) {}
+      : u_((check_simd_isa(), with_gauge_halo(u)), SIMDGeometry(u.lattice(), 1)), sites_(u.lattice(), bc),
+        hopping_(u.lattice()) {}
 
   const Lattice& lattice() const { return u_.geometry().global(); }
   spinor_type create_spinor(int parity, const std::string& label = "simd_block_spinor") const {
@@ -184,6 +231,13 @@ public:
     check(x, target_cb, "xpay addend");
     launch<XpayHopping>(out, in, isign, target_cb, x, {a, b});
   }
+
+  /// Interior computed while the halo is in flight (default), or everything after it.
+  void set_overlap(bool on) { hopping_.set_overlap(on); }
+  /// Source faces sent spin-projected (default) or as whole sites.
+  void set_spin_projection(bool on) { hopping_.set_spin_projection(on); }
+  /// Halo bytes sent per call by this rank (0 on one rank).
+  double halo_bytes() const { return hopping_.bytes(); }
 
   /// Work per call on `rhs` filled lanes (WilsonDslash::flops / bytes with n_rhs): flops per site and
   /// right-hand side; bytes in the no-reuse model with the links counted once per site.
@@ -213,11 +267,12 @@ private:
     check(in, 1 - target_cb, "input");
     const DoubledLinkAccessor<V, 1> gauge[2] = {{u_.view(0).data()}, {u_.view(1).data()}};
     const auto arg = detail::lane_hopping_arg<Epilogue, Real, V>(gauge, out, in, x, sites_, ep, lattice().cb_volume());
-    detail::launch_lane_hopping<Epilogue>("kqcd::SIMDBlockWilsonDslash", arg, isign, target_cb);
+    hopping_.template run<Epilogue>("kqcd::SIMDBlockWilsonDslash", arg, in.halo_view(), isign, target_cb);
   }
 
   SIMDGaugeField<link_simd_type, ExecSpace> u_;
   SiteTable<NeighbourMode::table, ExecSpace> sites_;
+  mutable detail::LaneHopping<typename spinor_type::halo_view_type, ExecSpace> hopping_;
 };
 
 /// The even-odd Schur complement D_hat = A - H_eo H_oe / (4A), A = 4 + m, on even sites
@@ -237,6 +292,9 @@ public:
   }
   double diagonal() const { return 4.0 + mass_; }
   const dslash_type& dslash() const { return dslash_; }
+  /// The hopping term's halo on a distributed lattice (SIMDWilsonDslash).
+  void set_overlap(bool on) { dslash_.set_overlap(on); }
+  void set_spin_projection(bool on) { dslash_.set_spin_projection(on); }
   vector_type create_vector(const std::string& label = "simd_eo_vector") const { return dslash_.create_spinor(0, label); }
 
   /// out = D_hat in (isign = +1) or D_hat^dag in (isign = -1); out may alias in.

@@ -377,16 +377,6 @@ private:
     }
   }
 
-  /// Fills the ghost zone of u's links (backward hops read U_mu(x - mu) of off-rank sites) before
-  /// they are packed; returns u.
-  static const gauge_type& with_gauge_halo(const gauge_type& u) {
-    if (!u.lattice().distributed()) return u;
-    using gauge_view = typename gauge_type::cb_type::view_type;
-    HaloExchange<gauge_view, ExecSpace> gauge_halo(u.lattice());
-    for (int p = 0; p < 2; ++p) gauge_halo.exchange(u[p].view(), p);
-    return u;
-  }
-
   // Launch shape from the autotuner (core/tune.hpp); trial runs restore out, which may alias x.
   // One right-hand side: Range or Team per site; a block: the shapes of detail::BlockDslashLaunch.
   template <class Arg, int isign, int target_cb, class Epilogue, class S, class Sink>

@@ -1,0 +1,186 @@
+// The SIMD layout on a distributed lattice against the single-process plain layout on the whole
+// lattice: the hopping term (recon 18 and 12, every sign, parity, overlap and halo form), the block
+// of right-hand sides in lanes, the even-odd clover and twisted-clover operators and CG on them.
+// Run at 1, 2 and 4 ranks over several process grids; where the partition leaves too few
+// unpartitioned dimensions for the lanes, the refusal is checked instead.
+#include "test_harness.hpp"
+
+#include <kqcd/comm/process_grid.hpp>
+#include <kqcd/fields/random_fields.hpp>
+#include <kqcd/ops/blas.hpp>
+#include <kqcd/ops/simd_local_operators.hpp>
+#include <kqcd/solvers/cg.hpp>
+
+#include "host_fields.hpp"
+#include "mpi_compare.hpp"
+#include "simd_cases.hpp"
+
+#include <catch2/matchers/catch_matchers_string.hpp>
+
+#include <cmath>
+
+using namespace kqcd;
+using namespace kqcd::test;
+
+namespace {
+
+// Every process grid of process_grids() leaves at least two unpartitioned extents of 8: the
+// double-precision lanes (4 with AVX-512) always fit, single precision's 8 on one partitioned
+// dimension only.
+const Lattice simd_lattice({8, 8, 8, 8});
+
+/// A plain spinor on this rank's lattice from a SIMD-layout one.
+template <class V, class ES> CBSpinor<Kokkos::complex<typename V::real_type>, Ns, ES> plain(const SIMDSpinor<V, ES>& s) {
+  CBSpinor<Kokkos::complex<typename V::real_type>, Ns, ES> p(s.lattice(), s.parity());
+  from_simd(p, s);
+  return p;
+}
+
+/// Whether the lattice splits into V's lanes; if not, the refusal names the partition.
+template <class V> bool lanes_fit(const Lattice& lat) {
+  if (SIMDGeometry::splits(lat, V::lanes)) return true;
+  CHECK_THROWS_WITH(SIMDGeometry(lat, V::lanes), Catch::Matchers::ContainsSubstring("partitioned over ranks"));
+  return false;
+}
+
+} // namespace
+
+TEMPLATE_LIST_TEST_CASE("distributed SIMD hopping term equals the single-process one", "[mpi][simd]", SIMDConfigs) {
+  using ES = space_of<TestType>;
+  using Real = real_of<TestType>;
+  using Plain = WilsonDslash<Real, ES>;
+  using V = typename ArchTraits<ES>::template simd_complex<Real>;
+  using Spinor = typename Plain::spinor_type;
+  const auto bc = mixed_bc();
+  typename Plain::gauge_type ug(simd_lattice);
+  random_gauge(ug, 101);
+  const Plain dg(ug, bc);
+  for (const auto& g : process_grids()) {
+    ProcessGrid pg(simd_lattice, g);
+    const Lattice& lat = pg.lattice();
+    CAPTURE(pg.to_string());
+    if (!lanes_fit<V>(lat)) continue;
+    typename Plain::gauge_type ul(lat);
+    random_gauge(ul, 101);
+    auto check = [&]<class Recon>(std::type_identity<Recon>) {
+      SIMDWilsonDslash<Real, ES, Recon> dl(ul, bc);
+      CAPTURE(Recon::name);
+      for (int target = 0; target < 2; ++target)
+        for (int isign : {1, -1}) {
+          Spinor inl(lat, 1 - target), ing(simd_lattice, 1 - target), outg(simd_lattice, target);
+          random_spinor(inl, 102);
+          random_spinor(ing, 102);
+          dg.apply(outg, ing, isign, target);
+          auto in = dl.create_spinor(1 - target), out = dl.create_spinor(target);
+          to_simd(in, inl);
+          for (bool overlap : {true, false})
+            for (bool spin_projection : {true, false}) {
+              CAPTURE(target, isign, overlap, spin_projection);
+              dl.set_overlap(overlap);
+              dl.set_spin_projection(spin_projection);
+              blas::zero(out);
+              dl.apply(out, in, isign, target);
+              CHECK(rel_diff(plain(out), outg) < 4 * tol<Real>());
+            }
+        }
+      // Whole vector sites carry every lane of both faces of each partitioned direction; projected, half.
+      dl.set_spin_projection(false);
+      const double whole = dl.halo_bytes();
+      dl.set_spin_projection(true);
+      CHECK(dl.halo_bytes() == whole / 2);
+      double faces = 0;
+      for (int mu = 0; mu < Nd; ++mu)
+        if (lat.partitioned(mu)) faces += 2.0 * lat.face_sites(mu);
+      CHECK(whole == faces * Nc * Ns * sizeof(Kokkos::complex<Real>));
+    };
+    check(std::type_identity<Recon18>{});
+    check(std::type_identity<Recon12>{});
+  }
+}
+
+TEMPLATE_LIST_TEST_CASE("distributed SIMD blocks of right-hand sides equal the single-process hopping term", "[mpi][simd]",
+                        SIMDConfigs) {
+  using ES = space_of<TestType>;
+  using Real = real_of<TestType>;
+  using Plain = WilsonDslash<Real, ES>;
+  using Block = SIMDBlockWilsonDslash<Real, ES>;
+  using Spinor = typename Plain::spinor_type;
+  const auto bc = mixed_bc();
+  typename Plain::gauge_type ug(simd_lattice);
+  random_gauge(ug, 111);
+  const Plain dg(ug, bc);
+  for (const auto& g : process_grids()) {
+    ProcessGrid pg(simd_lattice, g);
+    const Lattice& lat = pg.lattice();
+    CAPTURE(pg.to_string());
+    typename Plain::gauge_type ul(lat);
+    random_gauge(ul, 111);
+    Block dl(ul, bc);
+    const int target = 1, isign = -1;
+    auto in = dl.create_spinor(1 - target), out = dl.create_spinor(target);
+    for (int r = 0; r < Block::n_rhs; ++r) {
+      Spinor s(lat, 1 - target);
+      random_spinor(s, 112 + r);
+      in.insert(r, s);
+    }
+    dl.apply(out, in, isign, target);
+    double worst = 0;
+    for (int r = 0; r < Block::n_rhs; ++r) {
+      Spinor ing(simd_lattice, 1 - target), outg(simd_lattice, target), outl(lat, target);
+      random_spinor(ing, 112 + r);
+      dg.apply(outg, ing, isign, target);
+      out.extract(r, outl);
+      worst = std::max(worst, rel_diff(outl, outg));
+    }
+    CHECK(worst < 4 * tol<Real>());
+  }
+}
+
+TEMPLATE_LIST_TEST_CASE("distributed SIMD clover and twisted-clover operators and CG equal the single-process ones",
+                        "[mpi][simd][solver]", SIMDConfigs) {
+  using ES = space_of<TestType>;
+  using Real = real_of<TestType>;
+  using V = typename ArchTraits<ES>::template simd_complex<Real>;
+  using Gauge = GaugeField<Kokkos::complex<Real>, ES>;
+  const auto bc = mixed_bc();
+  const double mass = 1.0, csw = 1.2, mu = 0.3; // heavy: short solves under oversubscribed ranks
+  const double solve_tol = sizeof(Real) == 4 ? 1e-5 : 1e-10;
+  const double agree = sizeof(Real) == 4 ? 2e-3 : 1e-7;
+  SolverParams params;
+  params.tol = solve_tol;
+  params.max_iter = 500;
+  Gauge ug(simd_lattice);
+  random_gauge(ug, 301);
+  for (const auto& g : process_grids()) {
+    ProcessGrid pg(simd_lattice, g);
+    const Lattice& lat = pg.lattice();
+    CAPTURE(pg.to_string());
+    if (!lanes_fit<V>(lat)) continue;
+    Gauge ul(lat);
+    random_gauge(ul, 301);
+    auto check = [&]<class Term>(std::type_identity<Term>, auto... args) {
+      CAPTURE(Term::name);
+      const SIMDEvenOddOperator<Term> el(ul, bc, mass, args...);
+      const EvenOddOperator<Term> eg(ug, bc, mass, args...);
+      using Plain = typename EvenOddOperator<Term>::vector_type;
+      Plain bl(lat, 0), bg(simd_lattice, 0), outg(simd_lattice, 0), xg(simd_lattice, 0);
+      random_spinor(bl, 302);
+      random_spinor(bg, 302);
+      auto b = el.create_vector(), out = el.create_vector(), x = el.create_vector();
+      to_simd(b, bl);
+      for (int isign : {1, -1}) {
+        CAPTURE(isign);
+        el.apply(out, b, isign);
+        eg.apply(outg, bg, isign);
+        CHECK(rel_diff(plain(out), outg) < 8 * tol<Real>());
+      }
+      const auto rl = cg_normal(el, x, b, params), rg = cg_normal(eg, xg, bg, params);
+      CHECK(rl.converged());
+      CHECK(rl.true_residual <= solve_tol);
+      CHECK(std::abs(rl.iterations - rg.iterations) <= 2);
+      CHECK(rel_diff(plain(x), xg) < agree);
+    };
+    check(std::type_identity<CloverTerm<Real, ES>>{}, csw);
+    check(std::type_identity<TwistedCloverTerm<Real, ES>>{}, csw, mu);
+  }
+}
