@@ -17,6 +17,7 @@
 
 #include <catch2/matchers/catch_matchers_string.hpp>
 
+#include <array>
 #include <cmath>
 
 using namespace kqcd;
@@ -59,6 +60,13 @@ TEMPLATE_LIST_TEST_CASE("distributed SIMD hopping term equals the single-process
     ProcessGrid pg(simd_lattice, g);
     const Lattice& lat = pg.lattice();
     CAPTURE(pg.to_string());
+    // A lane split asked for in a partitioned dimension is refused, naming it.
+    for (int mu = 0; mu < Nd; ++mu)
+      if (lat.partitioned(mu) && lat.dim(mu) % 4 == 0) {
+        std::array<int, Nd> split{1, 1, 1, 1};
+        split[mu] = 2;
+        CHECK_THROWS_WITH(SIMDGeometry(lat, 2, split), Catch::Matchers::ContainsSubstring("partitioned over"));
+      }
     if (!lanes_fit<V>(lat)) continue;
     typename Plain::gauge_type ul(lat);
     random_gauge(ul, 101);

@@ -37,7 +37,7 @@ template <class View> KOKKOS_INLINE_FUNCTION typename View::reference_type compo
     return v(row, k / (n2 * n3), (k / n3) % n2, k % n3);
   }
 }
-template <class View> constexpr int components_per_row() {
+template <class View> KOKKOS_INLINE_FUNCTION constexpr int components_per_row() {
   if constexpr (View::rank() == 1) return 1;
   else if constexpr (View::rank() == 2) return int(View::static_extent(1));
   else if constexpr (View::rank() == 3) return int(View::static_extent(1) * View::static_extent(2));
@@ -67,13 +67,13 @@ static_assert(projection_reads_upper_spins(), "the spin-projected halo needs per
 
 /// Spinor views (site, colour, spin), or (site, colour, spin, lane) with a lane per SIMD lane of a
 /// vector site (fields/simd_fields.hpp), can travel spin-projected for the Wilson hopping term.
-template <class View> constexpr bool spin_projectable() {
+template <class View> KOKKOS_INLINE_FUNCTION constexpr bool spin_projectable() {
   if constexpr ((View::rank() == 3 || View::rank() == 4) && !std::is_arithmetic_v<typename View::non_const_value_type>)
     return View::static_extent(1) == Nc && View::static_extent(2) == Ns;
   else return false;
 }
 /// Lanes per site of a spinor view (1 without a lane index).
-template <class View> constexpr int spinor_lanes() {
+template <class View> KOKKOS_INLINE_FUNCTION constexpr int spinor_lanes() {
   if constexpr (View::rank() == 4) return int(View::static_extent(3));
   else return 1;
 }

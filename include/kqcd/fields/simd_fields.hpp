@@ -103,8 +103,8 @@ public:
     for (int mu = 0; mu < Nd; ++mu) c.x[mu] += lane_coord(lane, mu) * local_.dim(mu);
     return c;
   }
-  /// The vector site and lane that hold global site x (coords' inverse).
-  KOKKOS_INLINE_FUNCTION void locate(const Coords& x, int& vsite, int& lane) const {
+  /// The vector site and lane that hold global site x (coords' inverse; host code).
+  void locate(const Coords& x, int& vsite, int& lane) const {
     Coords local = x;
     lane = 0;
     for (int mu = 0; mu < Nd; ++mu) {
