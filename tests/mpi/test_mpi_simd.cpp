@@ -30,13 +30,6 @@ namespace {
 // dimension only.
 const Lattice simd_lattice({8, 8, 8, 8});
 
-/// A plain spinor on this rank's lattice from a SIMD-layout one.
-template <class V, class ES> CBSpinor<Kokkos::complex<typename V::real_type>, Ns, ES> plain(const SIMDSpinor<V, ES>& s) {
-  CBSpinor<Kokkos::complex<typename V::real_type>, Ns, ES> p(s.lattice(), s.parity());
-  from_simd(p, s);
-  return p;
-}
-
 /// Whether the lattice splits into V's lanes; if not, the refusal names the partition.
 template <class V> bool lanes_fit(const Lattice& lat) {
   if (SIMDGeometry::splits(lat, V::lanes)) return true;

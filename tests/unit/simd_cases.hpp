@@ -7,6 +7,7 @@
 #include <kqcd/arch/arch_traits.hpp>
 #include <kqcd/fields/gauge_field.hpp>
 #include <kqcd/fields/host_convert.hpp>
+#include <kqcd/fields/simd_fields.hpp>
 
 #include <array>
 #include <complex>
@@ -29,6 +30,13 @@ template <class S> std::vector<std::complex<double>> export_spinor_cb(const S& s
   std::vector<std::complex<double>> h;
   export_spinor(s, h);
   return h;
+}
+
+/// A plain spinor of the same lattice and parity holding a SIMD-layout one's sites.
+template <class V, class ES> CBSpinor<Kokkos::complex<typename V::real_type>, Ns, ES> plain(const SIMDSpinor<V, ES>& s) {
+  CBSpinor<Kokkos::complex<typename V::real_type>, Ns, ES> p(s.lattice(), s.parity());
+  from_simd(p, s);
+  return p;
 }
 
 template <class Real, class ES>

@@ -31,11 +31,6 @@ template <class Real, class ES, class F> void for_each_term(F&& f) {
   f(std::type_identity<TwistedCloverTerm<Real, ES>>{}, mu, csw, csw, mu);
 }
 
-template <class Real, class ES, class V> CBSpinor<Kokkos::complex<Real>, Ns, ES> plain(const SIMDSpinor<V, ES>& s) {
-  CBSpinor<Kokkos::complex<Real>, Ns, ES> p(s.lattice(), s.parity());
-  from_simd(p, s);
-  return p;
-}
 } // namespace
 
 TEMPLATE_LIST_TEST_CASE("SIMD even-odd Wilson-type operators match the plain layout's", "[simd][clover]", SIMDConfigs) {
@@ -65,28 +60,28 @@ TEMPLATE_LIST_TEST_CASE("SIMD even-odd Wilson-type operators match the plain lay
         CAPTURE(isign);
         simd.apply(out_e, in_e, isign);
         scalar.apply(want_e, psi[0], isign);
-        REQUIRE(ref::rel_diff(export_spinor_cb(plain<Real>(out_e)), export_spinor_cb(want_e)) < eps);
+        REQUIRE(ref::rel_diff(export_spinor_cb(plain(out_e)), export_spinor_cb(want_e)) < eps);
         // A^-1 H on each target parity: the stored inverse of the term on both parities.
         simd.apply_hopping_inverse(out_o, in_e, isign, 1);
         scalar.apply_hopping_inverse(want_o, psi[0], isign, 1);
-        REQUIRE(ref::rel_diff(export_spinor_cb(plain<Real>(out_o)), export_spinor_cb(want_o)) < eps);
+        REQUIRE(ref::rel_diff(export_spinor_cb(plain(out_o)), export_spinor_cb(want_o)) < eps);
         simd.apply_hopping_inverse(out_e, in_o, isign, 0);
         scalar.apply_hopping_inverse(want_e, psi[1], isign, 0);
-        REQUIRE(ref::rel_diff(export_spinor_cb(plain<Real>(out_e)), export_spinor_cb(want_e)) < eps);
+        REQUIRE(ref::rel_diff(export_spinor_cb(plain(out_e)), export_spinor_cb(want_e)) < eps);
         // Source preparation with b = (psi_e, b_o) and the odd-site reconstruction from psi_e.
         SpinorField<Kokkos::complex<Real>, Ns, ES> bf(lat);
         blas::copy(bf[0], psi[0]);
         blas::copy(bf[1], b[1]);
         simd.prepare_source(out_e, in_e, b_o, isign);
         scalar.prepare_source(want_e, bf, isign);
-        REQUIRE(ref::rel_diff(export_spinor_cb(plain<Real>(out_e)), export_spinor_cb(want_e)) < eps);
+        REQUIRE(ref::rel_diff(export_spinor_cb(plain(out_e)), export_spinor_cb(want_e)) < eps);
         simd.reconstruct(out_o, in_e, b_o, isign);
         scalar.reconstruct(x, psi[0], bf, isign);
-        REQUIRE(ref::rel_diff(export_spinor_cb(plain<Real>(out_o)), export_spinor_cb(x[1])) < eps);
+        REQUIRE(ref::rel_diff(export_spinor_cb(plain(out_o)), export_spinor_cb(x[1])) < eps);
       }
       simd.apply_normal(out_e, in_e);
       scalar.apply_normal(want_e, psi[0]);
-      REQUIRE(ref::rel_diff(export_spinor_cb(plain<Real>(out_e)), export_spinor_cb(want_e)) < 2 * eps);
+      REQUIRE(ref::rel_diff(export_spinor_cb(plain(out_e)), export_spinor_cb(want_e)) < 2 * eps);
     });
   }
 }
@@ -115,8 +110,8 @@ TEMPLATE_LIST_TEST_CASE("SIMD even-odd Wilson-type operators satisfy the Schur i
       CAPTURE(isign);
       op.reconstruct(xo, xe, zero, isign);
       std::vector<cd> x(psi_host.size(), 0.0);
-      export_spinor(plain<Real>(xe), x);
-      export_spinor(plain<Real>(xo), x);
+      export_spinor(plain(xe), x);
+      export_spinor(plain(xo), x);
       const auto dx = ref::clover_wilson(lat.dims(), u_host, x, mass, csw_, mu_, host_bc(bc), isign);
       std::vector<cd> want_e(x.size(), 0.0), odd(x.size(), 0.0);
       for (int s = 0; s < lat.cb_volume(); ++s)
@@ -126,7 +121,7 @@ TEMPLATE_LIST_TEST_CASE("SIMD even-odd Wilson-type operators satisfy the Schur i
         }
       op.apply(out, xe, isign);
       REQUIRE(std::sqrt(ref::norm2(odd) / ref::norm2(x)) < 10 * tol<Real>());
-      REQUIRE(ref::rel_diff(export_spinor_cb(plain<Real>(out)), want_e) < 10 * tol<Real>());
+      REQUIRE(ref::rel_diff(export_spinor_cb(plain(out)), want_e) < 10 * tol<Real>());
     }
   });
 }
