@@ -14,7 +14,6 @@
 #include <kqcd/ops/local_operators.hpp>
 #include <kqcd/ops/simd_local_operators.hpp>
 #include <kqcd/ops/simd_wilson.hpp>
-#include <kqcd/ops/wilson_operator.hpp>
 
 #include <cstdio>
 #include <map>
@@ -179,7 +178,7 @@ nlohmann::json time_dslash(const DslashOptions& opts) {
   using Op = WilsonEOOperator<Real, ES, mode, Recon>;
   typename Op::gauge_type u(opts.lattice);
   random_gauge(u, 1234);
-  Op op(u, 0.1, BoundaryPhases::antiperiodic_time());
+  Op op(u, BoundaryPhases::antiperiodic_time(), 0.1);
   if (opts.sites_per_team > 0) op.set_sites_per_team(opts.sites_per_team);
   op.set_overlap(opts.overlap);
   op.set_spin_projection(opts.spin_projection);
@@ -292,10 +291,10 @@ template <class ES, class Real> nlohmann::json time_block_simd(const DslashOptio
 }
 
 template <class ES, class Real, class Recon> nlohmann::json time_dslash_simd(const DslashOptions& opts) {
-  using Op = SIMDWilsonEOOperator<Real, ES, Recon>;
+  using Op = SIMDEvenOddOperator<WilsonMassTerm<Real, ES>, Recon>;
   GaugeField<Kokkos::complex<Real>, ES> u(opts.lattice);
   random_gauge(u, 1234);
-  Op op(u, 0.1, BoundaryPhases::antiperiodic_time());
+  Op op(u, BoundaryPhases::antiperiodic_time(), 0.1);
   op.set_overlap(opts.overlap);
   op.set_spin_projection(opts.spin_projection);
   const auto& d = op.dslash();

@@ -1,7 +1,7 @@
 // Time to solution of the even-odd Wilson, clover, twisted-mass or twisted-clover system (--operator) with
 // CG on the normal equations or BiCGStab, on the plain or the SIMD layout (--layout), in
 // double, single, or mixed precision (double reliable updates around single inner iterations, or
-// around half inner iterations with reconstruct-12 links: mixed-half), on a gauge
+// around 16-bit inner iterations: mixed-half, Wilson's with reconstruct-12 links), on a gauge
 // file or a random (hot) gauge field, and the split of that time between operator applications
 // (the Dslash) and the linear algebra. With --rhs N (double): a block of N systems by multi-RHS CG
 // or block CG, against N single-RHS CG solves of the same systems in the same run.
@@ -15,7 +15,6 @@
 #include <kqcd/ops/local_operators.hpp>
 #include <kqcd/ops/simd_local_operators.hpp>
 #include <kqcd/ops/simd_wilson.hpp>
-#include <kqcd/ops/wilson_operator.hpp>
 #include <kqcd/instances/wilson_dslash_instances.hpp>
 #include <kqcd/solvers/bicgstab.hpp>
 #include <kqcd/solvers/block_cg.hpp>
@@ -53,7 +52,7 @@ template <class ES> nlohmann::json time_block(const SolverOptions& o, const Host
   typename EO::gauge_type u(lattice);
   if (cfg) import_gauge(u, cfg->links, HostGaugeOrder::milc);
   else random_gauge(u, 2024);
-  const EO op(u, wilson_mass_from_kappa(o.kappa), BoundaryPhases::antiperiodic_time());
+  const EO op(u, BoundaryPhases::antiperiodic_time(), wilson_mass_from_kappa(o.kappa));
   SolverParams params;
   params.tol = o.tol;
   params.label = "bench";
@@ -212,8 +211,22 @@ template <class ES> nlohmann::json time_solver(const SolverOptions& o, const Hos
     }
   };
   const bool simd = use_simd_layout<ES>(o, lattice);
-  // A site-local term (clover, twisted mass, twisted clover): EvenOddOperator or its SIMD form.
-  auto with_term = [&]<class Td, class Tf>(auto... args) {
+  // Double outer, 16-bit inner operator (scalar layout).
+  auto mixed_half = [&](const auto& opd, const auto& oph) {
+    auto b = opd.create_vector("b"), x = opd.create_vector("x");
+    random_spinor(b, 5);
+    run(opd, oph, x, b);
+    r["layout"] = "scalar";
+  };
+  // A site-local term (clover, twisted mass, twisted clover) in double, float and half: EvenOddOperator
+  // or its SIMD form.
+  auto with_term = [&]<class Td, class Tf, class Th>(auto... args) {
+    if (o.precision == "mixed-half") {
+      if constexpr (precision_compiled<half>)
+        mixed_half(EvenOddOperator<Td>(u, bc, mass, args...), EvenOddOperator<Th>(uf, bc, mass, args...));
+      else throw not_compiled("precision half (of mixed-half)", compiled_precisions, "KQCD_PRECISIONS");
+      return;
+    }
     if constexpr (ArchTraits<ES>::simd_layout) {
       if (simd) {
         by_precision([&] { return SIMDEvenOddOperator<Td>(u, bc, mass, args...); },
@@ -225,23 +238,22 @@ template <class ES> nlohmann::json time_solver(const SolverOptions& o, const Hos
   };
   auto refuse = [&] { throw not_compiled("operator " + o.op, compiled_operators, "KQCD_OPERATORS"); };
   if (o.op == "clover") {
-    if constexpr (operator_compiled("clover")) with_term.template operator()<CloverTerm<double, ES>, CloverTerm<float, ES>>(o.csw);
+    if constexpr (operator_compiled("clover"))
+      with_term.template operator()<CloverTerm<double, ES>, CloverTerm<float, ES>, CloverTerm<half, ES>>(o.csw);
     else refuse();
   } else if (o.op == "twisted") {
-    if constexpr (operator_compiled("twisted")) with_term.template operator()<TwistedMassTerm<double, ES>, TwistedMassTerm<float, ES>>(o.mu);
+    if constexpr (operator_compiled("twisted"))
+      with_term.template operator()<TwistedMassTerm<double, ES>, TwistedMassTerm<float, ES>, TwistedMassTerm<half, ES>>(o.mu);
     else refuse();
   } else if (o.op == "twisted-clover") {
     if constexpr (operator_compiled("twisted-clover"))
-      with_term.template operator()<TwistedCloverTerm<double, ES>, TwistedCloverTerm<float, ES>>(o.csw, o.mu);
+      with_term.template operator()<TwistedCloverTerm<double, ES>, TwistedCloverTerm<float, ES>, TwistedCloverTerm<half, ES>>(o.csw,
+                                                                                                                          o.mu);
     else refuse();
   } else if (o.precision == "mixed-half") {
+    // Wilson's sloppy operator also compresses the links (reconstruct-12).
     if constexpr (precision_compiled<half> && recon_compiled<Recon12>) {
-      const EOd opd(u, mass, bc);
-      const WilsonEOOperator<half, ES, ArchTraits<ES>::neighbour_mode, Recon12> oph(uf, mass, bc);
-      auto b = opd.create_vector("b"), x = opd.create_vector("x");
-      random_spinor(b, 5);
-      run(opd, oph, x, b);
-      r["layout"] = "scalar";
+      mixed_half(EOd(u, bc, mass), WilsonEOOperator<half, ES, ArchTraits<ES>::neighbour_mode, Recon12>(uf, bc, mass));
     } else {
       if constexpr (!precision_compiled<half>) throw not_compiled("precision half (of mixed-half)", compiled_precisions, "KQCD_PRECISIONS");
       else throw not_compiled("reconstruction 12 (of mixed-half)", compiled_reconstructions, "KQCD_RECONSTRUCT");
@@ -249,12 +261,12 @@ template <class ES> nlohmann::json time_solver(const SolverOptions& o, const Hos
   } else {
     if constexpr (ArchTraits<ES>::simd_layout) {
       if (simd) {
-        by_precision([&] { return SIMDWilsonEOOperator<double, ES>(u, mass, bc); },
-                     [&] { return SIMDWilsonEOOperator<float, ES>(uf, mass, bc); });
+        by_precision([&] { return SIMDEvenOddOperator<WilsonMassTerm<double, ES>>(u, bc, mass); },
+                     [&] { return SIMDEvenOddOperator<WilsonMassTerm<float, ES>>(uf, bc, mass); });
         return r;
       }
     }
-    by_precision([&] { return EOd(u, mass, bc); }, [&] { return EOf(uf, mass, bc); });
+    by_precision([&] { return EOd(u, bc, mass); }, [&] { return EOf(uf, bc, mass); });
   }
   return r;
 }
@@ -270,8 +282,8 @@ nlohmann::json run_solver(const SolverOptions& o, double copy_gbytes_per_s) {
     throw invalid_argument("--rhs > 1 and block-cg solve in double precision with cg or block-cg");
   if (o.op != "wilson" && o.op != "clover" && o.op != "twisted" && o.op != "twisted-clover")
     throw invalid_argument("operator '" + o.op + "': expected wilson, clover, twisted or twisted-clover");
-  if (o.op != "wilson" && (o.rhs > 1 || o.solver == "block-cg" || o.precision == "mixed-half"))
-    throw invalid_argument("--operator " + o.op + " solves one right-hand side with cg or bicgstab in double, single or mixed precision");
+  if (o.op != "wilson" && (o.rhs > 1 || o.solver == "block-cg"))
+    throw invalid_argument("--operator " + o.op + " solves one right-hand side with cg or bicgstab");
   const std::string backend = backend_or_default(o.backend);
   HostGaugeConfig cfg;
   if (!o.config.empty()) {

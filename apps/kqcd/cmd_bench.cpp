@@ -198,7 +198,7 @@ void add_bench_command(CLI::App& app, Action& action) {
       ->check(CLI::Range(1, 16))
       ->capture_default_str();
   cg->add_option("--precision", s->cg.precision,
-                 "double, single, mixed (single inner iterations) or mixed-half (half inner iterations, recon 12)")
+                 "double, single, mixed (single inner iterations) or mixed-half (16-bit inner iterations; Wilson's with recon 12)")
       ->check(CLI::IsMember({"double", "single", "mixed", "mixed-half"}))
       ->capture_default_str();
   cg->add_option("--operator", s->cg.op, "wilson, clover, twisted (mass) or twisted-clover (one right-hand side; cg or bicgstab)")

@@ -228,7 +228,7 @@ int run_measure(const MeasureSettings& s) {
   if (simd) {
     solve_simd.template operator()<Kokkos::DefaultExecutionSpace>();
   } else {
-    if (s.csw == 0.0 && s.mu == 0.0) results = solve(WilsonEOOperator<double>(u, mass, bc));
+    if (s.csw == 0.0 && s.mu == 0.0) results = solve(WilsonEOOperator<double>(u, bc, mass));
     else if (s.mu == 0.0) results = solve(CloverEOOperator<double>(u, bc, mass, s.csw));
     else if (s.csw == 0.0) results = solve(TwistedMassEOOperator<double>(u, bc, mass, s.mu));
     else results = solve(TwistedCloverEOOperator<double>(u, bc, mass, s.csw, s.mu));

@@ -5,7 +5,7 @@
 #include <kqcd/core/simd_check.hpp>
 #include <kqcd/fields/random_fields.hpp>
 #include <kqcd/ops/blas.hpp>
-#include <kqcd/ops/wilson_operator.hpp>
+#include <kqcd/ops/local_operators.hpp>
 #include <kqcd/solvers/cg.hpp>
 
 #include <cmath>
@@ -21,8 +21,8 @@ int main(int argc, char** argv) {
   GaugeField<Kokkos::complex<double>> u(lat);
   random_gauge(u, 2026);
   const double mass = wilson_mass_from_kappa(0.12);
-  WilsonEOOperator<double> eo(u, mass, BoundaryPhases::antiperiodic_time());
-  WilsonOperator<double> full(u, mass, BoundaryPhases::antiperiodic_time());
+  WilsonEOOperator<double> eo(u, BoundaryPhases::antiperiodic_time(), mass);
+  WilsonOperator<double> full(u, BoundaryPhases::antiperiodic_time(), mass);
 
   auto b = full.create_vector("b"), x = full.create_vector("x"), check = full.create_vector("check");
   random_spinor(b, 7);

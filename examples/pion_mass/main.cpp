@@ -58,7 +58,7 @@ int main(int argc, char** argv) {
 
     // 3. The propagator from a smeared point source at the origin, antiperiodic in time.
     const auto bc = BoundaryPhases::antiperiodic_time();
-    WilsonEOOperator<double> eo(u, wilson_mass_from_kappa(kappa), bc);
+    WilsonEOOperator<double> eo(u, bc, wilson_mass_from_kappa(kappa));
     const SourceSpec source = parse_source("point:0,0,0,0", &lat);
     PropagatorField<double> S(lat);
     SolverParams params;

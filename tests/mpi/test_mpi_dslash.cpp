@@ -11,7 +11,6 @@
 #include <kqcd/ops/gauge_observables.hpp>
 #include <kqcd/ops/local_operators.hpp>
 #include <kqcd/ops/smearing.hpp>
-#include <kqcd/ops/wilson_operator.hpp>
 #include <kqcd/solvers/bicgstab.hpp>
 #include <kqcd/solvers/block_cg.hpp>
 #include <kqcd/solvers/cg.hpp>
@@ -147,7 +146,7 @@ TEMPLATE_LIST_TEST_CASE("distributed Wilson and twisted-mass operators equal the
     CAPTURE(pg.to_string());
     Gauge ul(pg.lattice());
     random_gauge(ul, 201);
-    const Wilson wl(ul, 0.1, bc), wg(ug, 0.1, bc);
+    const Wilson wl(ul, bc, 0.1), wg(ug, bc, 0.1);
     const Twisted tl(ul, bc, 0.1, 0.3), tg(ug, bc, 0.1, 0.3);
     auto inl = wl.create_vector(), ing = wg.create_vector(), outl = wl.create_vector(), outg = wg.create_vector();
     random_spinor(inl, 202);
@@ -186,7 +185,7 @@ TEMPLATE_LIST_TEST_CASE("distributed even-odd solves equal the single-process on
     Gauge ul(pg.lattice());
     random_gauge(ul, 301);
     {
-      const EO el(ul, 1.0, bc), eg(ug, 1.0, bc);
+      const EO el(ul, bc, 1.0), eg(ug, bc, 1.0);
       auto bl = el.create_vector(), bg = eg.create_vector(), xl = el.create_vector(), xg = eg.create_vector();
       random_spinor(bl, 302);
       random_spinor(bg, 302);
@@ -226,7 +225,7 @@ TEMPLATE_LIST_TEST_CASE("distributed blocks of right-hand sides equal the single
   const int n = 3;
   typename EO::gauge_type ug(global_lattice);
   random_gauge(ug, 501);
-  const EO eg(ug, 1.0, bc);
+  const EO eg(ug, bc, 1.0);
   // A block from single spinors seeded seed + r (random fields are keyed by the global site).
   auto make_block = [&](const Lattice& lat, int parity, unsigned seed) {
     Block b(lat, parity, n);
@@ -252,7 +251,7 @@ TEMPLATE_LIST_TEST_CASE("distributed blocks of right-hand sides equal the single
     CAPTURE(pg.to_string());
     typename EO::gauge_type ul(pg.lattice());
     random_gauge(ul, 501);
-    EO el(ul, 1.0, bc);
+    EO el(ul, bc, 1.0);
     for (bool spin_projection : {true, false}) {
       CAPTURE(spin_projection);
       el.set_spin_projection(spin_projection);
@@ -307,8 +306,8 @@ TEMPLATE_LIST_TEST_CASE("distributed half-precision operator and mixed double-ha
   random_gauge(ug, 601);
   GaugeField<Kokkos::complex<float>, ES> ugf(global_lattice);
   convert_gauge(ugf, ug);
-  const EO eg(ug, 1.0, bc);
-  const Half hg(ugf, 1.0, bc);
+  const EO eg(ug, bc, 1.0);
+  const Half hg(ugf, bc, 1.0);
   for (const auto& g : process_grids()) {
     ProcessGrid pg(global_lattice, g);
     CAPTURE(pg.to_string());
@@ -316,8 +315,8 @@ TEMPLATE_LIST_TEST_CASE("distributed half-precision operator and mixed double-ha
     random_gauge(ul, 601);
     GaugeField<Kokkos::complex<float>, ES> ulf(pg.lattice());
     convert_gauge(ulf, ul);
-    const EO el(ul, 1.0, bc);
-    const Half hl(ulf, 1.0, bc);
+    const EO el(ul, bc, 1.0);
+    const Half hl(ulf, bc, 1.0);
     // The 16-bit operator: the same arithmetic on every site.
     Float fl(pg.lattice(), 0), fg(global_lattice, 0);
     random_spinor(fl, 602);

@@ -6,6 +6,7 @@
 
 #include <kqcd/fields/host_convert.hpp>
 #include <kqcd/fields/random_fields.hpp>
+#include <kqcd/ops/blas.hpp>
 #include <kqcd/ops/local_operators.hpp>
 #include <kqcd/solvers/bicgstab.hpp>
 #include <kqcd/solvers/cg.hpp>
@@ -21,6 +22,15 @@ using namespace kqcd::test;
 using cd = std::complex<double>;
 
 namespace {
+/// A term's precision as its only template parameter (the execution space bound).
+template <template <class, class> class T, class ES> struct TermOn {
+  template <class P> using type = T<P, ES>;
+};
+template <class ES> struct CloverTermOn {
+  template <class P> using stored = CloverTerm<P, ES>;
+  template <class P> using dynamic = CloverTerm<P, ES, CloverInverse::dynamic>;
+};
+
 /// Solve D x = b through the Schur system of Op (CG on the normal equations, or BiCGStab) and return
 /// |D x - b| / |b| with the host reference operator in double.
 template <class Op, class... Args>
@@ -64,6 +74,65 @@ TEMPLATE_LIST_TEST_CASE("solvers with the clover and twisted operators", "[clove
     REQUIRE(res.converged());
     REQUIRE(r < 10 * tol);
   }
+}
+
+TEMPLATE_LIST_TEST_CASE("16-bit clover and twisted operators: their apply to half accuracy, mixed double-half solves to 1e-10",
+                        "[clover][half][solvers]", kqcd::EnabledExecutionSpaces) {
+  using ES = TestType;
+  const Lattice lat({4, 4, 4, 8});
+  GaugeField<Kokkos::complex<double>, ES> u(lat);
+  random_gauge(u, 5);
+  GaugeField<Kokkos::complex<float>, ES> uf(lat);
+  convert_gauge(uf, u);
+  const auto bc = BoundaryPhases::antiperiodic_time();
+  const std::array<cd, 4> hb{1.0, 1.0, 1.0, -1.0};
+  // Term<P> for P = double, float, half; c_sw and mu of the host reference, then the term's arguments.
+  auto check = [&]<template <class> class Term>(double csw_, double mu_, auto... args) {
+    using Double = EvenOddOperator<Term<double>>;
+    using Single = EvenOddOperator<Term<float>>;
+    using Half = EvenOddOperator<Term<kqcd::half>>;
+    static_assert(std::is_same_v<typename Half::vector_type, HalfCBSpinor<ES>>, "the half operator's spinors are 16-bit");
+    const Double op(u, bc, -0.2, args...);
+    const Single single(uf, bc, -0.2, args...);
+    const Half sloppy(uf, bc, -0.2, args...);
+    CAPTURE(Double::term_type::name);
+    // D_hat on 16-bit spinors against single precision: 16-bit accuracy (2^-15 = 3e-5 relative).
+    for (int isign : {1, -1}) {
+      auto in_f = single.create_vector(), out_f = single.create_vector(), got = single.create_vector();
+      random_spinor(in_f, 7);
+      auto in_h = sloppy.create_vector(), out_h = sloppy.create_vector();
+      blas::copy(in_h, in_f);
+      single.apply(out_f, in_f, isign);
+      sloppy.apply(out_h, in_h, isign);
+      blas::copy(got, out_h);
+      blas::axpy(-1.0, out_f, got);
+      const double d = std::sqrt(blas::norm2(got) / blas::norm2(out_f));
+      CAPTURE(isign, d);
+      REQUIRE(d < 3e-4);
+      REQUIRE(d > 1e-7); // really 16-bit storage, not a float copy
+    }
+    typename Double::field_type b(lat), x(lat);
+    random_spinor(b, 6);
+    for (bool use_bicgstab : {false, true}) {
+      CAPTURE(use_bicgstab);
+      auto b_hat = op.create_vector(), x_e = op.create_vector();
+      op.prepare_source(b_hat, b);
+      SolverParams params;
+      params.tol = 1e-10;
+      const auto res = use_bicgstab ? bicgstab(op, sloppy, x_e, b_hat, params) : cg_normal(op, sloppy, x_e, b_hat, params);
+      op.reconstruct(x, x_e, b);
+      const auto dx = ref::clover_wilson(lat.dims(), export_gauge(u), export_spinor(x), -0.2, csw_, mu_, hb, 1);
+      const double r = ref::rel_diff(dx, export_spinor(b));
+      CAPTURE(res.iterations, res.residual_updates, res.true_residual, r);
+      REQUIRE(res.converged());
+      REQUIRE(res.residual_updates > 2);
+      REQUIRE(r < 1e-9);
+    }
+  };
+  check.template operator()<CloverTermOn<ES>::template stored>(1.0, 0.0, 1.0);
+  check.template operator()<CloverTermOn<ES>::template dynamic>(1.0, 0.0, 1.0);
+  check.template operator()<TermOn<TwistedMassTerm, ES>::template type>(0.0, 0.1, 0.1);
+  check.template operator()<TermOn<TwistedCloverTerm, ES>::template type>(1.0, 0.1, 1.0, 0.1);
 }
 
 namespace {
@@ -116,7 +185,7 @@ TEMPLATE_LIST_TEST_CASE("free field: clover is Wilson, twisted propagators match
     FullOperator<CloverTerm<Real, ES>> c(u, bc, 1.0, 1.7);
     FullOperator<TwistedCloverTerm<Real, ES>> tc(u, bc, 1.0, 1.7, 0.3);
     FullOperator<TwistedMassTerm<Real, ES>> tm(u, bc, 1.0, 0.3);
-    WilsonOperator<Real, ES> w(u, 1.0, bc);
+    WilsonOperator<Real, ES> w(u, bc, 1.0);
     auto in = w.create_vector(), o1 = w.create_vector(), o2 = w.create_vector();
     random_spinor(in, 7);
     c.apply(o1, in);

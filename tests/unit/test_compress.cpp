@@ -7,7 +7,6 @@
 #include <kqcd/fields/random_fields.hpp>
 #include <kqcd/ops/blas.hpp>
 #include <kqcd/ops/local_operators.hpp>
-#include <kqcd/ops/wilson_operator.hpp>
 
 #include "host_fields.hpp"
 
@@ -177,8 +176,8 @@ TEMPLATE_LIST_TEST_CASE("even-odd operators with reconstruct-12 match reconstruc
     return got;
   };
   const auto bc = mixed_bc();
-  const double wilson = ref::rel_diff(run(WilsonEOOperator<Real, ES, mode, Recon12>(u, 0.1, bc)),
-                                      run(WilsonEOOperator<Real, ES, mode, Recon18>(u, 0.1, bc)));
+  const double wilson = ref::rel_diff(run(WilsonEOOperator<Real, ES, mode, Recon12>(u, bc, 0.1)),
+                                      run(WilsonEOOperator<Real, ES, mode, Recon18>(u, bc, 0.1)));
   const double twisted = ref::rel_diff(run(EvenOddOperator<TwistedMassTerm<Real, ES>, PlainLayout<Real, ES, mode, Recon12>>(u, bc, 0.1, 0.2)),
                                        run(EvenOddOperator<TwistedMassTerm<Real, ES>, PlainLayout<Real, ES, mode, Recon18>>(u, bc, 0.1, 0.2)));
   CAPTURE(wilson, twisted);

@@ -7,7 +7,7 @@
 #include <kqcd/fields/host_convert.hpp>
 #include <kqcd/fields/random_fields.hpp>
 #include <kqcd/ops/blas.hpp>
-#include <kqcd/ops/wilson_operator.hpp>
+#include <kqcd/ops/local_operators.hpp>
 #include <kqcd/solvers/bicgstab.hpp>
 #include <kqcd/solvers/block_cg.hpp>
 #include <kqcd/solvers/cg.hpp>
@@ -55,10 +55,10 @@ TEMPLATE_LIST_TEST_CASE("mixed double-half CG and BiCGStab with reliable updates
   random_gauge(u, 5);
   const double mass = wilson_mass_from_kappa(0.12);
   const auto bc = BoundaryPhases::antiperiodic_time();
-  const EO eo(u, mass, bc);
+  const EO eo(u, bc, mass);
   GaugeField<Kokkos::complex<float>, ES> uf(lat);
   convert_gauge(uf, u);
-  const WilsonEOOperator<kqcd::half, ES, mode, Recon12> sloppy(uf, mass, bc);
+  const WilsonEOOperator<kqcd::half, ES, mode, Recon12> sloppy(uf, bc, mass);
   typename EO::field_type b(lat), x(lat);
   random_spinor(b, 6);
   for (bool use_bicgstab : {false, true}) {
@@ -155,7 +155,7 @@ TEMPLATE_LIST_TEST_CASE("multi-RHS CG solves each system of the block", "[compre
   typename EO::gauge_type u(lat);
   random_gauge(u, 5);
   const double mass = wilson_mass_from_kappa(0.12);
-  const EO eo(u, mass, BoundaryPhases::antiperiodic_time());
+  const EO eo(u, BoundaryPhases::antiperiodic_time(), mass);
   const int n = 3;
   auto [b, b_s] = block_sources(eo, n, 300);
   auto x = eo.create_multi(n);
@@ -186,7 +186,7 @@ TEMPLATE_LIST_TEST_CASE("block CG solves every system of the block, in about the
   using EO = WilsonEOOperator<double, ES>;
   typename EO::gauge_type u(lat);
   random_gauge(u, 7);
-  const EO eo(u, wilson_mass_from_kappa(0.12), BoundaryPhases::antiperiodic_time());
+  const EO eo(u, BoundaryPhases::antiperiodic_time(), wilson_mass_from_kappa(0.12));
   const int n = 4;
   auto [b, b_s] = block_sources(eo, n, 400);
   auto x = eo.create_multi(n);

@@ -218,7 +218,7 @@ TEMPLATE_LIST_TEST_CASE("contraction: time-reversal symmetry of C_n(t) on a peri
     }
   }
   import_gauge(u, h);
-  WilsonEOOperator<Real, ES> eo(u, wilson_mass_from_kappa(0.115), BoundaryPhases::periodic());
+  WilsonEOOperator<Real, ES> eo(u, BoundaryPhases::periodic(), wilson_mass_from_kappa(0.115));
   PropagatorField<Real, ES> S(tl);
   SolverParams params;
   params.tol = sizeof(Real) == 4 ? 1e-6 : 1e-11;

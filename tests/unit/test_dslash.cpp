@@ -4,7 +4,7 @@
 #include <kqcd/fields/host_convert.hpp>
 #include <kqcd/fields/random_fields.hpp>
 #include <kqcd/ops/blas.hpp>
-#include <kqcd/ops/wilson_operator.hpp>
+#include <kqcd/ops/local_operators.hpp>
 
 #include "host_fields.hpp"
 
@@ -23,7 +23,7 @@ std::vector<std::complex<double>> run_wilson(const Lattice& lat, const std::vect
   using Op = WilsonOperator<Real, ES, mode>;
   typename Op::gauge_type u(lat);
   import_gauge(u, u_host);
-  Op op(u, mass, bc);
+  Op op(u, bc, mass);
   auto in = op.create_vector(), out = op.create_vector();
   import_spinor(in, psi_host);
   op.apply(out, in, isign);
@@ -111,7 +111,7 @@ TEMPLATE_LIST_TEST_CASE("hopping term on one parity, xpay and the Schur compleme
   const auto bc = mixed_bc();
   typename EO::gauge_type u(lat);
   import_gauge(u, u_host);
-  EO eo(u, mass, bc);
+  EO eo(u, bc, mass);
   // Reference: D_hat psi_e = A psi_e - H_eo H_oe psi_e / (4A), through the full host operator on a
   // field that vanishes on odd sites.
   auto psi_even = psi_host;
@@ -153,7 +153,7 @@ TEMPLATE_LIST_TEST_CASE("a Kokkos graph of the even-odd operator gives what appl
   using Op = WilsonEOOperator<Real, ES>;
   typename Op::gauge_type u(test_lattice);
   import_gauge(u, random_host_gauge(test_lattice, 31));
-  const Op op(u, 0.07, mixed_bc());
+  const Op op(u, mixed_bc(), 0.07);
   for (int isign : {1, -1}) {
     CAPTURE(isign);
     auto in = op.create_vector(), want = op.create_vector(), got = op.create_vector();

@@ -4,7 +4,7 @@
 
 #include <kqcd/core/profile.hpp>
 #include <kqcd/fields/host_convert.hpp>
-#include <kqcd/ops/wilson_operator.hpp>
+#include <kqcd/ops/local_operators.hpp>
 #include <kqcd/solvers/cg.hpp>
 
 #include "host_fields.hpp"
@@ -65,7 +65,7 @@ TEMPLATE_LIST_TEST_CASE("profile regions nest and times add up", "[profile]", kq
     ListenToRegions listen;
     typename Op::gauge_type u(lat);
     import_gauge(u, random_host_gauge(lat, 81));
-    Op op(u, 0.2, mixed_bc());
+    Op op(u, mixed_bc(), 0.2);
     auto b = op.create_vector(), x = op.create_vector();
     import_spinor(b, random_host_spinor(lat, 82));
     SolverParams params;
@@ -90,7 +90,7 @@ TEMPLATE_LIST_TEST_CASE("profile regions nest and times add up", "[profile]", kq
       ++solves;
       REQUIRE(depth == 0);
     }
-    if (name == "kqcd::WilsonEOOperator::apply") {
+    if (name == "kqcd::EvenOddOperator::apply") {
       ++ops;
       REQUIRE(parent == "kqcd::cg_normal:compute");
     }
@@ -102,7 +102,7 @@ TEMPLATE_LIST_TEST_CASE("profile regions nest and times add up", "[profile]", kq
   REQUIRE(records.contains("kqcd::cg_normal"));
   REQUIRE(records.contains("kqcd::import_gauge"));
   const auto& cg = records.at("kqcd::cg_normal");
-  const auto& op = records.at("kqcd::WilsonEOOperator::apply");
+  const auto& op = records.at("kqcd::EvenOddOperator::apply");
   const auto& imp = records.at("kqcd::import_gauge");
   REQUIRE(cg.calls == 1);
   REQUIRE(op.calls == ops);
@@ -131,12 +131,12 @@ TEMPLATE_LIST_TEST_CASE("profiling off records nothing but still marks regions",
   reset_profile();
   ListenToRegions listen;
   typename Op::gauge_type u(test_lattice);
-  Op op(u, 0.1, mixed_bc());
+  Op op(u, mixed_bc(), 0.1);
   auto in = op.create_vector(), out = op.create_vector();
   op.apply(out, in, 1);
   REQUIRE(profile_records().empty());
   REQUIRE(region_log.pushes.size() >= 2);
-  REQUIRE(region_log.pushes[0].second == "kqcd::WilsonOperator::apply");
-  REQUIRE(region_log.pushes[1].second == "kqcd::WilsonOperator::apply:compute");
+  REQUIRE(region_log.pushes[0].second == "kqcd::FullOperator::apply");
+  REQUIRE(region_log.pushes[1].second == "kqcd::FullOperator::apply:compute");
   REQUIRE(region_log.stack.empty());
 }

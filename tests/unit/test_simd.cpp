@@ -6,8 +6,7 @@
 
 #include <kqcd/fields/host_convert.hpp>
 #include <kqcd/fields/random_fields.hpp>
-#include <kqcd/ops/simd_wilson.hpp>
-#include <kqcd/ops/wilson_operator.hpp>
+#include <kqcd/ops/simd_local_operators.hpp>
 #include <kqcd/solvers/bicgstab.hpp>
 #include <kqcd/solvers/cg.hpp>
 
@@ -235,8 +234,8 @@ TEMPLATE_LIST_TEST_CASE("SIMD even-odd operator matches the scalar one", "[simd]
     CAPTURE(lat.to_string());
     const auto u = device_gauge<Real, ES>(lat, random_host_gauge(lat, 71));
     const auto bc = mixed_bc();
-    const SIMDWilsonEOOperator<Real, ES> simd(u, -0.3, bc, SIMDGeometry(lat, V::lanes, split));
-    const WilsonEOOperator<Real, ES> scalar(u, -0.3, bc);
+    const SIMDEvenOddOperator<WilsonMassTerm<Real, ES>> simd(SIMDGeometry(lat, V::lanes, split), u, bc, -0.3);
+    const WilsonEOOperator<Real, ES> scalar(u, bc, -0.3);
     typename WilsonEOOperator<Real, ES>::vector_type in(lat, 0), want(lat, 0), got(lat, 0);
     random_spinor(in, 72);
     auto s_in = simd.create_vector(), s_out = simd.create_vector();
@@ -351,8 +350,8 @@ TEMPLATE_LIST_TEST_CASE("CG and BiCGStab on the SIMD layout solve the scalar ope
   const auto u = device_gauge<Real, ES>(lat, random_host_gauge(lat, 91));
   const auto bc = mixed_bc();
   const double mass = 0.2;
-  const SIMDWilsonEOOperator<Real, ES> simd(u, mass, bc, SIMDGeometry(lat, V::lanes));
-  const WilsonEOOperator<Real, ES> scalar(u, mass, bc);
+  const SIMDEvenOddOperator<WilsonMassTerm<Real, ES>> simd(SIMDGeometry(lat, V::lanes), u, bc, mass);
+  const WilsonEOOperator<Real, ES> scalar(u, bc, mass);
   typename WilsonEOOperator<Real, ES>::vector_type b(lat, 0), x(lat, 0), t(lat, 0);
   random_spinor(b, 92);
   auto sb = simd.create_vector(), sx = simd.create_vector();
@@ -383,7 +382,7 @@ TEMPLATE_LIST_TEST_CASE("CG and BiCGStab on the SIMD layout solve the scalar ope
     // Mixed precision: single-precision inner iterations on the float layout (twice the lanes).
     const auto uf = device_gauge<float, ES>(lat, random_host_gauge(lat, 91));
     using Vf = typename ArchTraits<ES>::template simd_complex<float>;
-    const SIMDWilsonEOOperator<float, ES> sloppy(uf, mass, bc, SIMDGeometry(lat, Vf::lanes));
+    const SIMDEvenOddOperator<WilsonMassTerm<float, ES>> sloppy(SIMDGeometry(lat, Vf::lanes), uf, bc, mass);
     blas::zero(sx);
     const SolverResult r = cg_normal(simd, sloppy, sx, sb, params);
     REQUIRE(r.converged());

@@ -5,7 +5,7 @@
 
 #include <kqcd/fields/host_convert.hpp>
 #include <kqcd/fields/random_fields.hpp>
-#include <kqcd/ops/wilson_operator.hpp>
+#include <kqcd/ops/local_operators.hpp>
 #include <kqcd/solvers/bicgstab.hpp>
 #include <kqcd/solvers/cg.hpp>
 
@@ -27,7 +27,7 @@ template <class ES, class Real, class Solve> double full_residual(const Solve& s
   random_gauge(u, 5);
   const double mass = wilson_mass_from_kappa(kappa);
   const auto bc = BoundaryPhases::antiperiodic_time();
-  EO eo(u, mass, bc);
+  EO eo(u, bc, mass);
   typename EO::field_type b(solver_lattice), x(solver_lattice);
   random_spinor(b, 6);
   auto b_hat = eo.create_vector(), x_e = eo.create_vector();
@@ -80,7 +80,7 @@ TEMPLATE_LIST_TEST_CASE("mixed precision solvers reach 1e-12", "[solvers]", kqcd
     return [&, method](auto& eo, auto& u, auto& x, auto& b) {
       GaugeField<Kokkos::complex<float>, ES> uf(u.lattice());
       convert_gauge(uf, u);
-      WilsonEOOperator<float, ES> sloppy(uf, eo.mass(), BoundaryPhases::antiperiodic_time());
+      WilsonEOOperator<float, ES> sloppy(uf, BoundaryPhases::antiperiodic_time(), eo.mass());
       return method(eo, sloppy, x, b, params);
     };
   };
@@ -115,7 +115,7 @@ TEMPLATE_LIST_TEST_CASE("free Wilson propagator with twisted boundaries", "[solv
   bc.b[1] = BoundaryPhases::twist(0.4 * std::numbers::pi);
   typename EO::gauge_type u(lat);
   unit_gauge(u);
-  EO eo(u, wilson_mass_from_kappa(0.1), bc);
+  EO eo(u, bc, wilson_mass_from_kappa(0.1));
   SolverParams params;
   params.tol = sizeof(Real) == 4 ? 1e-6 : 1e-13;
   std::vector<double> corr(8, 0.0);

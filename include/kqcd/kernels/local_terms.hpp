@@ -5,7 +5,7 @@
 // where A is the site-local matrix (or its inverse). conventions.md: A = 4 + m, plus the clover
 // term c_sw (i/4) sum sigma F, plus i mu g5 for twisted mass.
 //
-// Clover storage: in the DeGrand-Rossi basis g5 = diag(1, 1, -1, -1) and sigma_{mu nu} does not mix
+// Clover storage (fields/clover_field.hpp): in the DeGrand-Rossi basis g5 = diag(1, 1, -1, -1) and sigma_{mu nu} does not mix
 // spins {0, 1} with {2, 3}, so A is two Hermitian 6x6 blocks per site (block b = spins 2b, 2b + 1;
 // in-block index (s & 1) * 3 + colour). A block is packed in 36 reals: the 6 real diagonal entries,
 // then the 15 complex entries below the diagonal, row by row ((1,0), (2,0), (2,1), (3,0), ...).
@@ -16,19 +16,13 @@
 #include <kqcd/core/gamma.hpp>
 #include <kqcd/core/lattice.hpp>
 #include <kqcd/core/static_for.hpp>
+#include <kqcd/fields/clover_field.hpp>
 
 #include <Kokkos_Core.hpp>
 
 #include <type_traits>
 
 namespace kqcd {
-
-namespace clover_pack {
-inline constexpr int block_size = 6;
-inline constexpr int reals_per_block = 36;
-/// Offset of the real part of entry (i, j), i > j, of a packed block.
-KOKKOS_FORCEINLINE_FUNCTION constexpr int offdiag(int i, int j) { return 6 + 2 * (i * (i - 1) / 2 + j); }
-} // namespace clover_pack
 
 namespace detail {
 template <class Real> using lcplx = Kokkos::complex<Real>;

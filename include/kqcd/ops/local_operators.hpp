@@ -2,8 +2,9 @@
 //   D = A - H/2,  A = 4 + m [+ c_sw (i/4) sum sigma F] [+ i mu g5].
 // A "term" is a small host class that hands the kernel a device policy (kernels/local_terms.hpp)
 // for A and for A^-1 on one parity, for D (isign = +1) or D^dag (isign = -1; D^dag = g5 D g5 with
-// mu -> -mu):
-//   WilsonMassTerm        A = 4 + m
+// mu -> -mu). Terms take the operator's storage precision P (float, double, kqcd::half) and compute
+// in compute_t<P>; the half operators keep the clover blocks in float.
+//   WilsonMassTerm        A = 4 + m (a constant: folded into the hopping kernels' xpay coefficients)
 //   TwistedMassTerm       A = 4 + m + i mu g5, analytic inverse (a - i mu g5) / (a^2 + mu^2)
 //   CloverTerm<stored>    packed Hermitian chiral blocks of A and of A^-1
 //   CloverTerm<dynamic>   packed blocks of A only; A^-1 by an in-kernel Cholesky (L D L^dag) solve
@@ -15,123 +16,107 @@
 // on the spinors of a layout policy: PlainLayout (WilsonDslash, CBSpinor) by default, SIMDLayout
 // (ops/simd_local_operators.hpp: SIMD lanes on host backends) as EvenOddOperator<Term, SIMDLayout<...>>.
 // Both are the solvers' operator concept (vector_type, create_vector(), apply(out, in, isign)).
+// WilsonOperator and WilsonEOOperator are these with WilsonMassTerm.
 #pragma once
 
 #include <kqcd/comm/extended_field.hpp>
 #include <kqcd/core/profile.hpp>
+#include <kqcd/fields/clover_field.hpp>
 #include <kqcd/kernels/clover_inverse_kokkos_kernels.hpp>
 #include <kqcd/kernels/clover_term.hpp>
 #include <kqcd/kernels/local_terms.hpp>
 #include <kqcd/ops/wilson_dslash.hpp>
-#include <kqcd/ops/wilson_operator.hpp>
 
+#include <array>
+#include <concepts>
 #include <string>
+#include <type_traits>
 #include <utility>
 
 namespace kqcd {
 
-/// The clover matrix of both parities, packed ([site][2 blocks][36 reals]), and optionally an
-/// inverse in the same format: A^-1, or for twisted clover X = B A and W = mu B, B = (A^2 + mu^2)^-1.
-template <class Real, class ExecSpace = Kokkos::DefaultExecutionSpace> class CloverField {
-public:
-  using traits = ArchTraits<ExecSpace>;
-  using view_type = Kokkos::View<Real* [2][clover_pack::reals_per_block], typename traits::spinor_layout,
-                                 typename traits::memory_space>;
-  using const_view_type = ReadOnlyView<view_type>;
-  using gauge_type = GaugeField<Kokkos::complex<Real>, ExecSpace>;
-  enum class Inverse { none, inverse, twisted };
+namespace detail {
+/// The packed blocks of one parity (and the inverse parts `inverse` asks for) built from u's links.
+template <class BlockInverse, class Real, class ES>
+void build_clover_parity(const CloverField<Real, ES>& f, const GaugeField<Kokkos::complex<Real>, ES>& u, int p, double diag,
+                         double csw, typename CloverField<Real, ES>::Inverse inverse, double mu) {
+  using Field = CloverField<Real, ES>;
+  using GV = typename Field::gauge_type::cb_type::view_type;
+  using Inverse = typename Field::Inverse;
+  CloverBuildFunctor<GV, typename Field::view_type, BlockInverse> fn{LinkReader<GV>{{u[0].view(), u[1].view()}, f.lattice()},
+                                                                     f.term(p),
+                                                                     f.inverse(p),
+                                                                     f.inverse_twist(p),
+                                                                     p,
+                                                                     diag,
+                                                                     csw,
+                                                                     mu,
+                                                                     inverse == Inverse::none      ? 0
+                                                                     : inverse == Inverse::inverse ? 1
+                                                                                                   : 2};
+  // Idempotent (reads only links), so tuning trials need no backup.
+  tuned_site_launch<ES, Real>("kqcd::CloverField::build", std::string(Field::inverse_name(inverse)) + ", " + BlockInverse::name,
+                              f.lattice().to_string(), f.lattice().cb_volume(), fn);
+}
 
-  /// How the 6x6 blocks are inverted: kqcd's L D L^dag, or Kokkos Kernels' batched LU (only where
-  /// kqcd was built with Kokkos Kernels: `kokkos_kernels_available`).
-  enum class BlockInverter { ldl, kokkos_kernels };
-  static constexpr bool kokkos_kernels_available = KQCD_HAVE_KOKKOS_KERNELS != 0;
-
-  /// A = diag + c_sw (i/4) sum sigma F; `inverse` selects what else is stored (mu for twisted only).
-  // Defined below the class (not inline): compiled once in the library (src/instances/).
-  CloverField(const gauge_type& u, double diag, double csw, Inverse inverse, double mu = 0.0,
-              BlockInverter inverter = BlockInverter::ldl);
-  static const char* inverse_name(Inverse i) {
-    return i == Inverse::none ? "no inverse" : i == Inverse::inverse ? "inverse" : "twisted inverse";
-  }
-  const Lattice& lattice() const { return lattice_; }
-  const view_type& term(int parity) const { return a_[parity]; }
-  /// A^-1, or X = B A for twisted clover.
-  const view_type& inverse(int parity) const { return inv_[parity]; }
-  /// W = mu B for twisted clover (empty otherwise).
-  const view_type& inverse_twist(int parity) const { return twist_[parity]; }
-  bool has_inverse() const { return inv_[0].size() > 0; }
-  /// Device memory held, in bytes.
-  double memory_bytes() const {
-    const int matrices = 1 + (has_inverse() ? 1 : 0) + (twist_[0].size() > 0 ? 1 : 0);
-    return double(sizeof(Real)) * 72.0 * lattice_.volume() * matrices;
-  }
-
-private:
-  template <class BlockInverse> void build(const gauge_type& u, int parity, double diag, double csw, Inverse inverse, double mu);
-
-  Lattice lattice_;
-  view_type a_[2], inv_[2], twist_[2];
-};
-
-template <class Real, class ExecSpace>
-CloverField<Real, ExecSpace>::CloverField(const gauge_type& u, double diag, double csw, Inverse inverse, double mu,
-                                          BlockInverter inverter)
-    : lattice_(u.lattice()) {
-  if (inverter == BlockInverter::kokkos_kernels && !kokkos_kernels_available)
+template <class Real, class ES>
+CloverField<Real, ES> build_clover(const GaugeField<Kokkos::complex<Real>, ES>& u, double diag, double csw,
+                                   typename CloverField<Real, ES>::Inverse inverse, double mu,
+                                   typename CloverField<Real, ES>::BlockInverter inverter) {
+  using Field = CloverField<Real, ES>;
+  using Inverse = typename Field::Inverse;
+  using View = typename Field::view_type;
+  if (inverter == Field::BlockInverter::kokkos_kernels && !Field::kokkos_kernels_available)
     throw invalid_argument("clover block inverse: Kokkos Kernels requested, but kqcd was built without it "
                            "(KQCD_ENABLE_KOKKOS_KERNELS)");
-  if (lattice_.distributed()) {
+  const Lattice& lat = u.lattice();
+  std::array<View, 2> a, inv, twist;
+  if (lat.distributed()) {
     // The field strength needs links of diagonal neighbours: build on the extended gauge field
     // (comm/extended_field.hpp) and keep this rank's sites.
-    const LatticeExtension ext(lattice_, 1);
-    const CloverField whole(ext.extend(u), diag, csw, inverse, mu, inverter);
+    const LatticeExtension ext(lat, 1);
+    const Field whole = build_clover(ext.extend(u), diag, csw, inverse, mu, inverter);
     for (int p = 0; p < 2; ++p) {
       const int q = ext.map().ext_parity(p);
-      a_[p] = ext.extract_sites<ExecSpace>(whole.a_[q], p);
-      if (inverse != Inverse::none) inv_[p] = ext.extract_sites<ExecSpace>(whole.inv_[q], p);
-      if (inverse == Inverse::twisted) twist_[p] = ext.extract_sites<ExecSpace>(whole.twist_[q], p);
+      a[p] = ext.extract_sites<ES>(whole.term(q), p);
+      if (inverse != Inverse::none) inv[p] = ext.extract_sites<ES>(whole.inverse(q), p);
+      if (inverse == Inverse::twisted) twist[p] = ext.extract_sites<ES>(whole.inverse_twist(q), p);
     }
-    return;
+    return Field(lat, a, inv, twist);
   }
+  const int n = lat.cb_volume();
+  for (int p = 0; p < 2; ++p) {
+    a[p] = View(Kokkos::view_alloc(Kokkos::WithoutInitializing, "clover"), n);
+    if (inverse != Inverse::none) inv[p] = View(Kokkos::view_alloc(Kokkos::WithoutInitializing, "clover_inv"), n);
+    if (inverse == Inverse::twisted) twist[p] = View(Kokkos::view_alloc(Kokkos::WithoutInitializing, "clover_inv_twist"), n);
+  }
+  const Field f(lat, a, inv, twist);
   for (int p = 0; p < 2; ++p) {
 #if KQCD_HAVE_KOKKOS_KERNELS
-    if (inverter == BlockInverter::kokkos_kernels) {
-      build<BatchedLUBlockInverse>(u, p, diag, csw, inverse, mu);
+    if (inverter == Field::BlockInverter::kokkos_kernels) {
+      build_clover_parity<BatchedLUBlockInverse>(f, u, p, diag, csw, inverse, mu);
       continue;
     }
 #endif
-    build<LDLBlockInverse>(u, p, diag, csw, inverse, mu);
+    build_clover_parity<LDLBlockInverse>(f, u, p, diag, csw, inverse, mu);
   }
   Kokkos::fence("kqcd::CloverField::build");
+  return f;
 }
+} // namespace detail
 
+// CloverField's construction from links (fields/clover_field.hpp): the build kernel is launched here.
 template <class Real, class ExecSpace>
-template <class BlockInverse>
-void CloverField<Real, ExecSpace>::build(const gauge_type& u, int p, double diag, double csw, Inverse inverse, double mu) {
-  const int n = lattice_.cb_volume();
-  using GV = typename gauge_type::cb_type::view_type;
-  a_[p] = view_type(Kokkos::view_alloc(Kokkos::WithoutInitializing, "clover"), n);
-  if (inverse != Inverse::none) inv_[p] = view_type(Kokkos::view_alloc(Kokkos::WithoutInitializing, "clover_inv"), n);
-  if (inverse == Inverse::twisted)
-    twist_[p] = view_type(Kokkos::view_alloc(Kokkos::WithoutInitializing, "clover_inv_twist"), n);
-  CloverBuildFunctor<GV, view_type, BlockInverse> f{LinkReader<GV>{{u[0].view(), u[1].view()}, lattice_},
-                                                    a_[p],
-                                                    inv_[p],
-                                                    twist_[p],
-                                                    p,
-                                                    diag,
-                                                    csw,
-                                                    mu,
-                                                    inverse == Inverse::none ? 0 : inverse == Inverse::inverse ? 1 : 2};
-  // Idempotent (reads only links), so tuning trials need no backup.
-  tuned_site_launch<ExecSpace, Real>("kqcd::CloverField::build",
-                                     std::string(inverse_name(inverse)) + ", " + BlockInverse::name, lattice_.to_string(), n, f);
-}
+CloverField<Real, ExecSpace>::CloverField(const gauge_type& u, double diag, double csw, Inverse inverse, double mu,
+                                          BlockInverter inverter)
+    : CloverField(detail::build_clover(u, diag, csw, inverse, mu, inverter)) {}
 
 /// A = 4 + m.
-template <class Real, class ExecSpace = Kokkos::DefaultExecutionSpace> class WilsonMassTerm {
+template <class P, class ExecSpace = Kokkos::DefaultExecutionSpace> class WilsonMassTerm {
 public:
-  using real_type = Real;
+  using precision = P;
+  using real_type = compute_t<P>;
+  using Real = real_type;
   using execution_space = ExecSpace;
   using local_type = ScalarLocal<Real>;
   using inverse_type = ScalarLocal<Real>;
@@ -143,6 +128,9 @@ public:
   template <class Gauge> WilsonMassTerm(const Gauge&, double mass) : a_(4.0 + mass) {
     if (!(a_ != 0.0)) throw invalid_argument("Wilson mass m = -4 makes the diagonal term vanish");
   }
+  double mass() const { return a_ - 4.0; }
+  /// A = a: a constant the operators fold into their hopping kernels' coefficients.
+  double diagonal() const { return a_; }
   local_type local(int, int) const { return {Real(a_)}; }
   inverse_type inverse(int, int) const { return {Real(1.0 / a_)}; }
   double memory_bytes() const { return 0.0; }
@@ -152,9 +140,11 @@ private:
 };
 
 /// A = 4 + m + i mu g5.
-template <class Real, class ExecSpace = Kokkos::DefaultExecutionSpace> class TwistedMassTerm {
+template <class P, class ExecSpace = Kokkos::DefaultExecutionSpace> class TwistedMassTerm {
 public:
-  using real_type = Real;
+  using precision = P;
+  using real_type = compute_t<P>;
+  using Real = real_type;
   using execution_space = ExecSpace;
   using local_type = TwistLocal<Real>;
   using inverse_type = TwistLocal<Real>;
@@ -180,10 +170,12 @@ private:
 /// How the clover inverse is applied: stored, or by a Cholesky solve in the kernel.
 enum class CloverInverse { stored, dynamic };
 
-template <class Real, class ExecSpace = Kokkos::DefaultExecutionSpace, CloverInverse inv = CloverInverse::stored>
+template <class P, class ExecSpace = Kokkos::DefaultExecutionSpace, CloverInverse inv = CloverInverse::stored>
 class CloverTerm {
 public:
-  using real_type = Real;
+  using precision = P;
+  using real_type = compute_t<P>;
+  using Real = real_type;
   using execution_space = ExecSpace;
   using field_type = CloverField<Real, ExecSpace>;
   using view_type = typename field_type::const_view_type;
@@ -211,9 +203,11 @@ private:
   field_type field_;
 };
 
-template <class Real, class ExecSpace = Kokkos::DefaultExecutionSpace> class TwistedCloverTerm {
+template <class P, class ExecSpace = Kokkos::DefaultExecutionSpace> class TwistedCloverTerm {
 public:
-  using real_type = Real;
+  using precision = P;
+  using real_type = compute_t<P>;
+  using Real = real_type;
   using execution_space = ExecSpace;
   using field_type = CloverField<Real, ExecSpace>;
   using view_type = typename field_type::const_view_type;
@@ -252,7 +246,14 @@ template <class Spinor, class Local> void apply_site_local(Spinor& out, const Sp
                        SiteLocalFunctor<In, Out, Local>{In{in.view()}, Out{out.view()}, local});
 }
 
-/// D = A - H/2 on full spinors.
+/// A term whose A is one constant a on every site (WilsonMassTerm): the operators fold a and 1/a
+/// into the coefficients of their hopping kernels' xpay instead of launching site-local policies.
+template <class Term>
+concept ConstantDiagonalTerm = requires(const Term& t) {
+  { t.diagonal() } -> std::convertible_to<double>;
+};
+
+/// D = A - H/2 on full spinors (float or double).
 template <class Term, NeighbourMode mode = ArchTraits<typename Term::execution_space>::neighbour_mode, class Recon = Recon18>
 class FullOperator {
 public:
@@ -264,6 +265,7 @@ public:
   using spinor_type = typename dslash_type::spinor_type;
   using vector_type = SpinorField<Kokkos::complex<Real>, Ns, ES>;
   using real_type = Real;
+  static_assert(std::is_same_v<typename Term::precision, Real>, "full operators act on float or double spinors");
 
   /// Term is built from (u, args...): e.g. FullOperator<CloverTerm<double>>(u, bc, mass, csw).
   template <class... Args>
@@ -271,6 +273,7 @@ public:
   const Lattice& lattice() const { return dslash_.lattice(); }
   const dslash_type& dslash() const { return dslash_; }
   const Term& term() const { return term_; }
+  double mass() const requires ConstantDiagonalTerm<Term> { return term_.mass(); }
   vector_type create_vector(const std::string& label = "full_vector") const { return vector_type(lattice(), label); }
 
   /// out = D in (isign = +1) or D^dag in (isign = -1). out must not alias in.
@@ -283,11 +286,12 @@ private:
 };
 
 /// Where an EvenOddOperator keeps its fields and how its kernels read them: the plain layout is
-/// WilsonDslash on CBSpinor (neighbour mode and link reconstruction as given), the term's
-/// site-local policies as the term hands them out; ops/simd_local_operators.hpp has the SIMD one.
-template <class Real, class ES, NeighbourMode mode = ArchTraits<ES>::neighbour_mode, class Recon = Recon18> class PlainLayout {
+/// WilsonDslash on CBSpinor (storage precision P: float, double or kqcd::half; neighbour mode and
+/// link reconstruction as given), the term's site-local policies as the term hands them out;
+/// ops/simd_local_operators.hpp has the SIMD one.
+template <class P, class ES, NeighbourMode mode = ArchTraits<ES>::neighbour_mode, class Recon = Recon18> class PlainLayout {
 public:
-  using dslash_type = WilsonDslash<Real, ES, mode, Recon>;
+  using dslash_type = WilsonDslash<P, ES, mode, Recon>;
   using gauge_type = typename dslash_type::gauge_type;
   using spinor_type = typename dslash_type::spinor_type;
   using plain_spinor_type = spinor_type;
@@ -309,9 +313,29 @@ private:
   dslash_type dslash_;
 };
 
+namespace detail {
+/// A hopping term's block of right-hand sides (WilsonDslash::multi_spinor_type), or none.
+struct no_multi_spinor {};
+template <class D> struct multi_spinor_of {
+  using type = no_multi_spinor;
+};
+template <class D>
+  requires requires { typename D::multi_spinor_type; }
+struct multi_spinor_of<D> {
+  using type = typename D::multi_spinor_type;
+};
+template <class D> constexpr bool has_blocks() {
+  if constexpr (requires { D::has_blocks; }) return D::has_blocks;
+  else return false;
+}
+} // namespace detail
+
 /// D_hat = A_ee - (1/4) H_eo A_oo^-1 H_oe on the even sites of Layout's spinors (PlainLayout, or
-/// SIMDLayout of ops/simd_local_operators.hpp): the Schur complement written once for every layout.
-template <class Term, class Layout = PlainLayout<typename Term::real_type, typename Term::execution_space>>
+/// SIMDLayout of ops/simd_local_operators.hpp): the Schur complement written once for every layout
+/// and every term, Wilson's (WilsonEOOperator) included. With a term in kqcd::half (the sloppy
+/// operator of a double-half solver) the spinors and links are 16-bit and the clover blocks float;
+/// prepare_source and reconstruct from plain spinors are then not offered.
+template <class Term, class Layout = PlainLayout<typename Term::precision, typename Term::execution_space>>
 class EvenOddOperator {
 public:
   using Real = typename Term::real_type;
@@ -323,6 +347,11 @@ public:
   using vector_type = typename Layout::spinor_type; ///< even-site spinor
   using field_type = SpinorField<Kokkos::complex<Real>, Ns, ES>; ///< a plain full spinor (sources, solutions)
   using real_type = Real;
+  /// Blocks of right-hand sides (the plain layout's, for a constant diagonal).
+  using multi_vector_type = typename detail::multi_spinor_of<dslash_type>::type;
+  static constexpr bool constant_diagonal = ConstantDiagonalTerm<Term>;
+  static constexpr bool has_blocks = constant_diagonal && detail::has_blocks<dslash_type>();
+  static constexpr bool half_storage = PrecisionTraits<typename Term::precision>::is_half;
 
   /// Term is built from (u, args...): e.g. EvenOddOperator<CloverTerm<double>>(u, bc, mass, csw);
   /// the layout's options (the SIMD lane split) may come first.
@@ -342,6 +371,9 @@ public:
   const Layout& layout() const { return layout_; }
   const dslash_type& dslash() const { return layout_.dslash(); }
   const Term& term() const { return term_; }
+  /// Wilson's A = 4 + m.
+  double mass() const requires constant_diagonal { return term_.mass(); }
+  double diagonal() const requires constant_diagonal { return term_.diagonal(); }
   vector_type create_vector(const std::string& label = "eo_vector") const { return layout_.create_spinor(0, label); }
   vector_type create_spinor(int parity, const std::string& label = "eo_spinor") const { return layout_.create_spinor(parity, label); }
 
@@ -352,16 +384,42 @@ public:
     apply(tmp_even_, in, 1);
     apply(out, tmp_even_, -1);
   }
+  /// out = D_hat in as a Kokkos graph of its two hopping kernels, bound to these vectors: submit() it
+  /// as often as needed, one launch of the graph for the two kernels (out must not alias in).
+  /// Launch shapes are those tuned by an earlier apply(). Plain layout, constant diagonal, one process.
+  template <class Graph = Kokkos::Experimental::Graph<ES>>
+  Graph make_graph(vector_type& out, const vector_type& in, int isign = 1) const
+    requires constant_diagonal
+  {
+    const double a = diagonal();
+    const auto& d = layout_.dslash();
+    return Kokkos::Experimental::create_graph<ES>([&](const auto& root) {
+      const auto odd = d.then_apply(GraphNode<ES>(root), tmp_odd_, in, isign, 1);
+      d.then_apply_xpay(odd, out, tmp_odd_, isign, 0, Real(a), in, Real(-0.25 / a));
+    });
+  }
+  /// Multi-RHS: out_r = D_hat in_r for each right-hand side of a block (plain layout, constant
+  /// diagonal, float and double).
+  multi_vector_type create_multi(int n_rhs, const std::string& label = "eo_block") const
+    requires has_blocks
+  {
+    return multi_vector_type(lattice(), 0, n_rhs, label);
+  }
+  void apply(multi_vector_type& out, const multi_vector_type& in, int isign = 1) const
+    requires has_blocks;
   /// out = A_tt^-1 H in on parity target_cb: the hopping term with the site-local term of the
   /// preconditioned operator (the benchmarked "Dslash" of QUDA's count).
   void apply_hopping_inverse(vector_type& out, const vector_type& in, int isign, int target_cb) const;
   /// b_hat = b_e + (1/2) H_eo A_oo^-1 b_o.
-  void prepare_source(vector_type& b_hat, const vector_type& b_even, const vector_type& b_odd, int isign = 1) const;
+  void prepare_source(vector_type& b_hat, const vector_type& b_even, const vector_type& b_odd, int isign = 1) const
+    requires(!half_storage);
   /// x_o = A_oo^-1 (b_o + (1/2) H_oe x_e): with x_e, the solution of D x = b (x_odd may alias b_odd).
   void reconstruct(vector_type& x_odd, const vector_type& x_even, const vector_type& b_odd, int isign = 1) const;
   /// The same from and into plain full spinors (x = (x_e, x_o)).
-  void prepare_source(vector_type& b_hat, const field_type& b, int isign = 1) const;
-  void reconstruct(field_type& x, const vector_type& x_even, const field_type& b, int isign = 1) const;
+  void prepare_source(vector_type& b_hat, const field_type& b, int isign = 1) const
+    requires(!half_storage);
+  void reconstruct(field_type& x, const vector_type& x_even, const field_type& b, int isign = 1) const
+    requires(!half_storage);
   /// The hopping term's halo on a distributed lattice: the interior computed while it flies
   /// (default) or not; faces spin-projected (default) or whole.
   void set_overlap(bool on) { layout_.dslash().set_overlap(on); }
@@ -373,12 +431,23 @@ public:
   int dslash_sites_per_team() const requires requires(const Layout& l) { l.dslash().sites_per_team(); } {
     return layout_.dslash().sites_per_team();
   }
-  /// Flops of one apply(): two hopping terms, each with its site-local term (QUDA's count).
-  double flops() const { return 2.0 * lattice().cb_volume() * (WilsonDslash<Real>::flops_per_site + Term::local_flops); }
+  /// Flops of one apply(): two hopping terms, each with its site-local term (QUDA's count); with a
+  /// constant diagonal, two hopping terms and one xpay.
+  double flops() const {
+    if constexpr (constant_diagonal) return lattice().cb_volume() * (2.0 * WilsonDslash<Real>::flops_per_site + Term::local_flops);
+    else return 2.0 * lattice().cb_volume() * (WilsonDslash<Real>::flops_per_site + Term::local_flops);
+  }
   /// Flops and bytes (no-reuse model plus the site-local data read) of apply_hopping_inverse.
   double hopping_flops() const { return lattice().cb_volume() * (WilsonDslash<Real>::flops_per_site + Term::local_flops); }
   double hopping_bytes() const {
     return dslash().bytes(false) + lattice().cb_volume() * double(sizeof(Real)) * Term::local_reals;
+  }
+  /// Bytes of one apply() in the no-reuse model of the hopping term (constant diagonal: the
+  /// second kernel reads the xpay addend).
+  double bytes() const
+    requires constant_diagonal
+  {
+    return dslash().bytes(false) + dslash().bytes(true);
   }
   /// Memory of the site-local term: the term's fields and the layout's copies of them.
   double memory_bytes() const { return term_.memory_bytes() + layout_.memory_bytes(); }
@@ -388,13 +457,18 @@ private:
   Term term_;
   mutable vector_type tmp_odd_;
   mutable vector_type tmp_even_;
+  mutable multi_vector_type multi_tmp_;
 };
 
 template <class Term, NeighbourMode mode, class Recon>
 void FullOperator<Term, mode, Recon>::apply(vector_type& out, const vector_type& in, int isign) const {
   ProfileScope prof("kqcd::FullOperator::apply");
   auto compute = prof.phase(ProfilePhase::compute);
-  for (int p = 0; p < 2; ++p) dslash_.apply_local_xpay(out[p], in[1 - p], isign, p, term_.local(p, isign), in[p], Real(-0.5));
+  for (int p = 0; p < 2; ++p) {
+    if constexpr (ConstantDiagonalTerm<Term>)
+      dslash_.apply_xpay(out[p], in[1 - p], isign, p, Real(term_.diagonal()), in[p], Real(-0.5));
+    else dslash_.apply_local_xpay(out[p], in[1 - p], isign, p, term_.local(p, isign), in[p], Real(-0.5));
+  }
 }
 
 template <class Term, class Layout>
@@ -402,8 +476,27 @@ void EvenOddOperator<Term, Layout>::apply(vector_type& out, const vector_type& i
   ProfileScope prof("kqcd::EvenOddOperator::apply");
   auto compute = prof.phase(ProfilePhase::compute);
   const auto& d = layout_.dslash();
-  d.apply_local_after(tmp_odd_, in, isign, 1, layout_.site_local(term_.inverse(1, isign)), Real(1));
-  d.apply_local_xpay(out, tmp_odd_, isign, 0, layout_.site_local(term_.local(0, isign)), in, Real(-0.25));
+  if constexpr (constant_diagonal) {
+    // A - H (1/a) H / 4: the plain hopping term, then a in - (1/(4a)) H tmp.
+    const double a = diagonal();
+    d.apply(tmp_odd_, in, isign, 1);
+    d.apply_xpay(out, tmp_odd_, isign, 0, Real(a), in, Real(-0.25 / a));
+  } else {
+    d.apply_local_after(tmp_odd_, in, isign, 1, layout_.site_local(term_.inverse(1, isign)), Real(1));
+    d.apply_local_xpay(out, tmp_odd_, isign, 0, layout_.site_local(term_.local(0, isign)), in, Real(-0.25));
+  }
+}
+
+template <class Term, class Layout>
+void EvenOddOperator<Term, Layout>::apply(multi_vector_type& out, const multi_vector_type& in, int isign) const
+  requires has_blocks
+{
+  if (multi_tmp_.n_rhs() != in.n_rhs() || multi_tmp_.view().size() == 0)
+    multi_tmp_ = multi_vector_type(lattice(), 1, in.n_rhs(), "eo_block_tmp_odd");
+  const double a = diagonal();
+  const auto& d = layout_.dslash();
+  d.apply(multi_tmp_, in, isign, 1);
+  d.apply_xpay(out, multi_tmp_, isign, 0, Real(a), in, Real(-0.25 / a));
 }
 
 template <class Term, class Layout>
@@ -413,20 +506,33 @@ void EvenOddOperator<Term, Layout>::apply_hopping_inverse(vector_type& out, cons
 
 template <class Term, class Layout>
 void EvenOddOperator<Term, Layout>::prepare_source(vector_type& b_hat, const vector_type& b_even, const vector_type& b_odd,
-                                                  int isign) const {
-  apply_site_local(tmp_odd_, b_odd, layout_.site_local(term_.inverse(1, isign)));
-  layout_.dslash().apply_xpay(b_hat, tmp_odd_, isign, 0, Real(1), b_even, Real(0.5));
+                                                  int isign) const
+  requires(!half_storage)
+{
+  if constexpr (constant_diagonal) {
+    layout_.dslash().apply_xpay(b_hat, b_odd, isign, 0, Real(1), b_even, Real(0.5 / diagonal()));
+  } else {
+    apply_site_local(tmp_odd_, b_odd, layout_.site_local(term_.inverse(1, isign)));
+    layout_.dslash().apply_xpay(b_hat, tmp_odd_, isign, 0, Real(1), b_even, Real(0.5));
+  }
 }
 
 template <class Term, class Layout>
 void EvenOddOperator<Term, Layout>::reconstruct(vector_type& x_odd, const vector_type& x_even, const vector_type& b_odd,
                                                int isign) const {
-  layout_.dslash().apply_local_after(x_odd, x_even, isign, 1, layout_.site_local(term_.inverse(1, isign)), Real(0.5), &b_odd,
-                                     Real(1));
+  if constexpr (constant_diagonal) {
+    const double a = diagonal();
+    layout_.dslash().apply_xpay(x_odd, x_even, isign, 1, Real(1.0 / a), b_odd, Real(0.5 / a));
+  } else {
+    layout_.dslash().apply_local_after(x_odd, x_even, isign, 1, layout_.site_local(term_.inverse(1, isign)), Real(0.5),
+                                       &b_odd, Real(1));
+  }
 }
 
 template <class Term, class Layout>
-void EvenOddOperator<Term, Layout>::prepare_source(vector_type& b_hat, const field_type& b, int isign) const {
+void EvenOddOperator<Term, Layout>::prepare_source(vector_type& b_hat, const field_type& b, int isign) const
+  requires(!half_storage)
+{
   // tmp_even_ holds b_e (apply_normal's scratch: not in use here); A^-1 overwrites b_o in place.
   layout_.to_layout(tmp_even_, b[0]);
   layout_.to_layout(tmp_odd_, b[1]);
@@ -434,7 +540,9 @@ void EvenOddOperator<Term, Layout>::prepare_source(vector_type& b_hat, const fie
 }
 
 template <class Term, class Layout>
-void EvenOddOperator<Term, Layout>::reconstruct(field_type& x, const vector_type& x_even, const field_type& b, int isign) const {
+void EvenOddOperator<Term, Layout>::reconstruct(field_type& x, const vector_type& x_even, const field_type& b, int isign) const
+  requires(!half_storage)
+{
   layout_.from_layout(x[0], x_even);
   layout_.to_layout(tmp_odd_, b[1]);
   reconstruct(tmp_odd_, x_even, tmp_odd_, isign);
@@ -442,12 +550,25 @@ void EvenOddOperator<Term, Layout>::reconstruct(field_type& x, const vector_type
 }
 
 // The operators by name.
-template <class Real, class ES = Kokkos::DefaultExecutionSpace> using CloverEOOperator = EvenOddOperator<CloverTerm<Real, ES>>;
-template <class Real, class ES = Kokkos::DefaultExecutionSpace>
-using DynamicCloverEOOperator = EvenOddOperator<CloverTerm<Real, ES, CloverInverse::dynamic>>;
-template <class Real, class ES = Kokkos::DefaultExecutionSpace> using TwistedMassEOOperator = EvenOddOperator<TwistedMassTerm<Real, ES>>;
-template <class Real, class ES = Kokkos::DefaultExecutionSpace>
-using TwistedCloverEOOperator = EvenOddOperator<TwistedCloverTerm<Real, ES>>;
+/// D = (4 + m) - H/2 and its even-odd Schur complement A - H_eo H_oe / (4A), A = 4 + m (P: float,
+/// double, or kqcd::half for the even-odd sloppy operator).
+template <class Real, class ES = Kokkos::DefaultExecutionSpace, NeighbourMode mode = ArchTraits<ES>::neighbour_mode,
+          class Recon = Recon18>
+using WilsonOperator = FullOperator<WilsonMassTerm<Real, ES>, mode, Recon>;
+template <class P, class ES = Kokkos::DefaultExecutionSpace, NeighbourMode mode = ArchTraits<ES>::neighbour_mode,
+          class Recon = Recon18>
+using WilsonEOOperator = EvenOddOperator<WilsonMassTerm<P, ES>, PlainLayout<P, ES, mode, Recon>>;
+template <class P, class ES = Kokkos::DefaultExecutionSpace> using CloverEOOperator = EvenOddOperator<CloverTerm<P, ES>>;
+template <class P, class ES = Kokkos::DefaultExecutionSpace>
+using DynamicCloverEOOperator = EvenOddOperator<CloverTerm<P, ES, CloverInverse::dynamic>>;
+template <class P, class ES = Kokkos::DefaultExecutionSpace> using TwistedMassEOOperator = EvenOddOperator<TwistedMassTerm<P, ES>>;
+template <class P, class ES = Kokkos::DefaultExecutionSpace>
+using TwistedCloverEOOperator = EvenOddOperator<TwistedCloverTerm<P, ES>>;
+
+inline double wilson_mass_from_kappa(double kappa) {
+  if (!(kappa > 0.0)) throw invalid_argument("kappa must be positive, found " + std::to_string(kappa));
+  return 1.0 / (2.0 * kappa) - 4.0;
+}
 
 } // namespace kqcd
 

@@ -1,7 +1,8 @@
-// Wilson hopping term and even-odd operator on the virtual-node SIMD layout (host execution
-// spaces, ArchTraits<ES>::simd_layout): the hopping functor of kernels/dslash_wilson.hpp over SIMD
+// The Wilson hopping term on the virtual-node SIMD layout (host execution spaces,
+// ArchTraits<ES>::simd_layout): the hopping functor of kernels/dslash_wilson.hpp over SIMD
 // registers, through the SIMD layout's accessors and lane site table (fields/simd_fields.hpp).
-// Same conventions, flops and bytes as WilsonDslash and WilsonEOOperator; fields convert with
+// The even-odd operators on it are EvenOddOperator's SIMD layout (ops/simd_local_operators.hpp).
+// Same conventions, flops and bytes as WilsonDslash; fields convert with
 // to_simd / from_simd. On a distributed lattice the source's faces of vector sites travel as
 // WilsonDslash's do (spin-projected, the interior computed while they fly; comm/halo.hpp).
 #pragma once
@@ -273,50 +274,6 @@ private:
   SIMDGaugeField<link_simd_type, ExecSpace> u_;
   SiteTable<NeighbourMode::table, ExecSpace> sites_;
   mutable detail::LaneHopping<typename spinor_type::halo_view_type, ExecSpace> hopping_;
-};
-
-/// The even-odd Schur complement D_hat = A - H_eo H_oe / (4A), A = 4 + m, on even sites
-/// (WilsonEOOperator's conventions) in the SIMD layout.
-template <class Real, class ExecSpace = Kokkos::DefaultHostExecutionSpace, class Recon = Recon18,
-          class V = typename ArchTraits<ExecSpace>::template simd_complex<Real>>
-class SIMDWilsonEOOperator {
-public:
-  using dslash_type = SIMDWilsonDslash<Real, ExecSpace, Recon, V>;
-  using vector_type = typename dslash_type::spinor_type;
-
-  SIMDWilsonEOOperator(const GaugeField<Kokkos::complex<Real>, ExecSpace>& u, double mass, const BoundaryPhases& bc,
-                       const SIMDGeometry& g = {})
-      : dslash_(u, bc, g), mass_(mass), tmp_odd_(dslash_.create_spinor(1, "simd_eo_tmp_odd")),
-        tmp_even_(dslash_.create_spinor(0, "simd_eo_tmp_even")) {
-    if (!(4.0 + mass != 0.0)) throw invalid_argument("Wilson mass m = -4 makes the diagonal term vanish");
-  }
-  double diagonal() const { return 4.0 + mass_; }
-  const dslash_type& dslash() const { return dslash_; }
-  /// The hopping term's halo on a distributed lattice (SIMDWilsonDslash).
-  void set_overlap(bool on) { dslash_.set_overlap(on); }
-  void set_spin_projection(bool on) { dslash_.set_spin_projection(on); }
-  vector_type create_vector(const std::string& label = "simd_eo_vector") const { return dslash_.create_spinor(0, label); }
-
-  /// out = D_hat in (isign = +1) or D_hat^dag in (isign = -1); out may alias in.
-  void apply(vector_type& out, const vector_type& in, int isign = 1) const {
-    const double a = diagonal();
-    dslash_.apply(tmp_odd_, in, isign, 1);
-    dslash_.apply_xpay(out, tmp_odd_, isign, 0, Real(a), in, Real(-0.25 / a));
-  }
-  /// out = D_hat^dag D_hat in
-  void apply_normal(vector_type& out, const vector_type& in) const {
-    apply(tmp_even_, in, 1);
-    apply(out, tmp_even_, -1);
-  }
-  /// Flops of one apply(): two hopping terms, one with xpay.
-  double flops() const { return dslash_.flops(false) + dslash_.flops(true); }
-  double bytes() const { return dslash_.bytes(false) + dslash_.bytes(true); }
-
-private:
-  dslash_type dslash_;
-  double mass_;
-  mutable vector_type tmp_odd_;
-  mutable vector_type tmp_even_;
 };
 
 } // namespace kqcd

@@ -6,7 +6,7 @@
 #pragma once
 
 #include <kqcd/fields/propagator.hpp>
-#include <kqcd/ops/wilson_operator.hpp>
+#include <kqcd/ops/local_operators.hpp>
 #include <kqcd/solvers/cg.hpp>
 
 #include <vector>

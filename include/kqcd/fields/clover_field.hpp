@@ -1,0 +1,73 @@
+// The clover field: the site-local matrix A = diag + c_sw (i/4) sum sigma F of both parities
+// (kernels/clover_term.hpp builds it), packed as two Hermitian 6x6 chiral blocks per site, and
+// optionally an inverse in the same format: A^-1, or for twisted clover X = B A and W = mu B,
+// B = (A^2 + mu^2)^-1. Block packing (kernels/local_terms.hpp): block b holds spins 2b, 2b + 1
+// (in-block index (s & 1) * 3 + colour); its 36 reals are the 6 real diagonal entries, then the 15
+// complex entries below the diagonal, row by row ((1,0), (2,0), (2,1), (3,0), ...).
+#pragma once
+
+#include <kqcd/arch/arch_traits.hpp>
+#include <kqcd/build_info.hpp>
+#include <kqcd/core/lattice.hpp>
+#include <kqcd/fields/gauge_field.hpp>
+#include <kqcd/fields/spinor_access.hpp>
+
+#include <Kokkos_Core.hpp>
+
+#include <array>
+
+namespace kqcd {
+
+namespace clover_pack {
+inline constexpr int block_size = 6;
+inline constexpr int reals_per_block = 36;
+/// Offset of the real part of entry (i, j), i > j, of a packed block.
+KOKKOS_FORCEINLINE_FUNCTION constexpr int offdiag(int i, int j) { return 6 + 2 * (i * (i - 1) / 2 + j); }
+} // namespace clover_pack
+
+template <class Real, class ExecSpace = Kokkos::DefaultExecutionSpace> class CloverField {
+public:
+  using traits = ArchTraits<ExecSpace>;
+  using view_type = Kokkos::View<Real* [2][clover_pack::reals_per_block], typename traits::spinor_layout,
+                                 typename traits::memory_space>;
+  using const_view_type = ReadOnlyView<view_type>;
+  using gauge_type = GaugeField<Kokkos::complex<Real>, ExecSpace>;
+  /// What is stored besides A.
+  enum class Inverse { none, inverse, twisted };
+  /// How the 6x6 blocks are inverted: kqcd's L D L^dag, or Kokkos Kernels' batched LU (only where
+  /// kqcd was built with Kokkos Kernels: `kokkos_kernels_available`).
+  enum class BlockInverter { ldl, kokkos_kernels };
+  static constexpr bool kokkos_kernels_available = KQCD_HAVE_KOKKOS_KERNELS != 0;
+  static const char* inverse_name(Inverse i) {
+    return i == Inverse::none ? "no inverse" : i == Inverse::inverse ? "inverse" : "twisted inverse";
+  }
+
+  CloverField() = default;
+  /// A = diag + c_sw (i/4) sum sigma F of u; `inverse` selects what else is stored (mu for twisted
+  /// only). Defined with its kernel in kernels/clover_term.hpp (compiled once in the library).
+  CloverField(const gauge_type& u, double diag, double csw, Inverse inverse, double mu = 0.0,
+              BlockInverter inverter = BlockInverter::ldl);
+  /// The blocks of lattice lat as given (A; the inverse parts empty where not stored).
+  CloverField(const Lattice& lat, const std::array<view_type, 2>& a, const std::array<view_type, 2>& inv = {},
+              const std::array<view_type, 2>& twist = {})
+      : lattice_(lat), a_(a), inv_(inv), twist_(twist) {}
+
+  const Lattice& lattice() const { return lattice_; }
+  const view_type& term(int parity) const { return a_[parity]; }
+  /// A^-1, or X = B A for twisted clover.
+  const view_type& inverse(int parity) const { return inv_[parity]; }
+  /// W = mu B for twisted clover (empty otherwise).
+  const view_type& inverse_twist(int parity) const { return twist_[parity]; }
+  bool has_inverse() const { return inv_[0].size() > 0; }
+  /// Device memory held, in bytes.
+  double memory_bytes() const {
+    const int matrices = 1 + (has_inverse() ? 1 : 0) + (twist_[0].size() > 0 ? 1 : 0);
+    return double(sizeof(Real)) * 72.0 * lattice_.volume() * matrices;
+  }
+
+private:
+  Lattice lattice_;
+  std::array<view_type, 2> a_, inv_, twist_;
+};
+
+} // namespace kqcd
