@@ -2,7 +2,8 @@
 // term of the preconditioned clover / twisted-mass / twisted-clover operators (A^-1 H on one parity,
 // QUDA's "Dslash" count: clover 1872, twisted mass 1368, twisted clover 1872 flops per site), on the
 // plain layout or the SIMD layout (--layout; auto: SIMD where the backend has it and the lattice splits).
-// The Wilson cases also run in half precision, with gauge reconstruct-12/8, and with a block of
+// Every case also runs in half precision (16-bit spinors and links; the clover blocks in float, on
+// the plain layout); the Wilson cases also with gauge reconstruct-12/8 and with a block of
 // right-hand sides (multi-RHS hopping term); bytes count the stored sizes (no-reuse model).
 #include "bench.hpp"
 
@@ -84,6 +85,17 @@ void add_rates(nlohmann::json& r, const Lattice& lat, double flops, double bytes
   }
 }
 
+/// Random spinor of any storage: drawn in float or double, converted to half where needed.
+template <class Spinor> void fill_random(Spinor& s, std::uint64_t seed) {
+  if constexpr (std::is_same_v<Spinor, HalfCBSpinor<typename Spinor::execution_space>>) {
+    CBSpinor<Kokkos::complex<float>, Ns, typename Spinor::execution_space> f(s.lattice(), s.parity());
+    random_spinor(f, seed);
+    blas::copy(s, f);
+  } else {
+    random_spinor(s, seed);
+  }
+}
+
 /// out_o = A_oo^-1 H_oe in_e with the site-local term of Op's term (m = 0.1, c_sw = 1, mu = 0.1), Op
 /// an EvenOddOperator on the plain or the SIMD layout.
 template <class Op, class... Args> nlohmann::json time_local(const DslashOptions& opts, Args... args) {
@@ -98,9 +110,13 @@ template <class Op, class... Args> nlohmann::json time_local(const DslashOptions
   if constexpr (plain)
     if (opts.sites_per_team > 0) op.set_sites_per_team(opts.sites_per_team);
   auto in = op.create_spinor(0, "bench_in"), out = op.create_spinor(1, "bench_out");
-  CBSpinor<Kokkos::complex<typename Op::real_type>, Ns, ES> plain_in(opts.lattice, 0);
-  random_spinor(plain_in, 42);
-  op.layout().to_layout(in, plain_in);
+  if constexpr (plain) {
+    fill_random(in, 42);
+  } else {
+    CBSpinor<Kokkos::complex<typename Op::real_type>, Ns, ES> plain_in(opts.lattice, 0);
+    random_spinor(plain_in, 42);
+    op.layout().to_layout(in, plain_in);
+  }
   const auto [per_call, iters] = time_calls<ES>(opts, [&] { op.apply_hopping_inverse(out, in, 1, 1); });
   nlohmann::json r = {{"time_per_call_s", per_call},
                       {"iterations", iters},
@@ -134,6 +150,8 @@ template <class ES, class Real> bool simd_fits(const Lattice& lat) {
 template <class Term> bool local_on_simd(const DslashOptions& opts) {
   using ES = typename Term::execution_space;
   return choose_simd_layout<ES>(opts.layout, [&]() -> std::string {
+    if constexpr (PrecisionTraits<typename Term::precision>::is_half)
+      return "--operator " + opts.op + " runs in half precision on the scalar layout only";
     if (opts.sites_per_team == 0 && simd_fits<ES, typename Term::real_type>(opts.lattice)) return "";
     return "--operator " + opts.op + " on " + opts.lattice.to_string() +
            " needs a lattice whose extents split into the SIMD lanes, and no --sites-per-team";
@@ -142,7 +160,7 @@ template <class Term> bool local_on_simd(const DslashOptions& opts) {
 
 template <bool compiled, class Term, class... Args> nlohmann::json time_local_if(const DslashOptions& opts, Args... args) {
   if constexpr (compiled) {
-    if constexpr (ArchTraits<typename Term::execution_space>::simd_layout)
+    if constexpr (ArchTraits<typename Term::execution_space>::simd_layout && !PrecisionTraits<typename Term::precision>::is_half)
       if (local_on_simd<Term>(opts)) return time_local<SIMDEvenOddOperator<Term>>(opts, args...);
     (void)local_on_simd<Term>(opts); // refuses --layout simd where it cannot run
     return time_local<EvenOddOperator<Term>>(opts, args...);
@@ -160,17 +178,6 @@ template <class ES, class Real> nlohmann::json time_local_op(const DslashOptions
     return time_local_if<operator_compiled("clover-dynamic"), CloverTerm<Real, ES, CloverInverse::dynamic>>(opts, mass, csw);
   if (opts.op == "twisted") return time_local_if<operator_compiled("twisted"), TwistedMassTerm<Real, ES>>(opts, mass, mu);
   return time_local_if<operator_compiled("twisted-clover"), TwistedCloverTerm<Real, ES>>(opts, mass, csw, mu);
-}
-
-/// Random spinor of any storage: drawn in float or double, converted to half where needed.
-template <class Spinor> void fill_random(Spinor& s, std::uint64_t seed) {
-  if constexpr (std::is_same_v<Spinor, HalfCBSpinor<typename Spinor::execution_space>>) {
-    CBSpinor<Kokkos::complex<float>, Ns, typename Spinor::execution_space> f(s.lattice(), s.parity());
-    random_spinor(f, seed);
-    blas::copy(s, f);
-  } else {
-    random_spinor(s, seed);
-  }
 }
 
 template <class ES, class Real, NeighbourMode mode, class Recon = Recon18>
@@ -402,8 +409,8 @@ nlohmann::json run_dslash(const DslashOptions& opts, double copy_gbytes_per_s) {
     throw invalid_argument("recon " + std::to_string(opts.recon) + ": expected 18, 12 or 8");
   if (opts.rhs < 1 || opts.rhs > MultiCBSpinor<Kokkos::complex<float>>::max_rhs)
     throw invalid_argument("rhs " + std::to_string(opts.rhs) + ": expected 1 to 16");
-  if (!wilson && (opts.recon != 18 || opts.precision == "half" || opts.rhs > 1))
-    throw invalid_argument("operator '" + opts.op + "' runs with --recon 18, --rhs 1, single or double precision only");
+  if (!wilson && (opts.recon != 18 || opts.rhs > 1))
+    throw invalid_argument("operator '" + opts.op + "' runs with --recon 18 and --rhs 1 only");
   nlohmann::json r;
   // On MPI ranks the lattice is split over a process grid; the timed kernels see the local part.
   const ProcessGrid grid(opts.lattice, opts.grid);
@@ -412,7 +419,6 @@ nlohmann::json run_dslash(const DslashOptions& opts, double copy_gbytes_per_s) {
   const bool found = with_execution_space(backend, [&]<class ES>() {
     auto with_precision = [&]<class Real>() {
       if constexpr (!precision_compiled<Real>) throw not_compiled("precision " + opts.precision, compiled_precisions, "KQCD_PRECISIONS");
-      else if constexpr (std::is_same_v<Real, half>) r = time_dslash_mode<ES, half>(local);
       else r = wilson ? time_dslash_mode<ES, Real>(local) : time_local_op<ES, Real>(local);
     };
     if (opts.precision == "single") with_precision.template operator()<float>();

@@ -121,10 +121,12 @@ template class FullOperator<${term}>;
 #include <kqcd/ops/simd_local_operators.hpp>
 namespace kqcd {
 template class EvenOddOperator<${term}, SIMDLayout<${real}, ${space}>>;
+template class FullOperator<${term}, SIMDLayout<${real}, ${space}>>;
 }
 ")
         list(APPEND KQCD_INSTANCE_SOURCES ${file})
         string(APPEND simd_local_extern "extern template class EvenOddOperator<${term}, SIMDLayout<${real}, ${space}>>;\n")
+        string(APPEND simd_local_extern "extern template class FullOperator<${term}, SIMDLayout<${real}, ${space}>>;\n")
       endif()
     endforeach()
   endforeach()

@@ -1,6 +1,6 @@
 // The SIMD layout on a distributed lattice against the single-process plain layout on the whole
 // lattice: the hopping term (recon 18 and 12, every sign, parity, overlap and halo form), the block
-// of right-hand sides in lanes, the even-odd clover and twisted-clover operators and CG on them.
+// of right-hand sides in lanes, the even-odd and full clover and twisted-clover operators and CG on them.
 // Run at 1, 2 and 4 ranks over several process grids; where the partition leaves too few
 // unpartitioned dimensions for the lanes, the refusal is checked instead.
 #include "test_harness.hpp"
@@ -137,7 +137,7 @@ TEMPLATE_LIST_TEST_CASE("distributed SIMD blocks of right-hand sides equal the s
   }
 }
 
-TEMPLATE_LIST_TEST_CASE("distributed SIMD clover and twisted-clover operators and CG equal the single-process ones",
+TEMPLATE_LIST_TEST_CASE("distributed SIMD clover and twisted-clover operators (even-odd and full) and CG equal the single-process ones",
                         "[mpi][simd][solver]", SIMDConfigs) {
   using ES = space_of<TestType>;
   using Real = real_of<TestType>;
@@ -174,6 +174,20 @@ TEMPLATE_LIST_TEST_CASE("distributed SIMD clover and twisted-clover operators an
         el.apply(out, b, isign);
         eg.apply(outg, bg, isign);
         CHECK(rel_diff(plain(out), outg) < 8 * tol<Real>());
+      }
+      // The full operator D on both parities.
+      const SIMDFullOperator<Term> fl(ul, bc, mass, args...);
+      const FullOperator<Term> fg(ug, bc, mass, args...);
+      SpinorField<Kokkos::complex<Real>, Ns, ES> psil(lat), psig(simd_lattice), dg(simd_lattice);
+      random_spinor(psil, 303);
+      random_spinor(psig, 303);
+      auto psi = fl.create_vector(), dpsi = fl.create_vector();
+      to_simd(psi, psil);
+      for (int isign : {1, -1}) {
+        CAPTURE(isign);
+        fl.apply(dpsi, psi, isign);
+        fg.apply(dg, psig, isign);
+        for (int p = 0; p < 2; ++p) CHECK(rel_diff(plain(dpsi[p]), dg[p]) < 8 * tol<Real>());
       }
       const auto rl = cg_normal(el, x, b, params), rg = cg_normal(eg, xg, bg, params);
       CHECK(rl.converged());

@@ -1,5 +1,5 @@
-// The even-odd Wilson, twisted-mass, clover (stored and dynamic inverse) and twisted-clover
-// operators on the SIMD layout (SIMDEvenOddOperator) against the same operators on the plain layout
+// The Wilson, twisted-mass, clover (stored and dynamic inverse) and twisted-clover operators on the
+// SIMD layout (SIMDEvenOddOperator, SIMDFullOperator) against the same operators on the plain layout
 // and against the host reference (tests/reference/clover_reference.hpp), on lattices with every kind of lane split;
 // CG and mixed-precision CG on the SIMD layout against the plain operator's residual.
 #include "test_harness.hpp"
@@ -124,6 +124,39 @@ TEMPLATE_LIST_TEST_CASE("SIMD even-odd Wilson-type operators satisfy the Schur i
       REQUIRE(ref::rel_diff(export_spinor_cb(plain(out)), want_e) < 10 * tol<Real>());
     }
   });
+}
+
+TEMPLATE_LIST_TEST_CASE("SIMD full Wilson-type operators match the plain layout's and the host reference", "[simd][clover]",
+                        SIMDConfigs) {
+  using ES = space_of<TestType>;
+  using Real = real_of<TestType>;
+  using V = typename ArchTraits<ES>::template simd_complex<Real>;
+  for (const auto& [lat, split] : split_cases<V::lanes>()) {
+    CAPTURE(lat.to_string(), split[0], split[1], split[2], split[3]);
+    const auto u_host = random_host_gauge(lat, 101);
+    const auto psi_host = random_host_spinor(lat, 102);
+    const auto u = device_gauge<Real, ES>(lat, u_host);
+    const auto bc = mixed_bc();
+    SpinorField<Kokkos::complex<Real>, Ns, ES> psi(lat), want(lat), got(lat);
+    import_spinor(psi, psi_host);
+    for_each_term<Real, ES>([&]<class Term>(std::type_identity<Term>, double mu_, double csw_, auto... args) {
+      CAPTURE(Term::name);
+      const SIMDFullOperator<Term> simd(SIMDGeometry(lat, V::lanes, split), u, bc, mass, args...);
+      const FullOperator<Term> scalar(u, bc, mass, args...);
+      auto in = simd.create_vector(), out = simd.create_vector();
+      to_simd(in, psi);
+      for (int isign : {1, -1}) {
+        CAPTURE(isign);
+        simd.apply(out, in, isign);
+        scalar.apply(want, psi, isign);
+        from_simd(got, out);
+        const auto got_host = export_spinor(got);
+        REQUIRE(ref::rel_diff(got_host, export_spinor(want)) < 5 * tol<Real>());
+        const auto d_psi = ref::clover_wilson(lat.dims(), u_host, psi_host, mass, csw_, mu_, host_bc(bc), isign);
+        REQUIRE(ref::rel_diff(got_host, d_psi) < 10 * tol<Real>());
+      }
+    });
+  }
 }
 
 TEMPLATE_LIST_TEST_CASE("SIMD layout refuses what it cannot hold", "[simd][clover]", SIMDConfigs) {

@@ -7,6 +7,7 @@
 #include <kqcd/core/complex.hpp>
 #include <kqcd/core/lattice.hpp>
 
+#include <concepts>
 #include <string>
 
 namespace kqcd {
@@ -38,17 +39,23 @@ private:
   view_type data_;
 };
 
-/// A full spinor field: both checkerboards.
-template <class ST, int nspin = Ns, class ExecSpace = Kokkos::DefaultExecutionSpace> struct SpinorField {
-  using cb_type = CBSpinor<ST, nspin, ExecSpace>;
-  cb_type cb[2];
+/// A full spinor field: both checkerboards, each of type CB (CBSpinor, or SIMDSpinor in the SIMD
+/// layout: fields/simd_fields.hpp) built from the lattice or lane layout CB takes.
+template <class CB> struct FullSpinor {
+  using cb_type = CB;
+  CB cb[2];
 
-  SpinorField() = default;
-  SpinorField(const Lattice& lat, const std::string& label = "spinor")
-      : cb{cb_type(lat, 0, label + "_even"), cb_type(lat, 1, label + "_odd")} {}
+  FullSpinor() = default;
+  template <class Shape>
+    requires std::constructible_from<CB, const Shape&, int, const std::string&>
+  FullSpinor(const Shape& shape, const std::string& label = "spinor")
+      : cb{CB(shape, 0, label + "_even"), CB(shape, 1, label + "_odd")} {}
   const Lattice& lattice() const { return cb[0].lattice(); }
-  cb_type& operator[](int parity) { return cb[parity]; }
-  const cb_type& operator[](int parity) const { return cb[parity]; }
+  CB& operator[](int parity) { return cb[parity]; }
+  const CB& operator[](int parity) const { return cb[parity]; }
 };
+
+template <class ST, int nspin = Ns, class ExecSpace = Kokkos::DefaultExecutionSpace>
+using SpinorField = FullSpinor<CBSpinor<ST, nspin, ExecSpace>>;
 
 } // namespace kqcd

@@ -535,6 +535,19 @@ void from_simd(CBSpinor<ST, Ns, ExecSpace>& out, const SIMDSpinor<V, ExecSpace>&
   Kokkos::fence();
 }
 
+/// Both parities of a spinor in the SIMD layout (the full operators' vectors).
+template <class V, class ExecSpace> using SIMDSpinorField = FullSpinor<SIMDSpinor<V, ExecSpace>>;
+
+/// The same conversions for both parities.
+template <class V, class ExecSpace, class ST>
+void to_simd(SIMDSpinorField<V, ExecSpace>& out, const SpinorField<ST, Ns, ExecSpace>& in) {
+  for (int p = 0; p < 2; ++p) to_simd(out[p], in[p]);
+}
+template <class V, class ExecSpace, class ST>
+void from_simd(SpinorField<ST, Ns, ExecSpace>& out, const SIMDSpinorField<V, ExecSpace>& in) {
+  for (int p = 0; p < 2; ++p) from_simd(out[p], in[p]);
+}
+
 /// dst = src between two SIMD layouts of the same lattice and parity (other lanes, split or precision):
 /// each site moves to its vector site and lane in dst's geometry.
 template <class VD, class VS, class ExecSpace> void convert_layout(SIMDSpinor<VD, ExecSpace>& dst, const SIMDSpinor<VS, ExecSpace>& src) {

@@ -253,38 +253,6 @@ concept ConstantDiagonalTerm = requires(const Term& t) {
   { t.diagonal() } -> std::convertible_to<double>;
 };
 
-/// D = A - H/2 on full spinors (float or double).
-template <class Term, NeighbourMode mode = ArchTraits<typename Term::execution_space>::neighbour_mode, class Recon = Recon18>
-class FullOperator {
-public:
-  using Real = typename Term::real_type;
-  using ES = typename Term::execution_space;
-  using term_type = Term;
-  using dslash_type = WilsonDslash<Real, ES, mode, Recon>;
-  using gauge_type = typename dslash_type::gauge_type;
-  using spinor_type = typename dslash_type::spinor_type;
-  using vector_type = SpinorField<Kokkos::complex<Real>, Ns, ES>;
-  using real_type = Real;
-  static_assert(std::is_same_v<typename Term::precision, Real>, "full operators act on float or double spinors");
-
-  /// Term is built from (u, args...): e.g. FullOperator<CloverTerm<double>>(u, bc, mass, csw).
-  template <class... Args>
-  FullOperator(const gauge_type& u, const BoundaryPhases& bc, Args&&... args) : dslash_(u, bc), term_(u, args...) {}
-  const Lattice& lattice() const { return dslash_.lattice(); }
-  const dslash_type& dslash() const { return dslash_; }
-  const Term& term() const { return term_; }
-  double mass() const requires ConstantDiagonalTerm<Term> { return term_.mass(); }
-  vector_type create_vector(const std::string& label = "full_vector") const { return vector_type(lattice(), label); }
-
-  /// out = D in (isign = +1) or D^dag in (isign = -1). out must not alias in.
-  void apply(vector_type& out, const vector_type& in, int isign = 1) const;
-  double flops() const { return 2.0 * lattice().cb_volume() * (dslash_type::flops_per_site + Term::local_flops); }
-
-private:
-  dslash_type dslash_;
-  Term term_;
-};
-
 /// Where an EvenOddOperator keeps its fields and how its kernels read them: the plain layout is
 /// WilsonDslash on CBSpinor (storage precision P: float, double or kqcd::half; neighbour mode and
 /// link reconstruction as given), the term's site-local policies as the term hands them out;
@@ -295,6 +263,7 @@ public:
   using gauge_type = typename dslash_type::gauge_type;
   using spinor_type = typename dslash_type::spinor_type;
   using plain_spinor_type = spinor_type;
+  using full_spinor_type = SpinorField<Kokkos::complex<compute_t<P>>, Ns, ES>;
   struct options {}; ///< nothing to choose
 
   PlainLayout(const gauge_type& u, const BoundaryPhases& bc, options = {}) : dslash_(u, bc) {}
@@ -302,6 +271,7 @@ public:
   const dslash_type& dslash() const { return dslash_; }
   dslash_type& dslash() { return dslash_; }
   spinor_type create_spinor(int parity, const std::string& label) const { return spinor_type(lattice(), parity, label); }
+  full_spinor_type create_full(const std::string& label) const { return full_spinor_type(lattice(), label); }
   /// Nothing to copy: the kernels read the term's own fields.
   template <class Local> void adopt(const Local&, int) {}
   template <class Local> Local site_local(const Local& local) const { return local; }
@@ -311,6 +281,48 @@ public:
 
 private:
   dslash_type dslash_;
+};
+
+/// D = A - H/2 on full spinors of Layout (float or double; PlainLayout, or SIMDLayout of
+/// ops/simd_local_operators.hpp).
+template <class Term, class Layout = PlainLayout<typename Term::precision, typename Term::execution_space>>
+class FullOperator {
+public:
+  using Real = typename Term::real_type;
+  using ES = typename Term::execution_space;
+  using term_type = Term;
+  using layout_type = Layout;
+  using dslash_type = typename Layout::dslash_type;
+  using gauge_type = typename Layout::gauge_type;
+  using spinor_type = typename Layout::spinor_type;
+  using vector_type = typename Layout::full_spinor_type;
+  using real_type = Real;
+  static_assert(std::is_same_v<typename Term::precision, Real>, "full operators act on float or double spinors");
+
+  /// Term is built from (u, args...): e.g. FullOperator<CloverTerm<double>>(u, bc, mass, csw); the
+  /// layout's options (the SIMD lane split) may come first.
+  template <class... Args>
+  FullOperator(const gauge_type& u, const BoundaryPhases& bc, Args&&... args)
+      : FullOperator(typename Layout::options{}, u, bc, std::forward<Args>(args)...) {}
+  template <class... Args>
+  FullOperator(const typename Layout::options& options, const gauge_type& u, const BoundaryPhases& bc, Args&&... args)
+      : layout_(u, bc, options), term_(u, std::forward<Args>(args)...) {
+    for (int p = 0; p < 2; ++p) layout_.adopt(term_.local(p, 1), p);
+  }
+  const Lattice& lattice() const { return layout_.lattice(); }
+  const Layout& layout() const { return layout_; }
+  const dslash_type& dslash() const { return layout_.dslash(); }
+  const Term& term() const { return term_; }
+  double mass() const requires ConstantDiagonalTerm<Term> { return term_.mass(); }
+  vector_type create_vector(const std::string& label = "full_vector") const { return layout_.create_full(label); }
+
+  /// out = D in (isign = +1) or D^dag in (isign = -1). out must not alias in.
+  void apply(vector_type& out, const vector_type& in, int isign = 1) const;
+  double flops() const { return 2.0 * lattice().cb_volume() * (WilsonDslash<Real>::flops_per_site + Term::local_flops); }
+
+private:
+  Layout layout_;
+  Term term_;
 };
 
 namespace detail {
@@ -460,14 +472,14 @@ private:
   mutable multi_vector_type multi_tmp_;
 };
 
-template <class Term, NeighbourMode mode, class Recon>
-void FullOperator<Term, mode, Recon>::apply(vector_type& out, const vector_type& in, int isign) const {
+template <class Term, class Layout>
+void FullOperator<Term, Layout>::apply(vector_type& out, const vector_type& in, int isign) const {
   ProfileScope prof("kqcd::FullOperator::apply");
   auto compute = prof.phase(ProfilePhase::compute);
+  const auto& d = layout_.dslash();
   for (int p = 0; p < 2; ++p) {
-    if constexpr (ConstantDiagonalTerm<Term>)
-      dslash_.apply_xpay(out[p], in[1 - p], isign, p, Real(term_.diagonal()), in[p], Real(-0.5));
-    else dslash_.apply_local_xpay(out[p], in[1 - p], isign, p, term_.local(p, isign), in[p], Real(-0.5));
+    if constexpr (ConstantDiagonalTerm<Term>) d.apply_xpay(out[p], in[1 - p], isign, p, Real(term_.diagonal()), in[p], Real(-0.5));
+    else d.apply_local_xpay(out[p], in[1 - p], isign, p, layout_.site_local(term_.local(p, isign)), in[p], Real(-0.5));
   }
 }
 
@@ -554,7 +566,7 @@ void EvenOddOperator<Term, Layout>::reconstruct(field_type& x, const vector_type
 /// double, or kqcd::half for the even-odd sloppy operator).
 template <class Real, class ES = Kokkos::DefaultExecutionSpace, NeighbourMode mode = ArchTraits<ES>::neighbour_mode,
           class Recon = Recon18>
-using WilsonOperator = FullOperator<WilsonMassTerm<Real, ES>, mode, Recon>;
+using WilsonOperator = FullOperator<WilsonMassTerm<Real, ES>, PlainLayout<Real, ES, mode, Recon>>;
 template <class P, class ES = Kokkos::DefaultExecutionSpace, NeighbourMode mode = ArchTraits<ES>::neighbour_mode,
           class Recon = Recon18>
 using WilsonEOOperator = EvenOddOperator<WilsonMassTerm<P, ES>, PlainLayout<P, ES, mode, Recon>>;

@@ -1,7 +1,7 @@
-// The even-odd Wilson-type operators of ops/local_operators.hpp (Wilson, clover, twisted mass,
-// twisted clover) on the virtual-node SIMD layout (host execution spaces): EvenOddOperator with the
-// SIMD layout policy, the same terms and site-local policies applied to registers of SIMD lanes by
-// the one hopping functor through the SIMD accessors. The term (CloverTerm, ...) is built as for the
+// The Wilson-type operators of ops/local_operators.hpp (Wilson, clover, twisted mass, twisted
+// clover; full and even-odd) on the virtual-node SIMD layout (host execution spaces): FullOperator
+// and EvenOddOperator with the SIMD layout policy, the same terms and site-local policies applied
+// to registers of SIMD lanes by the one hopping functor through the SIMD accessors. The term (CloverTerm, ...) is built as for the
 // plain layout; its packed blocks are copied once into the lane layout (SIMDHermitianBlocks), and each
 // policy the term hands out is re-pointed at the copies (map_blocks).
 // The dynamic clover inverse solves each lane's blocks in the kernel as on the plain layout.
@@ -28,9 +28,10 @@ void apply_site_local(SIMDSpinor<V, ES>& out, const SIMDSpinor<V, ES>& in, const
                        SiteLocalFunctor<In, Out, Local>{In{in.lane_view().data()}, Out{out.lane_view().data()}, local});
 }
 
-/// EvenOddOperator's SIMD layout: SIMDWilsonDslash on SIMDSpinor (options: the lane split; default
-/// automatic), the term's packed blocks copied into lanes once (adopt) and each policy re-pointed at
-/// the copies (site_local); plain spinors convert with to_simd / from_simd.
+/// The operators' SIMD layout: SIMDWilsonDslash on SIMDSpinor, full spinors SIMDSpinorField
+/// (options: the lane split; default automatic), the term's packed blocks copied into lanes once
+/// (adopt) and each policy re-pointed at the copies (site_local); plain spinors convert with
+/// to_simd / from_simd.
 template <class Real, class ES, class Recon = Recon18, class V = typename ArchTraits<ES>::template simd_complex<Real>>
 class SIMDLayout {
 public:
@@ -38,6 +39,7 @@ public:
   using gauge_type = GaugeField<Kokkos::complex<Real>, ES>;
   using spinor_type = typename dslash_type::spinor_type;
   using plain_spinor_type = CBSpinor<Kokkos::complex<Real>, Ns, ES>;
+  using full_spinor_type = SIMDSpinorField<V, ES>;
   using options = SIMDGeometry;
 
   SIMDLayout(const gauge_type& u, const BoundaryPhases& bc, const SIMDGeometry& g) : dslash_(u, bc, g) {}
@@ -46,6 +48,7 @@ public:
   const dslash_type& dslash() const { return dslash_; }
   dslash_type& dslash() { return dslash_; }
   spinor_type create_spinor(int parity, const std::string& label) const { return dslash_.create_spinor(parity, label); }
+  full_spinor_type create_full(const std::string& label) const { return full_spinor_type(geometry(), label); }
   /// Copies the packed blocks a policy of `parity` reads into lanes (each view once).
   template <class Local> void adopt(const Local& local, int parity) {
     (void)local.map_blocks([&](const auto& view) {
@@ -87,6 +90,10 @@ private:
 template <class Term, class Recon = Recon18,
           class V = typename ArchTraits<typename Term::execution_space>::template simd_complex<typename Term::real_type>>
 using SIMDEvenOddOperator = EvenOddOperator<Term, SIMDLayout<typename Term::real_type, typename Term::execution_space, Recon, V>>;
+/// D = A - H/2 (FullOperator<Term>) on full SIMD-layout spinors (SIMDSpinorField).
+template <class Term, class Recon = Recon18,
+          class V = typename ArchTraits<typename Term::execution_space>::template simd_complex<typename Term::real_type>>
+using SIMDFullOperator = FullOperator<Term, SIMDLayout<typename Term::real_type, typename Term::execution_space, Recon, V>>;
 
 } // namespace kqcd
 

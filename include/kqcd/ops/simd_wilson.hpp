@@ -46,44 +46,31 @@ template <class Epilogue, class Arg> void launch_lane_hopping(const char* who, c
 /// travel spin-projected for the call's sign (set_spin_projection(false): whole sites).
 template <class HaloView, class ES> class LaneHopping {
 public:
-  using site_list_type = Kokkos::View<const int*, typename ES::memory_space>;
   LaneHopping() = default;
-  explicit LaneHopping(const Lattice& sites) : sites_(sites) {
-    if (!sites.distributed()) return;
-    halo_ = HaloExchange<HaloView, ES>(sites);
-    for (int p = 0; p < 2; ++p) {
-      const SiteSplit split = split_sites(sites, p);
-      interior_[p] = to_device<site_list_type>(split.interior, "kqcd::simd_interior_sites");
-      exterior_[p] = to_device<site_list_type>(split.exterior, "kqcd::simd_exterior_sites");
-    }
+  explicit LaneHopping(const Lattice& sites) : sites_(sites), overlap_(sites) {
+    if (sites.distributed()) halo_ = HaloExchange<HaloView, ES>(sites);
   }
   /// Runs the hopping functor of `arg` (source `in`, of parity 1 - target_cb) on the target parity.
   template <class Epilogue, class Arg> void run(const char* who, Arg arg, const HaloView& in, int isign, int target_cb) {
     if (!sites_.distributed()) return launch_lane_hopping<Epilogue>(who, arg, isign, target_cb);
-    auto sweep = [&](const site_list_type* list) {
-      arg.use_list = list != nullptr;
-      arg.site_list = list ? *list : site_list_type();
-      arg.n_sites = list ? int(list->size()) : sites_.cb_volume();
-      if (arg.n_sites > 0) launch_lane_hopping<Epilogue>(who, arg, isign, target_cb);
-    };
-    halo_.start(in, 1 - target_cb, spin_projection_ ? isign : 0);
-    if (overlap_) sweep(&interior_[target_cb]);
-    halo_.finish(in);
-    sweep(overlap_ ? &exterior_[target_cb] : nullptr);
+    overlap_.run(
+      target_cb, [&] { halo_.start(in, 1 - target_cb, spin_projection_ ? isign : 0); },
+      [&](const auto* list) {
+        overlap_.point(arg, list);
+        if (arg.n_sites > 0) launch_lane_hopping<Epilogue>(who, arg, isign, target_cb);
+      },
+      [&] { halo_.finish(in); }, [](auto) {});
   }
-  void set_overlap(bool on) { overlap_ = on; }
-  bool overlap() const { return overlap_; }
+  void set_overlap(bool on) { overlap_.set_overlap(on); }
   void set_spin_projection(bool on) { spin_projection_ = on; }
-  bool spin_projection() const { return spin_projection_; }
   /// Bytes this rank sends per call (0 on one rank).
   double bytes() const { return halo_.bytes(spin_projection_); }
-  std::string path() const { return halo_.path(); }
 
 private:
   Lattice sites_;
   HaloExchange<HaloView, ES> halo_;
-  site_list_type interior_[2], exterior_[2];
-  bool overlap_ = true, spin_projection_ = true;
+  OverlapSweep<ES> overlap_;
+  bool spin_projection_ = true;
 };
 
 /// The hopping functor's arguments on SIMD-layout spinors (lane views) with gauge accessors G.

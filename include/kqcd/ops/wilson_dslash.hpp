@@ -54,6 +54,53 @@ template <class ListView> ListView to_device(const std::vector<int>& v, const ch
   Kokkos::deep_copy(d, h);
   return d;
 }
+/// A hopping term's halo overlapped with its interior, written once for every layout: the sites of
+/// each target parity with and without an off-rank neighbour, and the sequence halo start, interior
+/// sweep, halo finish, exterior sweep (overlap off: every site after the exchange). Site indices
+/// are those of `sites` (a lattice of sites, or of SIMD vector sites).
+template <class ES> class OverlapSweep {
+public:
+  using site_list_type = Kokkos::View<const int*, typename ES::memory_space>;
+  /// The phases, in order, that run() reports to its lap hook (DslashTimes' fields).
+  enum class Phase { pack_post, interior, wait_unpack, exterior };
+  OverlapSweep() = default;
+  explicit OverlapSweep(const Lattice& sites) : n_sites_(sites.cb_volume()) {
+    if (!sites.distributed()) return;
+    for (int p = 0; p < 2; ++p) {
+      const SiteSplit split = split_sites(sites, p);
+      interior_[p] = to_device<site_list_type>(split.interior, "kqcd::interior_sites");
+      exterior_[p] = to_device<site_list_type>(split.exterior, "kqcd::exterior_sites");
+    }
+  }
+  /// Points a hopping-functor argument at a site list (nullptr: every site).
+  template <class Arg> void point(Arg& arg, const site_list_type* list) const {
+    arg.use_list = list != nullptr;
+    arg.site_list = list ? *list : site_list_type();
+    arg.n_sites = list ? int(list->size()) : n_sites_;
+  }
+  /// start() and finish() drive the halo, sweep(list) runs the kernel on a site list (nullptr:
+  /// every site), lap(phase) follows each phase.
+  template <class Start, class Sweep, class Finish, class Lap>
+  void run(int target_cb, Start&& start, Sweep&& sweep, Finish&& finish, Lap&& lap) const {
+    start();
+    lap(Phase::pack_post);
+    if (overlap_) sweep(&interior_[target_cb]);
+    lap(Phase::interior);
+    finish();
+    lap(Phase::wait_unpack);
+    sweep(overlap_ ? &exterior_[target_cb] : nullptr);
+    lap(Phase::exterior);
+  }
+  void set_overlap(bool on) { overlap_ = on; }
+  bool overlap() const { return overlap_; }
+  int exterior_sites(int p) const { return int(exterior_[p].size()); }
+
+private:
+  int n_sites_ = 0;
+  site_list_type interior_[2], exterior_[2];
+  bool overlap_ = true;
+};
+
 /// Vector lanes per site of a block: the next power of two >= n_rhs (one lane per right-hand side).
 inline int vector_lanes(int n_rhs) {
   int v = 1;
@@ -260,8 +307,8 @@ public:
     requires has_blocks;
 
   /// Interior computed while the halo is in flight (default), or everything after it.
-  void set_overlap(bool on) { overlap_ = on; }
-  bool overlap() const { return overlap_; }
+  void set_overlap(bool on) { overlap_.set_overlap(on); }
+  bool overlap() const { return overlap_.overlap(); }
   /// Record DslashTimes per call (fences between the phases); a diagnostic switch, hence const.
   void set_timing(bool on) const { timing_ = on; }
   const DslashTimes& times() const { return times_; }
@@ -275,7 +322,7 @@ public:
   /// How the halo reaches MPI (HaloExchange::path()).
   std::string halo_path() const { return halo_.path(); }
   /// Sites of parity p with an off-rank neighbour.
-  int exterior_sites(int p) const { return int(exterior_[p].size()); }
+  int exterior_sites(int p) const { return overlap_.exterior_sites(p); }
 
   /// Sites per team of the untuned launch (a value set here also switches tuning off).
   int sites_per_team() const { return sites_per_team_ > 0 ? sites_per_team_ : traits::sites_per_team; }
@@ -344,9 +391,7 @@ private:
             false};
     // Runs the kernel on all sites of the target parity, or on a site list.
     auto sweep = [&](const site_list_type* list) {
-      arg.use_list = list != nullptr;
-      arg.site_list = list ? *list : site_list_type();
-      arg.n_sites = list ? int(list->size()) : lattice().cb_volume();
+      overlap_.point(arg, list);
       if (arg.n_sites == 0) return;
       if (isign > 0) target_cb == 0 ? run<Arg, 1, 0, Epilogue>(arg, out, sink) : run<Arg, 1, 1, Epilogue>(arg, out, sink);
       else target_cb == 0 ? run<Arg, -1, 0, Epilogue>(arg, out, sink) : run<Arg, -1, 1, Epilogue>(arg, out, sink);
@@ -355,26 +400,20 @@ private:
     if (!lattice().distributed()) return sweep(n_rhs > 1 ? block_order() : nullptr);
     if constexpr (!std::is_same_v<Sink, std::nullptr_t>)
       throw invalid_argument("WilsonDslash: graph capture runs on one process; lattice " + lattice().to_string() + " is distributed");
-    {
-      using clock = std::chrono::steady_clock;
-      auto t = clock::now();
-      auto lap = [&](double& acc) {
-        if (!timing_) return;
-        ExecSpace().fence("kqcd::WilsonDslash::timing");
-        const auto now = clock::now();
-        acc += std::chrono::duration<double>(now - t).count();
-        t = now;
-      };
-      halo_.start(in, spin_projection_ ? isign : 0);
-      lap(times_.pack_post);
-      if (overlap_) sweep(&interior_[target_cb]);
-      lap(times_.interior);
-      halo_.finish(in);
-      lap(times_.wait_unpack);
-      sweep(overlap_ ? &exterior_[target_cb] : nullptr);
-      lap(times_.exterior);
-      ++times_.calls;
-    }
+    using clock = std::chrono::steady_clock;
+    using Phase = typename detail::OverlapSweep<ExecSpace>::Phase;
+    auto t = clock::now();
+    auto lap = [&](Phase phase) {
+      if (!timing_) return;
+      ExecSpace().fence("kqcd::WilsonDslash::timing");
+      const auto now = clock::now();
+      double* acc[] = {&times_.pack_post, &times_.interior, &times_.wait_unpack, &times_.exterior};
+      *acc[int(phase)] += std::chrono::duration<double>(now - t).count();
+      t = now;
+    };
+    overlap_.run(
+      target_cb, [&] { halo_.start(in, spin_projection_ ? isign : 0); }, sweep, [&] { halo_.finish(in); }, lap);
+    ++times_.calls;
   }
 
   // Launch shape from the autotuner (core/tune.hpp); trial runs restore out, which may alias x.
@@ -430,7 +469,7 @@ private:
     }
   }
 
-  using site_list_type = Kokkos::View<const int*, typename traits::memory_space>;
+  using site_list_type = typename detail::OverlapSweep<ExecSpace>::site_list_type;
   /// The sites of a block's sweep in tiled order (nullptr: in index order).
   const site_list_type* block_order() const {
     if (!tiled_order_) tiled_order_ = detail::to_device<site_list_type>(detail::tiled_site_order(lattice()), "kqcd::tiled_site_order");
@@ -443,10 +482,9 @@ private:
   int sites_per_team_ = 0; ///< 0: tuned
   mutable LaunchConfig last_config_{};
   std::optional<LaunchConfig> block_launch_;
-  site_list_type interior_[2], exterior_[2];
+  detail::OverlapSweep<ExecSpace> overlap_;
   mutable std::optional<site_list_type> tiled_order_; ///< built by the first block of right-hand sides
   mutable detail::SourceHalo<P, ExecSpace> halo_;
-  bool overlap_ = true;
   bool spin_projection_ = true;
   mutable bool timing_ = false;
   mutable DslashTimes times_;
@@ -454,14 +492,9 @@ private:
 
 template <class P, class ExecSpace, NeighbourMode mode, class Recon>
 WilsonDslash<P, ExecSpace, mode, Recon>::WilsonDslash(const gauge_type& u, const BoundaryPhases& bc)
-    : u_(with_gauge_halo(u)), packed_(u_), sites_(u.lattice(), bc) {
+    : u_(with_gauge_halo(u)), packed_(u_), sites_(u.lattice(), bc), overlap_(u.lattice()) {
   const Lattice& lat = u.lattice();
   if (!lat.distributed()) return;
-  for (int p = 0; p < 2; ++p) {
-    const detail::SiteSplit split = detail::split_sites(lat, p);
-    interior_[p] = detail::to_device<site_list_type>(split.interior, "kqcd::interior_sites");
-    exterior_[p] = detail::to_device<site_list_type>(split.exterior, "kqcd::exterior_sites");
-  }
   halo_ = detail::SourceHalo<P, ExecSpace>(lat);
   Kokkos::fence("kqcd::WilsonDslash::halo_setup");
 }
