@@ -1,5 +1,5 @@
 // The clover field: the site-local matrix A = diag + c_sw (i/4) sum sigma F of both parities
-// (kernels/clover_term.hpp builds it), packed as two Hermitian 6x6 chiral blocks per site, and
+// (the kernel of kernels/clover_term.hpp builds it), packed as two Hermitian 6x6 chiral blocks per site, and
 // optionally an inverse in the same format: A^-1, or for twisted clover X = B A and W = mu B,
 // B = (A^2 + mu^2)^-1. Block packing (kernels/local_terms.hpp): block b holds spins 2b, 2b + 1
 // (in-block index (s & 1) * 3 + colour); its 36 reals are the 6 real diagonal entries, then the 15
@@ -44,7 +44,8 @@ public:
 
   CloverField() = default;
   /// A = diag + c_sw (i/4) sum sigma F of u; `inverse` selects what else is stored (mu for twisted
-  /// only). Defined with its kernel in kernels/clover_term.hpp (compiled once in the library).
+  /// only). Defined in ops/local_operators.hpp, which launches the build kernel of
+  /// kernels/clover_term.hpp (compiled once in the library).
   CloverField(const gauge_type& u, double diag, double csw, Inverse inverse, double mu = 0.0,
               BlockInverter inverter = BlockInverter::ldl);
   /// The blocks of lattice lat as given (A; the inverse parts empty where not stored).

@@ -283,10 +283,12 @@ private:
   dslash_type dslash_;
 };
 
-/// D = A - H/2 on full spinors of Layout (float or double; PlainLayout, or SIMDLayout of
-/// ops/simd_local_operators.hpp).
-template <class Term, class Layout = PlainLayout<typename Term::precision, typename Term::execution_space>>
-class FullOperator {
+namespace detail {
+/// What FullOperator and EvenOddOperator share: the term built from (u, args...), the layout policy
+/// that holds the fields and the hopping term, the term's packed blocks of A (and with
+/// adopt_inverse of A^-1) adopted into the layout, and the accessors. The layout's options (the
+/// SIMD lane split) may come before u.
+template <class Term, class Layout, bool adopt_inverse> class LayoutOperator {
 public:
   using Real = typename Term::real_type;
   using ES = typename Term::execution_space;
@@ -294,35 +296,60 @@ public:
   using layout_type = Layout;
   using dslash_type = typename Layout::dslash_type;
   using gauge_type = typename Layout::gauge_type;
-  using spinor_type = typename Layout::spinor_type;
-  using vector_type = typename Layout::full_spinor_type;
   using real_type = Real;
-  static_assert(std::is_same_v<typename Term::precision, Real>, "full operators act on float or double spinors");
 
-  /// Term is built from (u, args...): e.g. FullOperator<CloverTerm<double>>(u, bc, mass, csw); the
-  /// layout's options (the SIMD lane split) may come first.
   template <class... Args>
-  FullOperator(const gauge_type& u, const BoundaryPhases& bc, Args&&... args)
-      : FullOperator(typename Layout::options{}, u, bc, std::forward<Args>(args)...) {}
+  LayoutOperator(const gauge_type& u, const BoundaryPhases& bc, Args&&... args)
+      : LayoutOperator(typename Layout::options{}, u, bc, std::forward<Args>(args)...) {}
   template <class... Args>
-  FullOperator(const typename Layout::options& options, const gauge_type& u, const BoundaryPhases& bc, Args&&... args)
+  LayoutOperator(const typename Layout::options& options, const gauge_type& u, const BoundaryPhases& bc, Args&&... args)
       : layout_(u, bc, options), term_(u, std::forward<Args>(args)...) {
-    for (int p = 0; p < 2; ++p) layout_.adopt(term_.local(p, 1), p);
+    for (int p = 0; p < 2; ++p) {
+      layout_.adopt(term_.local(p, 1), p);
+      if constexpr (adopt_inverse) layout_.adopt(term_.inverse(p, 1), p);
+    }
   }
   const Lattice& lattice() const { return layout_.lattice(); }
   const Layout& layout() const { return layout_; }
   const dslash_type& dslash() const { return layout_.dslash(); }
   const Term& term() const { return term_; }
+  /// Wilson's m, and A = 4 + m.
   double mass() const requires ConstantDiagonalTerm<Term> { return term_.mass(); }
-  vector_type create_vector(const std::string& label = "full_vector") const { return layout_.create_full(label); }
+  double diagonal() const requires ConstantDiagonalTerm<Term> { return term_.diagonal(); }
+  /// The hopping term's halo on a distributed lattice: the interior computed while it flies
+  /// (default) or not; faces spin-projected (default) or whole.
+  void set_overlap(bool on) { layout_.dslash().set_overlap(on); }
+  void set_spin_projection(bool on) { layout_.dslash().set_spin_projection(on); }
+  /// Memory of the site-local term: the term's fields and the layout's copies of them.
+  double memory_bytes() const { return term_.memory_bytes() + layout_.memory_bytes(); }
 
+protected:
+  Layout layout_;
+  Term term_;
+};
+} // namespace detail
+
+/// D = A - H/2 on full spinors of Layout (float or double; PlainLayout, or SIMDLayout of
+/// ops/simd_local_operators.hpp); constructed from (u, bc, term arguments...), e.g.
+/// FullOperator<CloverTerm<double>>(u, bc, mass, csw).
+template <class Term, class Layout = PlainLayout<typename Term::precision, typename Term::execution_space>>
+class FullOperator : public detail::LayoutOperator<Term, Layout, false> {
+  using Base = detail::LayoutOperator<Term, Layout, false>;
+  using Base::layout_;
+  using Base::term_;
+
+public:
+  using typename Base::Real;
+  using Base::lattice;
+  using spinor_type = typename Layout::spinor_type;
+  using vector_type = typename Layout::full_spinor_type;
+  static_assert(std::is_same_v<typename Term::precision, Real>, "full operators act on float or double spinors");
+  using Base::Base;
+
+  vector_type create_vector(const std::string& label = "full_vector") const { return layout_.create_full(label); }
   /// out = D in (isign = +1) or D^dag in (isign = -1). out must not alias in.
   void apply(vector_type& out, const vector_type& in, int isign = 1) const;
   double flops() const { return 2.0 * lattice().cb_volume() * (WilsonDslash<Real>::flops_per_site + Term::local_flops); }
-
-private:
-  Layout layout_;
-  Term term_;
 };
 
 namespace detail {
@@ -348,44 +375,29 @@ template <class D> constexpr bool has_blocks() {
 /// operator of a double-half solver) the spinors and links are 16-bit and the clover blocks float;
 /// prepare_source and reconstruct from plain spinors are then not offered.
 template <class Term, class Layout = PlainLayout<typename Term::precision, typename Term::execution_space>>
-class EvenOddOperator {
+class EvenOddOperator : public detail::LayoutOperator<Term, Layout, true> {
+  using Base = detail::LayoutOperator<Term, Layout, true>;
+  using Base::layout_;
+  using Base::term_;
+
 public:
-  using Real = typename Term::real_type;
-  using ES = typename Term::execution_space;
-  using term_type = Term;
-  using layout_type = Layout;
-  using dslash_type = typename Layout::dslash_type;
-  using gauge_type = typename Layout::gauge_type;
+  using typename Base::dslash_type;
+  using typename Base::ES;
+  using typename Base::Real;
+  using Base::diagonal;
+  using Base::dslash;
+  using Base::lattice;
   using vector_type = typename Layout::spinor_type; ///< even-site spinor
   using field_type = SpinorField<Kokkos::complex<Real>, Ns, ES>; ///< a plain full spinor (sources, solutions)
-  using real_type = Real;
   /// Blocks of right-hand sides (the plain layout's, for a constant diagonal).
   using multi_vector_type = typename detail::multi_spinor_of<dslash_type>::type;
   static constexpr bool constant_diagonal = ConstantDiagonalTerm<Term>;
   static constexpr bool has_blocks = constant_diagonal && detail::has_blocks<dslash_type>();
   static constexpr bool half_storage = PrecisionTraits<typename Term::precision>::is_half;
 
-  /// Term is built from (u, args...): e.g. EvenOddOperator<CloverTerm<double>>(u, bc, mass, csw);
+  /// Built from (u, bc, term arguments...): e.g. EvenOddOperator<CloverTerm<double>>(u, bc, mass, csw);
   /// the layout's options (the SIMD lane split) may come first.
-  template <class... Args>
-  EvenOddOperator(const gauge_type& u, const BoundaryPhases& bc, Args&&... args)
-      : EvenOddOperator(typename Layout::options{}, u, bc, std::forward<Args>(args)...) {}
-  template <class... Args>
-  EvenOddOperator(const typename Layout::options& options, const gauge_type& u, const BoundaryPhases& bc, Args&&... args)
-      : layout_(u, bc, options), term_(u, std::forward<Args>(args)...), tmp_odd_(layout_.create_spinor(1, "eo_tmp_odd")),
-        tmp_even_(layout_.create_spinor(0, "eo_tmp_even")) {
-    for (int p = 0; p < 2; ++p) {
-      layout_.adopt(term_.local(p, 1), p);
-      layout_.adopt(term_.inverse(p, 1), p);
-    }
-  }
-  const Lattice& lattice() const { return layout_.lattice(); }
-  const Layout& layout() const { return layout_; }
-  const dslash_type& dslash() const { return layout_.dslash(); }
-  const Term& term() const { return term_; }
-  /// Wilson's A = 4 + m.
-  double mass() const requires constant_diagonal { return term_.mass(); }
-  double diagonal() const requires constant_diagonal { return term_.diagonal(); }
+  using Base::Base;
   vector_type create_vector(const std::string& label = "eo_vector") const { return layout_.create_spinor(0, label); }
   vector_type create_spinor(int parity, const std::string& label = "eo_spinor") const { return layout_.create_spinor(parity, label); }
 
@@ -432,10 +444,6 @@ public:
     requires(!half_storage);
   void reconstruct(field_type& x, const vector_type& x_even, const field_type& b, int isign = 1) const
     requires(!half_storage);
-  /// The hopping term's halo on a distributed lattice: the interior computed while it flies
-  /// (default) or not; faces spin-projected (default) or whole.
-  void set_overlap(bool on) { layout_.dslash().set_overlap(on); }
-  void set_spin_projection(bool on) { layout_.dslash().set_spin_projection(on); }
   /// The hopping kernel's sites per team (the plain layout's launcher).
   void set_sites_per_team(int n) requires requires(Layout& l) { l.dslash().set_sites_per_team(n); } {
     layout_.dslash().set_sites_per_team(n);
@@ -461,14 +469,10 @@ public:
   {
     return dslash().bytes(false) + dslash().bytes(true);
   }
-  /// Memory of the site-local term: the term's fields and the layout's copies of them.
-  double memory_bytes() const { return term_.memory_bytes() + layout_.memory_bytes(); }
 
 private:
-  Layout layout_;
-  Term term_;
-  mutable vector_type tmp_odd_;
-  mutable vector_type tmp_even_;
+  mutable vector_type tmp_odd_ = layout_.create_spinor(1, "eo_tmp_odd");
+  mutable vector_type tmp_even_ = layout_.create_spinor(0, "eo_tmp_even");
   mutable multi_vector_type multi_tmp_;
 };
 
