@@ -45,14 +45,10 @@ template <class Op, class ES> struct TimedOperator {
   }
 };
 
-/// A block of o.rhs systems (double): multi-RHS CG or block CG, then the same systems one by one.
-template <class ES> nlohmann::json time_block(const SolverOptions& o, const HostGaugeConfig* cfg) {
-  using EO = WilsonEOOperator<double, ES>;
-  const Lattice lattice = cfg ? cfg->lattice : o.lattice;
-  typename EO::gauge_type u(lattice);
-  if (cfg) import_gauge(u, cfg->links, HostGaugeOrder::milc);
-  else random_gauge(u, 2024);
-  const EO op(u, BoundaryPhases::antiperiodic_time(), wilson_mass_from_kappa(o.kappa));
+/// A block of o.rhs systems (double) on the Wilson even-odd operator op (plain layout, or the SIMD
+/// layout with one right-hand side per lane): multi-RHS CG or block CG, then the same systems one by
+/// one.
+template <class ES, class EO> nlohmann::json time_block(const SolverOptions& o, const EO& op) {
   SolverParams params;
   params.tol = o.tol;
   params.label = "bench";
@@ -60,10 +56,13 @@ template <class ES> nlohmann::json time_block(const SolverOptions& o, const Host
   auto b = op.create_multi(n, "b"), x = op.create_multi(n, "x");
   std::vector<typename EO::vector_type> b_s, x_s;
   for (int r = 0; r < n; ++r) {
+    CBSpinor<Kokkos::complex<double>, Ns, ES> plain(op.lattice(), 0);
+    random_spinor(plain, 5 + std::uint64_t(r));
+    b.insert(r, plain);
     b_s.push_back(op.create_vector("b_r"));
     x_s.push_back(op.create_vector("x_r"));
-    random_spinor(b_s.back(), 5 + std::uint64_t(r));
-    b.insert(r, b_s.back());
+    if constexpr (requires { b_s.back().geometry(); }) to_simd(b_s.back(), plain);
+    else blas::copy(b_s.back(), plain);
   }
   const bool block = o.solver == "block-cg";
   double best = 1e30, best_single = 1e30;
@@ -112,8 +111,11 @@ template <class ES> nlohmann::json time_block(const SolverOptions& o, const Host
 /// the backend has the layout and the lattice splits into the lanes of every precision the solve uses.
 template <class ES> bool use_simd_layout(const SolverOptions& o, const Lattice& lat) {
   return choose_simd_layout<ES>(o.layout, [&]() -> std::string {
-    if (o.rhs != 1 || o.solver == "block-cg" || o.precision == "mixed-half")
-      return "it solves one right-hand side (cg or bicgstab) in double, single or mixed precision";
+    if (o.precision == "mixed-half") return "it solves in double, single or mixed precision";
+    constexpr int lanes = ArchTraits<ES>::template simd_complex<double>::lanes;
+    if ((o.rhs > 1 || o.solver == "block-cg") && o.rhs > lanes)
+      return "a block holds one right-hand side per double-precision lane, at most " + std::to_string(lanes) + " (" +
+             ArchTraits<ES>::template simd_complex<double>::isa::name + "), found --rhs " + std::to_string(o.rhs);
     // Every precision the solve uses must split the lattice into its lanes (the geometry's error names it).
     try {
       if (o.precision != "single") SIMDGeometry(lat, ArchTraits<ES>::template simd_complex<double>::lanes);
@@ -128,20 +130,30 @@ template <class ES> bool use_simd_layout(const SolverOptions& o, const Lattice& 
 template <class ES> nlohmann::json time_solver(const SolverOptions& o, const HostGaugeConfig* cfg) {
   if (o.layout != "auto" && o.layout != "scalar" && o.layout != "simd")
     throw invalid_argument("layout '" + o.layout + "': expected auto, scalar or simd");
-  if (o.rhs > 1 || o.solver == "block-cg") {
-    if (o.layout == "simd") use_simd_layout<ES>(o, cfg ? cfg->lattice : o.lattice); // refuses
-    return time_block<ES>(o, cfg);
-  }
   using EOd = WilsonEOOperator<double, ES>;
   using EOf = WilsonEOOperator<float, ES>;
   const Lattice lattice = cfg ? cfg->lattice : o.lattice;
   typename EOd::gauge_type u(lattice);
   if (cfg) import_gauge(u, cfg->links, HostGaugeOrder::milc);
   else random_gauge(u, 2024);
-  GaugeField<Kokkos::complex<float>, ES> uf(lattice);
-  convert_gauge(uf, u);
   const double mass = wilson_mass_from_kappa(o.kappa);
   const auto bc = BoundaryPhases::antiperiodic_time();
+  if (o.rhs > 1 || o.solver == "block-cg") {
+    if constexpr (ArchTraits<ES>::simd_layout) {
+      if (use_simd_layout<ES>(o, lattice)) {
+        using V = typename ArchTraits<ES>::template simd_complex<double>;
+        auto r = time_block<ES>(o, SIMDEvenOddOperator<WilsonMassTerm<double, ES>>(u, bc, mass));
+        r.update({{"layout", "simd"}, {"isa", V::isa::name}, {"simd_lanes", V::lanes}});
+        return r;
+      }
+    }
+    if (o.layout == "simd") use_simd_layout<ES>(o, lattice); // refuses
+    auto r = time_block<ES>(o, EOd(u, bc, mass));
+    r["layout"] = "scalar";
+    return r;
+  }
+  GaugeField<Kokkos::complex<float>, ES> uf(lattice);
+  convert_gauge(uf, u);
   SolverParams params;
   params.tol = o.precision == "single" ? std::max(o.tol, 1e-6) : o.tol;
   params.max_iter = 10000;

@@ -161,8 +161,13 @@ std::string format_table_row(const nlohmann::json& r) {
   std::string other, time;
   if (family == "solver") {
     time = seconds(r["time_to_solution_s"].get<double>());
-    other = std::format("{} it, res {:.1e}, {}, op {:.0f}%, {}", r["iterations"].get<int>(), r["true_residual"].get<double>(),
-                        r["status"].get<std::string>(), 100 * r["operator_fraction"].get<double>(), r["gauge"].get<std::string>());
+    const std::string common = std::format("{} it, res {:.1e}, {}", r["iterations"].get<int>(), r["true_residual"].get<double>(),
+                                           r["status"].get<std::string>());
+    if (r.contains("rhs")) // a block of systems: against as many single-RHS solves
+      other = std::format("{}, {} rhs, {:.2f}x single-RHS CG, {}", common, r["rhs"].get<int>(),
+                          r["speedup_over_single_rhs"].get<double>(), r["gauge"].get<std::string>());
+    else
+      other = std::format("{}, op {:.0f}%, {}", common, 100 * r["operator_fraction"].get<double>(), r["gauge"].get<std::string>());
   } else {
     time = seconds(r["time_per_call_s"].get<double>());
     if (r.contains("msites_per_s")) other = std::format("{:.3g} Msites/s", r["msites_per_s"].get<double>());

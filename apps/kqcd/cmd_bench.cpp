@@ -209,8 +209,8 @@ void add_bench_command(CLI::App& app, Action& action) {
   cg->add_option("--kappa", s->cg.kappa, "Hopping parameter")->check(CLI::PositiveNumber)->capture_default_str();
   cg->add_option("--tol", s->cg.tol, "Target relative residual")->check(CLI::PositiveNumber)->capture_default_str();
   cg->add_option("--layout", s->cg.layout,
-                 "auto (simd on host backends where the lattice splits into the lanes; one right-hand side, not "
-                 "mixed-half), scalar, or simd (the virtual-node AVX-512/AVX2 layout)")
+                 "auto (simd on host backends where the lattice splits into the lanes; not mixed-half; --rhs up "
+                 "to the double lanes, one right-hand side per lane), scalar, or simd (the virtual-node AVX-512/AVX2 layout)")
       ->check(CLI::IsMember({"auto", "scalar", "simd"}))
       ->capture_default_str();
 

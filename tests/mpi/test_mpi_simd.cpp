@@ -1,6 +1,7 @@
 // The SIMD layout on a distributed lattice against the single-process plain layout on the whole
 // lattice: the hopping term (recon 18 and 12, every sign, parity, overlap and halo form), the block
-// of right-hand sides in lanes, the even-odd and full clover and twisted-clover operators and CG on them.
+// of right-hand sides in lanes and multi-RHS CG on it, the even-odd and full clover and twisted-clover
+// operators and CG on them.
 // Run at 1, 2 and 4 ranks over several process grids; where the partition leaves too few
 // unpartitioned dimensions for the lanes, the refusal is checked instead.
 #include "test_harness.hpp"
@@ -10,6 +11,7 @@
 #include <kqcd/ops/blas.hpp>
 #include <kqcd/ops/simd_local_operators.hpp>
 #include <kqcd/solvers/cg.hpp>
+#include <kqcd/solvers/cg_multi.hpp>
 
 #include "host_fields.hpp"
 #include "mpi_compare.hpp"
@@ -197,5 +199,50 @@ TEMPLATE_LIST_TEST_CASE("distributed SIMD clover and twisted-clover operators (e
     };
     check(std::type_identity<CloverTerm<Real, ES>>{}, csw);
     check(std::type_identity<TwistedCloverTerm<Real, ES>>{}, csw, mu);
+  }
+}
+
+TEMPLATE_LIST_TEST_CASE("distributed multi-RHS CG on SIMD lane blocks equals single-process CG for each system",
+                        "[mpi][simd][multi][solver]", SIMDConfigs) {
+  using ES = space_of<TestType>;
+  using Real = real_of<TestType>;
+  using V = typename ArchTraits<ES>::template simd_complex<Real>;
+  using Gauge = GaugeField<Kokkos::complex<Real>, ES>;
+  using Plain = typename WilsonEOOperator<Real, ES>::vector_type;
+  const auto bc = mixed_bc();
+  const double mass = 1.0; // heavy: short solves under oversubscribed ranks
+  SolverParams params;
+  params.tol = sizeof(Real) == 4 ? 1e-5 : 1e-10;
+  params.max_iter = 500;
+  const double agree = sizeof(Real) == 4 ? 2e-3 : 1e-7;
+  Gauge ug(simd_lattice);
+  random_gauge(ug, 401);
+  const WilsonEOOperator<Real, ES> eg(ug, bc, mass);
+  for (const auto& g : process_grids()) {
+    ProcessGrid pg(simd_lattice, g);
+    const Lattice& lat = pg.lattice();
+    CAPTURE(pg.to_string());
+    if (!lanes_fit<V>(lat)) continue;
+    Gauge ul(lat);
+    random_gauge(ul, 401);
+    const SIMDEvenOddOperator<WilsonMassTerm<Real, ES>> el(ul, bc, mass);
+    const int n = V::lanes;
+    auto b = el.create_multi(n), x = el.create_multi(n);
+    for (int r = 0; r < n; ++r) {
+      Plain s(lat, 0);
+      random_spinor(s, 402 + std::uint64_t(r));
+      b.insert(r, s);
+    }
+    const auto res = cg_normal_multi(el, x, b, params);
+    for (int r = 0; r < n; ++r) {
+      CAPTURE(r);
+      Plain xl(lat, 0), bg(simd_lattice, 0), xg(simd_lattice, 0);
+      random_spinor(bg, 402 + std::uint64_t(r));
+      const auto single = cg_normal(eg, xg, bg, params);
+      CHECK(res[std::size_t(r)].converged());
+      CHECK(std::abs(res[std::size_t(r)].iterations - single.iterations) <= 2);
+      x.extract(r, xl);
+      CHECK(rel_diff(xl, xg) < agree);
+    }
   }
 }

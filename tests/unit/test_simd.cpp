@@ -1,14 +1,17 @@
 // The SIMD complex types against std::complex, the virtual-node layout's conversions, and the
 // vectorised Wilson hopping term and even-odd operator against the scalar ones and the host
 // reference, on lattices whose lane split is non-trivial (unequal extents, x split or not); the
-// BLAS and the solvers (CG, BiCGStab, mixed precision) on the SIMD layout against the plain layout's.
+// BLAS and the solvers (CG, BiCGStab, mixed precision; multi-RHS and block CG with one right-hand side
+// per lane) on the SIMD layout against the plain layout's.
 #include "test_harness.hpp"
 
 #include <kqcd/fields/host_convert.hpp>
 #include <kqcd/fields/random_fields.hpp>
 #include <kqcd/ops/simd_local_operators.hpp>
 #include <kqcd/solvers/bicgstab.hpp>
+#include <kqcd/solvers/block_cg.hpp>
 #include <kqcd/solvers/cg.hpp>
+#include <kqcd/solvers/cg_multi.hpp>
 
 #include "host_fields.hpp"
 #include "simd_cases.hpp"
@@ -389,4 +392,115 @@ TEMPLATE_LIST_TEST_CASE("CG and BiCGStab on the SIMD layout solve the scalar ope
     REQUIRE(scalar_residual() <= 1.5 * params.tol);
     CHECK(r.residual_updates > 1);
   }
+}
+
+TEMPLATE_LIST_TEST_CASE("block BLAS with one right-hand side per lane equals the plain block BLAS", "[simd][multi][blas]",
+                        SIMDConfigs) {
+  using ES = space_of<TestType>;
+  using Real = real_of<TestType>;
+  using V = typename ArchTraits<ES>::template simd_complex<Real>;
+  using Plain = CBSpinor<Kokkos::complex<Real>, Ns, ES>;
+  const Lattice lat({4, 6, 4, 8});
+  for (const int n : {V::lanes, std::max(1, V::lanes - 1)}) {
+    CAPTURE(n);
+    SIMDBlockSpinor<V, ES> x(lat, 1, n, "x"), y(lat, 1, n, "y"), z(lat, 1, n, "z");
+    MultiCBSpinor<Kokkos::complex<Real>, ES> xp(lat, 1, n), yp(lat, 1, n), zp(lat, 1, n);
+    for (int r = 0; r < n; ++r) {
+      Plain s(lat, 1);
+      for (auto [lane, plain, seed] : {std::tuple{&x, &xp, 10}, std::tuple{&y, &yp, 20}}) {
+        random_spinor(s, std::uint64_t(seed + r));
+        lane->insert(r, s);
+        plain->insert(r, s);
+      }
+    }
+    const double eps = 20 * tol<Real>();
+    const auto close = [&](const std::vector<double>& a, const std::vector<double>& b) {
+      REQUIRE(a.size() == b.size());
+      for (std::size_t r = 0; r < a.size(); ++r) REQUIRE(std::abs(a[r] - b[r]) <= eps * std::abs(b[r]));
+    };
+    close(blas::norm2_each(x), blas::norm2_each(xp));
+    close(blas::rdot_each(x, y), blas::rdot_each(xp, yp));
+    std::vector<double> a, b;
+    for (int r = 0; r < n; ++r) {
+      a.push_back(0.5 - 0.25 * r);
+      b.push_back(-1.0 + 0.125 * r);
+    }
+    blas::axpby_each(a, x, b, y);
+    blas::axpby_each(a, xp, b, yp);
+    const auto m = blas::block_inner(x, y), mp = blas::block_inner(xp, yp);
+    REQUIRE(int(m.extent(0)) == n);
+    for (int i = 0; i < n; ++i)
+      for (int j = 0; j < n; ++j) REQUIRE(Kokkos::abs(m(i, j) - mp(i, j)) <= eps * Kokkos::abs(mp(i, j)));
+    blas::block_combine(z, y, x, mp);
+    blas::block_combine(zp, yp, xp, mp);
+    for (int r = 0; r < n; ++r) {
+      CAPTURE(r);
+      Plain got(lat, 1), want(lat, 1);
+      y.extract(r, got);
+      yp.extract(r, want);
+      REQUIRE(ref::rel_diff(export_spinor_cb(got), export_spinor_cb(want)) < eps);
+      z.extract(r, got);
+      zp.extract(r, want);
+      REQUIRE(ref::rel_diff(export_spinor_cb(got), export_spinor_cb(want)) < eps);
+    }
+    // The lanes beyond n stay zero.
+    const auto zv = z.view();
+    double beyond = 0.0;
+    for (int i = 0; i < lat.cb_volume(); ++i)
+      for (int c = 0; c < Nc; ++c)
+        for (int sp = 0; sp < Ns; ++sp)
+          for (int k = 2 * n; k < 2 * V::lanes; ++k) beyond += std::abs(double(zv(i, c, sp, k)));
+    REQUIRE(beyond == 0.0);
+    const SIMDBlockSpinor<V, ES> other(lat, 1, V::lanes == 1 ? 1 : (n == 1 ? 2 : n - 1), "other");
+    if (other.n_rhs() != n) CHECK_THROWS_AS(blas::rdot_each(x, other), kqcd::invalid_argument);
+  }
+  CHECK_THROWS_AS((SIMDBlockSpinor<V, ES>(lat, 0, V::lanes + 1, "too many")), kqcd::invalid_argument);
+}
+
+TEMPLATE_LIST_TEST_CASE("multi-RHS CG and block CG on the SIMD layout (one right-hand side per lane) solve each system",
+                        "[simd][multi][solver]", SIMDConfigs) {
+  using ES = space_of<TestType>;
+  using Real = real_of<TestType>;
+  using V = typename ArchTraits<ES>::template simd_complex<Real>;
+  using Plain = CBSpinor<Kokkos::complex<Real>, Ns, ES>;
+  const Lattice lat({8, 4, 8, 8});
+  const auto u = device_gauge<Real, ES>(lat, random_host_gauge(lat, 93));
+  const auto bc = mixed_bc();
+  const double mass = 0.2;
+  const SIMDEvenOddOperator<WilsonMassTerm<Real, ES>> simd(SIMDGeometry(lat, V::lanes), u, bc, mass);
+  const WilsonEOOperator<Real, ES> scalar(u, bc, mass);
+  SolverParams params;
+  params.tol = std::is_same_v<Real, float> ? 1e-5 : 1e-10;
+  params.max_iter = 2000;
+  for (const int n : {V::lanes, std::max(1, V::lanes - 1)}) {
+    auto b = simd.create_multi(n), x = simd.create_multi(n);
+    std::vector<Plain> b_s;
+    for (int r = 0; r < n; ++r) {
+      b_s.emplace_back(lat, 0);
+      random_spinor(b_s.back(), 500 + std::uint64_t(r));
+      b.insert(r, b_s.back());
+    }
+    for (const bool block : {false, true}) {
+      if (block && std::is_same_v<Real, float>) continue; // block CG runs in double
+      CAPTURE(n, block);
+      blas::axpby_each(std::vector<double>(std::size_t(n), 0.0), b, std::vector<double>(std::size_t(n), 0.0), x);
+      const auto res = block ? block_cg_normal(simd, x, b, params) : cg_normal_multi(simd, x, b, params);
+      REQUIRE(res.size() == std::size_t(n));
+      for (int r = 0; r < n; ++r) {
+        const auto ur = std::size_t(r);
+        CAPTURE(r, res[ur].iterations, res[ur].true_residual);
+        REQUIRE(res[ur].converged());
+        // The residual with the scalar operator, and the iterations of the scalar single-RHS CG.
+        Plain xr(lat, 0), t(lat, 0), x1(lat, 0);
+        x.extract(r, xr);
+        scalar.apply(t, xr, 1);
+        blas::axpby(1.0, b_s[ur], -1.0, t);
+        REQUIRE(std::sqrt(blas::norm2(t) / blas::norm2(b_s[ur])) <= 1.5 * params.tol);
+        const auto single = cg_normal(scalar, x1, b_s[ur], params);
+        REQUIRE(single.converged());
+        CHECK(res[ur].iterations <= single.iterations + std::max(2, single.iterations / 10));
+      }
+    }
+  }
+  CHECK_THROWS_AS(simd.create_multi(V::lanes + 1), kqcd::invalid_argument);
 }

@@ -196,9 +196,10 @@ private:
   view_type data_;
 };
 
-/// A block of V::lanes right-hand sides of one parity for SIMDBlockWilsonDslash: lane r holds
+/// A block of up to V::lanes right-hand sides of one parity for SIMDBlockWilsonDslash: lane r holds
 /// right-hand side r of every site ([site][colour][spin][2 lanes reals], SIMDSpinor's layout on
-/// the unsplit lattice), then the ghost sites of a distributed lattice.
+/// the unsplit lattice), then the ghost sites of a distributed lattice. With fewer right-hand
+/// sides than lanes (n_rhs) the other lanes stay zero: the block BLAS keeps them so.
 template <class V, class ExecSpace> class SIMDBlockSpinor {
 public:
   using simd_type = V;
@@ -210,12 +211,18 @@ public:
 
   SIMDBlockSpinor() = default;
   SIMDBlockSpinor(const Lattice& lat, int parity, const std::string& label = "simd_block_spinor")
-      : lattice_(lat), parity_(parity), data_(label, lat.cb_volume() + lat.ghost_sites()) {
+      : SIMDBlockSpinor(lat, parity, lanes, label) {}
+  SIMDBlockSpinor(const Lattice& lat, int parity, int n_rhs, const std::string& label)
+      : lattice_(lat), parity_(parity), n_rhs_(n_rhs), data_(label, lat.cb_volume() + lat.ghost_sites()) {
     detail::require_host_space<ExecSpace>();
+    if (n_rhs < 1 || n_rhs > lanes)
+      throw invalid_argument("SIMD block: " + std::to_string(n_rhs) + " right-hand sides, expected 1 to " + std::to_string(lanes) +
+                             " (one per lane)");
   }
   const Lattice& lattice() const { return lattice_; }
   int parity() const { return parity_; }
-  int n_rhs() const { return lanes; }
+  /// Right-hand sides in use: lanes 0 .. n_rhs() - 1.
+  int n_rhs() const { return n_rhs_; }
   const view_type& view() const { return data_; }
   const view_type& lane_view() const { return data_; }
   halo_view_type halo_view() const { return halo_view_type(reinterpret_cast<Kokkos::complex<real_type>*>(data_.data()), data_.extent(0)); }
@@ -226,8 +233,8 @@ public:
 
 private:
   template <class S> void transfer(int r, const S& s, bool in) const {
-    if (r < 0 || r >= lanes || s.parity() != parity_ || !(s.lattice() == lattice_))
-      throw invalid_argument("SIMD block: right-hand side " + std::to_string(r) + " of " + std::to_string(lanes) +
+    if (r < 0 || r >= n_rhs_ || s.parity() != parity_ || !(s.lattice() == lattice_))
+      throw invalid_argument("SIMD block: right-hand side " + std::to_string(r) + " of " + std::to_string(n_rhs_) +
                              ", or a spinor on parity " + std::to_string(s.parity()) + " of " + s.lattice().to_string() +
                              " for a block on parity " + std::to_string(parity_) + " of " + lattice_.to_string());
     const auto v = s.view(); // a view handle: written through on extract
@@ -249,6 +256,7 @@ private:
   }
   Lattice lattice_;
   int parity_ = 0;
+  int n_rhs_ = lanes;
   view_type data_;
 };
 

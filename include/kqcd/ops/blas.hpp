@@ -32,6 +32,43 @@ template <class A, class B> void check_same_shape(const A& a, const B& b, const 
 template <class Spinor> auto range(const Spinor& s) {
   return Kokkos::RangePolicy<typename Spinor::execution_space>(0, s.sites());
 }
+
+/// Whether a spinor view keeps each site's components contiguous (LayoutRight: the host layouts,
+/// plain and SIMD), so that one thread walks them in order; otherwise (the GPU's site-fastest
+/// layout) a component's neighbours in memory belong to other threads' sites.
+template <class View> constexpr bool contiguous_sites = std::is_same_v<typename View::array_layout, Kokkos::LayoutRight>;
+
+/// f(v...) on the components of site i of the views v (spinor views of one shape; f takes them by
+/// reference, generically, and may write them; f combines them with real coefficients only): with
+/// contiguous sites as the site's 2 Nc n_spin reals, which compilers vectorise (over
+/// Kokkos::complex<float> they do not); otherwise as its complex numbers (coalesced across threads).
+template <int n_spin, class F, class View, class... Views>
+KOKKOS_FORCEINLINE_FUNCTION void for_site_components(int i, const F& f, const View& v, const Views&... vs) {
+  if constexpr (contiguous_sites<View>) {
+    using R = typename View::value_type::value_type;
+    for (int k = 0; k < 2 * Nc * n_spin; ++k) f(reinterpret_cast<R*>(&v(i, 0, 0))[k], reinterpret_cast<R*>(&vs(i, 0, 0))[k]...);
+  } else {
+    for (int c = 0; c < Nc; ++c)
+      for (int sp = 0; sp < n_spin; ++sp) f(v(i, c, sp), vs(i, c, sp)...);
+  }
+}
+
+/// The sum over a site's components of term(c, sp). With contiguous sites in four interleaved
+/// partial sums, so that a core's reduction waits on one add per site rather than one per
+/// component; otherwise in order (a GPU thread's chain is hidden by the other warps).
+template <class T, int n_spin, bool contiguous, class Term> KOKKOS_FORCEINLINE_FUNCTION T site_sum(const Term& term) {
+  if constexpr (contiguous) {
+    T part[4] = {T(0), T(0), T(0), T(0)};
+    for (int c = 0; c < Nc; ++c)
+      for (int sp = 0; sp < n_spin; ++sp) part[(c * n_spin + sp) % 4] += term(c, sp);
+    return (part[0] + part[1]) + (part[2] + part[3]);
+  } else {
+    T sum(0);
+    for (int c = 0; c < Nc; ++c)
+      for (int sp = 0; sp < n_spin; ++sp) sum += term(c, sp);
+    return sum;
+  }
+}
 } // namespace detail
 
 /// Apply f(site, colour, spin) to every component of a spinor's sites.
@@ -74,10 +111,9 @@ template <class Spinor> void axpby(double a, const Spinor& x, double b, Spinor& 
   detail::check_same_shape(x, y, "axpby");
   using R = typename Spinor::real_type;
   const R ar(a), br(b);
-  auto xv = x.view();
-  auto yv = y.view();
-  for_each_component("kqcd::blas::axpby", y, KOKKOS_LAMBDA(int i, int c, int sp) {
-    yv(i, c, sp) = ar * xv(i, c, sp) + br * yv(i, c, sp);
+  const auto xv = x.view(), yv = y.view();
+  Kokkos::parallel_for("kqcd::blas::axpby", detail::range(y), KOKKOS_LAMBDA(int i) {
+    detail::for_site_components<Spinor::n_spin>(i, [&](auto& yk, auto xk) { yk = ar * xk + br * yk; }, yv, xv);
   });
 }
 template <class Spinor> void axpy(double a, const Spinor& x, Spinor& y) { axpby(a, x, 1.0, y); }
@@ -130,8 +166,8 @@ template <class Spinor> double norm2(const Spinor& x) {
   Kokkos::parallel_reduce(
       "kqcd::blas::norm2", detail::range(x),
       KOKKOS_LAMBDA(int i, double& acc) {
-        for (int c = 0; c < Nc; ++c)
-          for (int sp = 0; sp < Spinor::n_spin; ++sp) acc += detail::norm_term(xv(i, c, sp));
+        acc += detail::site_sum<double, Spinor::n_spin, detail::contiguous_sites<decltype(xv)>>(
+            [&](int c, int sp) { return detail::norm_term(xv(i, c, sp)); });
       },
       sum);
   return comm::sum(x.lattice(), sum);
@@ -146,8 +182,8 @@ template <class Spinor> Kokkos::complex<double> cdot(const Spinor& x, const Spin
   Kokkos::parallel_reduce(
       "kqcd::blas::cdot", detail::range(x),
       KOKKOS_LAMBDA(int i, Kokkos::complex<double>& acc) {
-        for (int c = 0; c < Nc; ++c)
-          for (int sp = 0; sp < Spinor::n_spin; ++sp) acc += detail::dot_term(xv(i, c, sp), yv(i, c, sp));
+        acc += detail::site_sum<Kokkos::complex<double>, Spinor::n_spin, detail::contiguous_sites<decltype(xv)>>(
+            [&](int c, int sp) { return detail::dot_term(xv(i, c, sp), yv(i, c, sp)); });
       },
       sum);
   return comm::sum(x.lattice(), sum);
@@ -163,11 +199,10 @@ template <class Spinor> std::pair<Kokkos::complex<double>, double> cdot_norm2(co
   Kokkos::parallel_reduce(
       "kqcd::blas::cdot_norm2", detail::range(x),
       KOKKOS_LAMBDA(int i, Kokkos::complex<double>& acc, double& nacc) {
-        for (int c = 0; c < Nc; ++c)
-          for (int sp = 0; sp < Spinor::n_spin; ++sp) {
-            acc += detail::dot_term(xv(i, c, sp), yv(i, c, sp));
-            nacc += detail::norm_term(xv(i, c, sp));
-          }
+        acc += detail::site_sum<Kokkos::complex<double>, Spinor::n_spin, detail::contiguous_sites<decltype(xv)>>(
+            [&](int c, int sp) { return detail::dot_term(xv(i, c, sp), yv(i, c, sp)); });
+        nacc += detail::site_sum<double, Spinor::n_spin, detail::contiguous_sites<decltype(xv)>>(
+            [&](int c, int sp) { return detail::norm_term(xv(i, c, sp)); });
       },
       dot, n2);
   return {comm::sum(x.lattice(), dot), comm::sum(x.lattice(), n2)};
@@ -183,12 +218,11 @@ template <class A, class Spinor> double axpy_norm2(const char* label, A a, const
   Kokkos::parallel_reduce(
       label, range(y),
       KOKKOS_LAMBDA(int i, double& acc) {
-        for (int c = 0; c < Nc; ++c)
-          for (int sp = 0; sp < Spinor::n_spin; ++sp) {
-            const auto v = a * xv(i, c, sp) + yv(i, c, sp);
-            yv(i, c, sp) = v;
-            acc += norm_term(v);
-          }
+        acc += site_sum<double, Spinor::n_spin, contiguous_sites<decltype(yv)>>([&](int c, int sp) {
+          const auto v = a * xv(i, c, sp) + yv(i, c, sp);
+          yv(i, c, sp) = v;
+          return norm_term(v);
+        });
       },
       sum);
   return comm::sum(y.lattice(), sum);
@@ -207,6 +241,22 @@ template <class Spinor> double caxpy_norm2(Kokkos::complex<double> a, const Spin
 
 /// Re <x, y>
 template <class Spinor> double rdot(const Spinor& x, const Spinor& y) { return cdot(x, y).real(); }
+
+/// y = y + a x, then x = z + b x (real a, b; QUDA's axpyZpbx): CG's solution and direction updates
+/// in one pass.
+template <class Spinor> void axpy_zpbx(double a, Spinor& x, Spinor& y, const Spinor& z, double b) {
+  detail::check_same_shape(x, y, "axpy_zpbx");
+  detail::check_same_shape(x, z, "axpy_zpbx");
+  using R = typename Spinor::real_type;
+  const R ar(a), br(b);
+  const auto xv = x.view(), yv = y.view(), zv = z.view();
+  Kokkos::parallel_for("kqcd::blas::axpy_zpbx", detail::range(x), KOKKOS_LAMBDA(int i) {
+    detail::for_site_components<Spinor::n_spin>(i, [&](auto& xk, auto& yk, auto zk) {
+      yk += ar * xk;
+      xk = zk + br * xk;
+    }, xv, yv, zv);
+  });
+}
 
 // ---- half precision: through the site accessors (fields/spinor_access.hpp) ----
 namespace detail {
@@ -337,6 +387,11 @@ template <class ES> std::pair<Kokkos::complex<double>, double> cdot_norm2(const 
 template <class ES> double axpy_norm2(double a, const HalfCBSpinor<ES>& x, HalfCBSpinor<ES>& y) {
   axpy(a, x, y);
   return norm2(y);
+}
+template <class ES>
+void axpy_zpbx(double a, HalfCBSpinor<ES>& x, HalfCBSpinor<ES>& y, const HalfCBSpinor<ES>& z, double b) {
+  axpy(a, x, y);
+  axpby(1.0, z, b, x);
 }
 template <class ES> double caxpy_norm2(Kokkos::complex<double> a, const HalfCBSpinor<ES>& x, HalfCBSpinor<ES>& y) {
   caxpy(a, x, y);

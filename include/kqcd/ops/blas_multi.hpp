@@ -2,11 +2,14 @@
 // whole block, with a coefficient per right-hand side, and per-right-hand-side reductions (an
 // array reduction, accumulated in double). For block Krylov methods also the n x n matrix of inner
 // products between two blocks and the combination out_j = a_j + sum_i x_i c_ij with an n x n matrix.
+// The same operations on SIMDBlockSpinor (one right-hand side per SIMD lane) run lane-wise: the
+// reductions accumulate one double per lane real, so the loops over lanes vectorise.
 #pragma once
 
 #include <kqcd/comm/reduce.hpp>
 #include <kqcd/core/error.hpp>
 #include <kqcd/fields/multi_spinor.hpp>
+#include <kqcd/fields/simd_fields.hpp>
 
 #include <string>
 #include <vector>
@@ -171,6 +174,166 @@ void axpby_each(const std::vector<double>& a, const MultiCBSpinor<ST, ES>& x, co
     const R ar(pa.v[r]), br(pb.v[r]);
     for (int c = 0; c < Nc; ++c)
       for (int s = 0; s < Ns; ++s) yv(k, c, s) = ar * xv(k, c, s) + br * yv(k, c, s);
+  });
+}
+
+// ---- blocks with one right-hand side per SIMD lane (SIMDBlockSpinor; host execution spaces) ----
+namespace detail {
+/// x(i, c, s, k) y(i, c, s, k) summed over sites and components for each lane real k (2 per lane:
+/// real and imaginary parts); Re <x_r, y_r> = acc[2r] + acc[2r + 1].
+template <class View, int n_reals> struct LaneDot {
+  using value_type = double[];
+  using size_type = int;
+  int value_count = n_reals;
+  View x, y;
+  void operator()(int i, value_type acc) const {
+    double site[n_reals] = {}; // in registers: acc may alias the fields as far as the compiler knows
+    for (int c = 0; c < Nc; ++c)
+      for (int s = 0; s < Ns; ++s)
+        for (int k = 0; k < n_reals; ++k) site[k] += double(x(i, c, s, k)) * double(y(i, c, s, k));
+    for (int k = 0; k < n_reals; ++k) acc[k] += site[k];
+  }
+  void init(value_type acc) const {
+    for (int k = 0; k < n_reals; ++k) acc[k] = 0.0;
+  }
+  void join(value_type dst, const value_type src) const {
+    for (int k = 0; k < n_reals; ++k) dst[k] += src[k];
+  }
+};
+/// <x_i, y_j> over lanes i, j, as 2 n^2 doubles (re, im; row i, column j).
+template <class View, int n> struct LaneInner {
+  using value_type = double[];
+  using size_type = int;
+  int value_count = 2 * n * n;
+  View x, y;
+  void operator()(int i, value_type acc) const {
+    double site[2 * n * n] = {}; // local: acc may alias the fields as far as the compiler knows
+    for (int c = 0; c < Nc; ++c)
+      for (int s = 0; s < Ns; ++s)
+        for (int a = 0; a < n; ++a) {
+          const double xr = x(i, c, s, 2 * a), xi = x(i, c, s, 2 * a + 1);
+          for (int b = 0; b < n; ++b) {
+            const double yr = y(i, c, s, 2 * b), yi = y(i, c, s, 2 * b + 1);
+            site[2 * (a * n + b)] += xr * yr + xi * yi;
+            site[2 * (a * n + b) + 1] += xr * yi - xi * yr;
+          }
+        }
+    for (int k = 0; k < 2 * n * n; ++k) acc[k] += site[k];
+  }
+  void init(value_type acc) const {
+    for (int k = 0; k < 2 * n * n; ++k) acc[k] = 0.0;
+  }
+  void join(value_type dst, const value_type src) const {
+    for (int k = 0; k < 2 * n * n; ++k) dst[k] += src[k];
+  }
+};
+template <class V, class ES> auto lane_range(const SIMDBlockSpinor<V, ES>& x) { return Kokkos::RangePolicy<ES>(0, x.lattice().cb_volume()); }
+} // namespace detail
+
+/// Re <x_r, y_r> for each right-hand side r.
+template <class V, class ES> std::vector<double> rdot_each(const SIMDBlockSpinor<V, ES>& x, const SIMDBlockSpinor<V, ES>& y) {
+  detail::check_same_block(x, y, "rdot_each");
+  constexpr int lanes = V::lanes;
+  const int n = x.n_rhs();
+  std::vector<double> acc(2 * lanes, 0.0), out(std::size_t(n), 0.0);
+  const Kokkos::View<double*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> result(acc.data(), acc.size());
+  using F = detail::LaneDot<typename SIMDBlockSpinor<V, ES>::view_type, 2 * lanes>;
+  Kokkos::parallel_reduce("kqcd::blas::rdot_each_lanes", detail::lane_range(x), F{2 * lanes, x.view(), y.view()}, result);
+  for (int r = 0; r < n; ++r) out[std::size_t(r)] = acc[std::size_t(2 * r)] + acc[std::size_t(2 * r + 1)];
+  comm::sum_in_place(x.lattice(), out.data(), n);
+  return out;
+}
+template <class V, class ES> std::vector<double> norm2_each(const SIMDBlockSpinor<V, ES>& x) { return rdot_each(x, x); }
+
+/// y_r = a_r x_r + b_r y_r for each right-hand side r (the unused lanes stay zero).
+template <class V, class ES>
+void axpby_each(const std::vector<double>& a, const SIMDBlockSpinor<V, ES>& x, const std::vector<double>& b, SIMDBlockSpinor<V, ES>& y) {
+  detail::check_same_block(x, y, "axpby_each");
+  constexpr int n = V::lanes;
+  if (int(a.size()) != x.n_rhs() || int(b.size()) != x.n_rhs())
+    throw invalid_argument("blas::axpby_each: " + std::to_string(a.size()) + " coefficients for " + std::to_string(x.n_rhs()) +
+                           " right-hand sides");
+  using R = typename V::real_type;
+  struct Coefficients {
+    R a[2 * n] = {}, b[2 * n] = {}; ///< per lane real
+  } co;
+  for (int k = 0; k < 2 * x.n_rhs(); ++k) {
+    co.a[k] = R(a[std::size_t(k / 2)]);
+    co.b[k] = R(b[std::size_t(k / 2)]);
+  }
+  const auto xv = x.view(), yv = y.view();
+  Kokkos::parallel_for("kqcd::blas::axpby_each_lanes", detail::lane_range(x), [=](int i) {
+    R ca[2 * n], cb[2 * n]; // locals, which the stores to y cannot alias
+    for (int k = 0; k < 2 * n; ++k) {
+      ca[k] = co.a[k];
+      cb[k] = co.b[k];
+    }
+    for (int c = 0; c < Nc; ++c)
+      for (int s = 0; s < Ns; ++s)
+        for (int k = 0; k < 2 * n; ++k) yv(i, c, s, k) = ca[k] * xv(i, c, s, k) + cb[k] * yv(i, c, s, k);
+  });
+}
+
+/// M(i, j) = <x_i, y_j> for the right-hand sides i, j of two blocks.
+template <class V, class ES> BlockMatrix block_inner(const SIMDBlockSpinor<V, ES>& x, const SIMDBlockSpinor<V, ES>& y) {
+  detail::check_same_block(x, y, "block_inner");
+  constexpr int lanes = V::lanes;
+  std::vector<double> sums(std::size_t(2 * lanes * lanes), 0.0);
+  const Kokkos::View<double*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> result(sums.data(), sums.size());
+  using F = detail::LaneInner<typename SIMDBlockSpinor<V, ES>::view_type, lanes>;
+  Kokkos::parallel_reduce("kqcd::blas::block_inner_lanes", detail::lane_range(x), F{2 * lanes * lanes, x.view(), y.view()},
+                          result);
+  comm::sum_in_place(x.lattice(), sums.data(), int(sums.size()));
+  const int n = x.n_rhs();
+  BlockMatrix m("kqcd::block_inner", n, n);
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < n; ++j)
+      m(i, j) = Kokkos::complex<double>(sums[std::size_t(2 * (i * lanes + j))], sums[std::size_t(2 * (i * lanes + j) + 1)]);
+  return m;
+}
+
+/// out_j = a_j + sum_i x_i c(i, j) for every lane j; out may be a, not x.
+template <class V, class ES>
+void block_combine(SIMDBlockSpinor<V, ES>& out, const SIMDBlockSpinor<V, ES>& a, const SIMDBlockSpinor<V, ES>& x, const BlockMatrix& c) {
+  detail::check_same_block(out, a, "block_combine");
+  detail::check_same_block(out, x, "block_combine");
+  constexpr int n = V::lanes;
+  const int used = out.n_rhs();
+  if (int(c.extent(0)) != used || int(c.extent(1)) != used)
+    throw invalid_argument("blas::block_combine: a " + std::to_string(c.extent(0)) + " x " + std::to_string(c.extent(1)) +
+                           " coefficient matrix for " + std::to_string(used) + " right-hand sides");
+  if (out.view().data() == x.view().data())
+    throw invalid_argument("blas::block_combine: the output block must not be the combined block x");
+  using R = typename V::real_type;
+  struct Coefficients {
+    R re[n][n] = {}, im[n][n] = {}; ///< zero beyond the right-hand sides in use
+  } co;
+  for (int i = 0; i < used; ++i)
+    for (int j = 0; j < used; ++j) {
+      co.re[i][j] = R(c(i, j).real());
+      co.im[i][j] = R(c(i, j).imag());
+    }
+  const auto ov = out.view(), av = a.view(), xv = x.view();
+  Kokkos::parallel_for("kqcd::blas::block_combine_lanes", detail::lane_range(out), [=](int site) {
+    for (int col = 0; col < Nc; ++col)
+      for (int s = 0; s < Ns; ++s) {
+        R re[n], im[n];
+        for (int j = 0; j < n; ++j) {
+          re[j] = av(site, col, s, 2 * j);
+          im[j] = av(site, col, s, 2 * j + 1);
+        }
+        for (int i = 0; i < n; ++i) {
+          const R xr = xv(site, col, s, 2 * i), xi = xv(site, col, s, 2 * i + 1);
+          for (int j = 0; j < n; ++j) {
+            re[j] += xr * co.re[i][j] - xi * co.im[i][j];
+            im[j] += xr * co.im[i][j] + xi * co.re[i][j];
+          }
+        }
+        for (int j = 0; j < n; ++j) {
+          ov(site, col, s, 2 * j) = re[j];
+          ov(site, col, s, 2 * j + 1) = im[j];
+        }
+      }
   });
 }
 

@@ -253,6 +253,23 @@ concept ConstantDiagonalTerm = requires(const Term& t) {
   { t.diagonal() } -> std::convertible_to<double>;
 };
 
+namespace detail {
+/// A hopping term's block of right-hand sides (WilsonDslash::multi_spinor_type), or none.
+struct no_multi_spinor {};
+template <class D> struct multi_spinor_of {
+  using type = no_multi_spinor;
+};
+template <class D>
+  requires requires { typename D::multi_spinor_type; }
+struct multi_spinor_of<D> {
+  using type = typename D::multi_spinor_type;
+};
+template <class D> constexpr bool has_blocks() {
+  if constexpr (requires { D::has_blocks; }) return D::has_blocks;
+  else return false;
+}
+} // namespace detail
+
 /// Where an EvenOddOperator keeps its fields and how its kernels read them: the plain layout is
 /// WilsonDslash on CBSpinor (storage precision P: float, double or kqcd::half; neighbour mode and
 /// link reconstruction as given), the term's site-local policies as the term hands them out;
@@ -264,13 +281,23 @@ public:
   using spinor_type = typename dslash_type::spinor_type;
   using plain_spinor_type = spinor_type;
   using full_spinor_type = SpinorField<Kokkos::complex<compute_t<P>>, Ns, ES>;
+  /// Blocks of right-hand sides: the hopping term's own (MultiCBSpinor; not in half).
+  using multi_spinor_type = typename detail::multi_spinor_of<dslash_type>::type;
+  static constexpr bool has_blocks = detail::has_blocks<dslash_type>();
   struct options {}; ///< nothing to choose
 
   PlainLayout(const gauge_type& u, const BoundaryPhases& bc, options = {}) : dslash_(u, bc) {}
   const Lattice& lattice() const { return dslash_.lattice(); }
   const dslash_type& dslash() const { return dslash_; }
   dslash_type& dslash() { return dslash_; }
+  /// The hopping term on blocks: the same one.
+  const dslash_type& block_dslash() const { return dslash_; }
   spinor_type create_spinor(int parity, const std::string& label) const { return spinor_type(lattice(), parity, label); }
+  multi_spinor_type create_multi(int parity, int n_rhs, const std::string& label) const
+    requires has_blocks
+  {
+    return multi_spinor_type(lattice(), parity, n_rhs, label);
+  }
   full_spinor_type create_full(const std::string& label) const { return full_spinor_type(lattice(), label); }
   /// Nothing to copy: the kernels read the term's own fields.
   template <class Local> void adopt(const Local&, int) {}
@@ -352,23 +379,6 @@ public:
   double flops() const { return 2.0 * lattice().cb_volume() * (WilsonDslash<Real>::flops_per_site + Term::local_flops); }
 };
 
-namespace detail {
-/// A hopping term's block of right-hand sides (WilsonDslash::multi_spinor_type), or none.
-struct no_multi_spinor {};
-template <class D> struct multi_spinor_of {
-  using type = no_multi_spinor;
-};
-template <class D>
-  requires requires { typename D::multi_spinor_type; }
-struct multi_spinor_of<D> {
-  using type = typename D::multi_spinor_type;
-};
-template <class D> constexpr bool has_blocks() {
-  if constexpr (requires { D::has_blocks; }) return D::has_blocks;
-  else return false;
-}
-} // namespace detail
-
 /// D_hat = A_ee - (1/4) H_eo A_oo^-1 H_oe on the even sites of Layout's spinors (PlainLayout, or
 /// SIMDLayout of ops/simd_local_operators.hpp): the Schur complement written once for every layout
 /// and every term, Wilson's (WilsonEOOperator) included. With a term in kqcd::half (the sloppy
@@ -389,10 +399,11 @@ public:
   using Base::lattice;
   using vector_type = typename Layout::spinor_type; ///< even-site spinor
   using field_type = SpinorField<Kokkos::complex<Real>, Ns, ES>; ///< a plain full spinor (sources, solutions)
-  /// Blocks of right-hand sides (the plain layout's, for a constant diagonal).
-  using multi_vector_type = typename detail::multi_spinor_of<dslash_type>::type;
+  /// Blocks of right-hand sides (the layout's: MultiCBSpinor, or SIMDBlockSpinor with one right-hand
+  /// side per lane), for a constant diagonal.
+  using multi_vector_type = typename Layout::multi_spinor_type;
   static constexpr bool constant_diagonal = ConstantDiagonalTerm<Term>;
-  static constexpr bool has_blocks = constant_diagonal && detail::has_blocks<dslash_type>();
+  static constexpr bool has_blocks = constant_diagonal && Layout::has_blocks;
   static constexpr bool half_storage = PrecisionTraits<typename Term::precision>::is_half;
 
   /// Built from (u, bc, term arguments...): e.g. EvenOddOperator<CloverTerm<double>>(u, bc, mass, csw);
@@ -422,12 +433,12 @@ public:
       d.then_apply_xpay(odd, out, tmp_odd_, isign, 0, Real(a), in, Real(-0.25 / a));
     });
   }
-  /// Multi-RHS: out_r = D_hat in_r for each right-hand side of a block (plain layout, constant
-  /// diagonal, float and double).
+  /// Multi-RHS: out_r = D_hat in_r for each right-hand side of a block (constant diagonal, float and
+  /// double; on the SIMD layout n_rhs is the lane count). out may alias in.
   multi_vector_type create_multi(int n_rhs, const std::string& label = "eo_block") const
     requires has_blocks
   {
-    return multi_vector_type(lattice(), 0, n_rhs, label);
+    return layout_.create_multi(0, n_rhs, label);
   }
   void apply(multi_vector_type& out, const multi_vector_type& in, int isign = 1) const
     requires has_blocks;
@@ -471,6 +482,17 @@ public:
   }
 
 private:
+  /// A - H (1/a) H / 4 for a constant diagonal a: the hopping term into tmp, then a in - H tmp / (4a)
+  /// (single spinors and blocks alike).
+  template <class D, class V> void apply_constant_diagonal(const D& d, V& out, const V& in, V& tmp, int isign) const {
+    const double a = diagonal();
+    d.apply(tmp, in, isign, 1);
+    d.apply_xpay(out, tmp, isign, 0, Real(a), in, Real(-0.25 / a));
+  }
+  /// The plain layout's full spinors hold its even-odd vectors: sources and solutions are read and
+  /// written in place, not copied through the layout's temporaries.
+  static constexpr bool plain_parities = std::is_same_v<typename Layout::plain_spinor_type, vector_type>;
+
   mutable vector_type tmp_odd_ = layout_.create_spinor(1, "eo_tmp_odd");
   mutable vector_type tmp_even_ = layout_.create_spinor(0, "eo_tmp_even");
   mutable multi_vector_type multi_tmp_;
@@ -491,13 +513,10 @@ template <class Term, class Layout>
 void EvenOddOperator<Term, Layout>::apply(vector_type& out, const vector_type& in, int isign) const {
   ProfileScope prof("kqcd::EvenOddOperator::apply");
   auto compute = prof.phase(ProfilePhase::compute);
-  const auto& d = layout_.dslash();
   if constexpr (constant_diagonal) {
-    // A - H (1/a) H / 4: the plain hopping term, then a in - (1/(4a)) H tmp.
-    const double a = diagonal();
-    d.apply(tmp_odd_, in, isign, 1);
-    d.apply_xpay(out, tmp_odd_, isign, 0, Real(a), in, Real(-0.25 / a));
+    apply_constant_diagonal(layout_.dslash(), out, in, tmp_odd_, isign);
   } else {
+    const auto& d = layout_.dslash();
     d.apply_local_after(tmp_odd_, in, isign, 1, layout_.site_local(term_.inverse(1, isign)), Real(1));
     d.apply_local_xpay(out, tmp_odd_, isign, 0, layout_.site_local(term_.local(0, isign)), in, Real(-0.25));
   }
@@ -508,11 +527,8 @@ void EvenOddOperator<Term, Layout>::apply(multi_vector_type& out, const multi_ve
   requires has_blocks
 {
   if (multi_tmp_.n_rhs() != in.n_rhs() || multi_tmp_.view().size() == 0)
-    multi_tmp_ = multi_vector_type(lattice(), 1, in.n_rhs(), "eo_block_tmp_odd");
-  const double a = diagonal();
-  const auto& d = layout_.dslash();
-  d.apply(multi_tmp_, in, isign, 1);
-  d.apply_xpay(out, multi_tmp_, isign, 0, Real(a), in, Real(-0.25 / a));
+    multi_tmp_ = layout_.create_multi(1, in.n_rhs(), "eo_block_tmp_odd");
+  apply_constant_diagonal(layout_.block_dslash(), out, in, multi_tmp_, isign);
 }
 
 template <class Term, class Layout>
@@ -549,10 +565,14 @@ template <class Term, class Layout>
 void EvenOddOperator<Term, Layout>::prepare_source(vector_type& b_hat, const field_type& b, int isign) const
   requires(!half_storage)
 {
-  // tmp_even_ holds b_e (apply_normal's scratch: not in use here); A^-1 overwrites b_o in place.
-  layout_.to_layout(tmp_even_, b[0]);
-  layout_.to_layout(tmp_odd_, b[1]);
-  prepare_source(b_hat, tmp_even_, tmp_odd_, isign);
+  if constexpr (plain_parities) {
+    prepare_source(b_hat, b[0], b[1], isign);
+  } else {
+    // tmp_even_ holds b_e (apply_normal's scratch: not in use here); A^-1 overwrites b_o in place.
+    layout_.to_layout(tmp_even_, b[0]);
+    layout_.to_layout(tmp_odd_, b[1]);
+    prepare_source(b_hat, tmp_even_, tmp_odd_, isign);
+  }
 }
 
 template <class Term, class Layout>
@@ -560,9 +580,13 @@ void EvenOddOperator<Term, Layout>::reconstruct(field_type& x, const vector_type
   requires(!half_storage)
 {
   layout_.from_layout(x[0], x_even);
-  layout_.to_layout(tmp_odd_, b[1]);
-  reconstruct(tmp_odd_, x_even, tmp_odd_, isign);
-  layout_.from_layout(x[1], tmp_odd_);
+  if constexpr (plain_parities) {
+    reconstruct(x[1], x_even, b[1], isign);
+  } else {
+    layout_.to_layout(tmp_odd_, b[1]);
+    reconstruct(tmp_odd_, x_even, tmp_odd_, isign);
+    layout_.from_layout(x[1], tmp_odd_);
+  }
 }
 
 // The operators by name.

@@ -10,6 +10,7 @@
 #include <kqcd/ops/local_operators.hpp>
 #include <kqcd/ops/simd_wilson.hpp>
 
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -31,7 +32,9 @@ void apply_site_local(SIMDSpinor<V, ES>& out, const SIMDSpinor<V, ES>& in, const
 /// The operators' SIMD layout: SIMDWilsonDslash on SIMDSpinor, full spinors SIMDSpinorField
 /// (options: the lane split; default automatic), the term's packed blocks copied into lanes once
 /// (adopt) and each policy re-pointed at the copies (site_local); plain spinors convert with
-/// to_simd / from_simd.
+/// to_simd / from_simd. Blocks of right-hand sides are SIMDBlockSpinor, one right-hand side per
+/// lane, on SIMDBlockWilsonDslash: its one-lane doubled links are built from the links given here
+/// when a block is first applied (memory only for those who use blocks).
 template <class Real, class ES, class Recon = Recon18, class V = typename ArchTraits<ES>::template simd_complex<Real>>
 class SIMDLayout {
 public:
@@ -40,14 +43,25 @@ public:
   using spinor_type = typename dslash_type::spinor_type;
   using plain_spinor_type = CBSpinor<Kokkos::complex<Real>, Ns, ES>;
   using full_spinor_type = SIMDSpinorField<V, ES>;
+  using block_dslash_type = SIMDBlockWilsonDslash<Real, ES, V>;
+  using multi_spinor_type = typename block_dslash_type::spinor_type;
+  static constexpr bool has_blocks = true;
   using options = SIMDGeometry;
 
-  SIMDLayout(const gauge_type& u, const BoundaryPhases& bc, const SIMDGeometry& g) : dslash_(u, bc, g) {}
+  SIMDLayout(const gauge_type& u, const BoundaryPhases& bc, const SIMDGeometry& g) : dslash_(u, bc, g), u_(u), bc_(bc) {}
   const Lattice& lattice() const { return dslash_.lattice(); }
   const SIMDGeometry& geometry() const { return dslash_.geometry(); }
   const dslash_type& dslash() const { return dslash_; }
   dslash_type& dslash() { return dslash_; }
+  const block_dslash_type& block_dslash() const {
+    if (!block_dslash_) block_dslash_.emplace(u_, bc_);
+    return *block_dslash_;
+  }
   spinor_type create_spinor(int parity, const std::string& label) const { return dslash_.create_spinor(parity, label); }
+  /// A block of up to V::lanes right-hand sides, one per lane.
+  multi_spinor_type create_multi(int parity, int n_rhs, const std::string& label) const {
+    return multi_spinor_type(lattice(), parity, n_rhs, label);
+  }
   full_spinor_type create_full(const std::string& label) const { return full_spinor_type(geometry(), label); }
   /// Copies the packed blocks a policy of `parity` reads into lanes (each view once).
   template <class Local> void adopt(const Local& local, int parity) {
@@ -81,6 +95,9 @@ private:
     return nullptr;
   }
   dslash_type dslash_;
+  gauge_type u_; ///< the links (a view handle) for the block hopping term
+  BoundaryPhases bc_;
+  mutable std::optional<block_dslash_type> block_dslash_;
   std::vector<std::pair<const void*, blocks_type>> blocks_; ///< lane copies keyed by the plain view's data
 };
 

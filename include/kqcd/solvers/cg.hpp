@@ -60,30 +60,32 @@ SolverResult cg_normal(const Op& op, const SloppyOp& sop, typename Op::vector_ty
     if (!(pap > 0.0) || !std::isfinite(pap))
       return finish(SolverStatus::breakdown, r2_true, "p^dag A p = " + std::to_string(pap) + " is not positive");
     const double alpha = rr / pap;
-    blas::axpy(alpha, ps, xs);
-    double rr_new = blas::axpy_norm2(-alpha, aps, rs);
+    const double rr_new = blas::axpy_norm2(-alpha, aps, rs);
     ++res.iterations;
     if (!std::isfinite(rr_new)) return finish(SolverStatus::breakdown, r2_true, "residual is not finite");
 
-    if (rr_new < tol_n2 || rr_new < delta * delta * max_rr) {
-      blas::copy(t, xs);
-      blas::axpy(1.0, t, x);
-      blas::zero(xs);
-      r2_true = true_residual();
-      detail::solver_progress(params, 2, "[kqcd] %s CG iteration %d: true residual %.3e\n", res.iterations,
-                              std::sqrt(r2_true / b2));
-      if (r2_true <= target2) return finish(SolverStatus::converged, r2_true, "true residual below tolerance");
-      op.apply(t, r, -1);
-      blas::copy(rs, t);
-      const double rr_true = blas::norm2(rs);
-      if (rr_new < tol_n2) tol_n2 = std::min(tol_n2, 0.5 * rr_true * target2 / r2_true);
-      rr_new = rr_true;
-      max_rr = rr_new;
+    if (!(rr_new < tol_n2 || rr_new < delta * delta * max_rr)) {
+      // xs += alpha ps and ps = rs + beta ps in one pass.
+      blas::axpy_zpbx(alpha, ps, xs, rs, rr_new / rr);
+      rr = rr_new;
+      max_rr = std::max(max_rr, rr);
+      continue;
     }
-    const double beta = rr_new / rr;
-    blas::axpby(1.0, rs, beta, ps);
-    rr = rr_new;
-    max_rr = std::max(max_rr, rr);
+    // A reliable update (or the end): the correction moves into x and the true residual is taken.
+    blas::axpy(alpha, ps, xs);
+    blas::copy(t, xs);
+    blas::axpy(1.0, t, x);
+    blas::zero(xs);
+    r2_true = true_residual();
+    detail::solver_progress(params, 2, "[kqcd] %s CG iteration %d: true residual %.3e\n", res.iterations,
+                            std::sqrt(r2_true / b2));
+    if (r2_true <= target2) return finish(SolverStatus::converged, r2_true, "true residual below tolerance");
+    op.apply(t, r, -1);
+    blas::copy(rs, t);
+    const double rr_true = blas::norm2(rs);
+    if (rr_new < tol_n2) tol_n2 = std::min(tol_n2, 0.5 * rr_true * target2 / r2_true);
+    blas::axpby(1.0, rs, rr_true / rr, ps);
+    rr = max_rr = rr_true;
   }
   blas::copy(t, xs);
   blas::axpy(1.0, t, x);
