@@ -433,23 +433,28 @@ TEMPLATE_LIST_TEST_CASE("block BLAS with one right-hand side per lane equals the
       for (int j = 0; j < n; ++j) REQUIRE(Kokkos::abs(m(i, j) - mp(i, j)) <= eps * Kokkos::abs(mp(i, j)));
     blas::block_combine(z, y, x, mp);
     blas::block_combine(zp, yp, xp, mp);
+    // The fused updates of multi-RHS CG.
+    close(blas::axpy_norm2_each(b, z, y), blas::axpy_norm2_each(b, zp, yp));
+    blas::axpy_zpbx_each(a, x, z, b, y, a);
+    blas::axpy_zpbx_each(a, xp, zp, b, yp, a);
     for (int r = 0; r < n; ++r) {
       CAPTURE(r);
       Plain got(lat, 1), want(lat, 1);
-      y.extract(r, got);
-      yp.extract(r, want);
-      REQUIRE(ref::rel_diff(export_spinor_cb(got), export_spinor_cb(want)) < eps);
-      z.extract(r, got);
-      zp.extract(r, want);
-      REQUIRE(ref::rel_diff(export_spinor_cb(got), export_spinor_cb(want)) < eps);
+      for (auto [lane, plain] : {std::pair{&x, &xp}, std::pair{&y, &yp}, std::pair{&z, &zp}}) {
+        lane->extract(r, got);
+        plain->extract(r, want);
+        REQUIRE(ref::rel_diff(export_spinor_cb(got), export_spinor_cb(want)) < eps);
+      }
     }
     // The lanes beyond n stay zero.
-    const auto zv = z.view();
     double beyond = 0.0;
-    for (int i = 0; i < lat.cb_volume(); ++i)
-      for (int c = 0; c < Nc; ++c)
-        for (int sp = 0; sp < Ns; ++sp)
-          for (int k = 2 * n; k < 2 * V::lanes; ++k) beyond += std::abs(double(zv(i, c, sp, k)));
+    for (const auto* block : {&x, &y, &z}) {
+      const auto v = block->view();
+      for (int i = 0; i < lat.cb_volume(); ++i)
+        for (int c = 0; c < Nc; ++c)
+          for (int sp = 0; sp < Ns; ++sp)
+            for (int k = 2 * n; k < 2 * V::lanes; ++k) beyond += std::abs(double(v(i, c, sp, k)));
+    }
     REQUIRE(beyond == 0.0);
     const SIMDBlockSpinor<V, ES> other(lat, 1, V::lanes == 1 ? 1 : (n == 1 ? 2 : n - 1), "other");
     if (other.n_rhs() != n) CHECK_THROWS_AS(blas::rdot_each(x, other), kqcd::invalid_argument);

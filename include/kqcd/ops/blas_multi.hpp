@@ -177,6 +177,82 @@ void axpby_each(const std::vector<double>& a, const MultiCBSpinor<ST, ES>& x, co
   });
 }
 
+namespace detail {
+/// y_r = a_r x_r + y_r, summing |y_r|^2 for every right-hand side r; one (site, r) per iteration,
+/// as axpby_each (on the GPU neighbouring threads then touch neighbouring rows).
+template <class View> struct BlockAxpyNorm {
+  using value_type = double[];
+  using size_type = int;
+  int value_count; ///< right-hand sides
+  View x, y;
+  PerRhs a;
+  KOKKOS_INLINE_FUNCTION void operator()(int k, value_type acc) const {
+    using ST = typename View::non_const_value_type;
+    using R = typename ST::value_type;
+    const int r = k % value_count;
+    const R ar(a.v[r]);
+    double sum = 0.0;
+    for (int c = 0; c < Nc; ++c)
+      for (int s = 0; s < Ns; ++s) {
+        const ST v = ar * x(k, c, s) + y(k, c, s);
+        y(k, c, s) = v;
+        sum += double(v.real()) * v.real() + double(v.imag()) * v.imag();
+      }
+    acc[r] += sum;
+  }
+  KOKKOS_INLINE_FUNCTION void init(value_type acc) const {
+    for (int r = 0; r < value_count; ++r) acc[r] = 0.0;
+  }
+  KOKKOS_INLINE_FUNCTION void join(value_type dst, const value_type src) const {
+    for (int r = 0; r < value_count; ++r) dst[r] += src[r];
+  }
+};
+template <class Block> void check_coefficients(const Block& x, const std::vector<double>& a, const char* op) {
+  if (int(a.size()) != x.n_rhs())
+    throw invalid_argument(std::string("blas::") + op + ": " + std::to_string(a.size()) + " coefficients for " +
+                           std::to_string(x.n_rhs()) + " right-hand sides");
+}
+} // namespace detail
+
+/// y_r = a_r x_r + y_r for each right-hand side, returning |y_r|^2 (multi-RHS CG's residual update
+/// and its norms in one pass).
+template <class ST, class ES>
+std::vector<double> axpy_norm2_each(const std::vector<double>& a, const MultiCBSpinor<ST, ES>& x, MultiCBSpinor<ST, ES>& y) {
+  detail::check_same_block(x, y, "axpy_norm2_each");
+  detail::check_coefficients(x, a, "axpy_norm2_each");
+  std::vector<double> out(std::size_t(x.n_rhs()), 0.0);
+  using F = detail::BlockAxpyNorm<typename MultiCBSpinor<ST, ES>::view_type>;
+  const Kokkos::View<double*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> result(out.data(), out.size());
+  Kokkos::parallel_reduce("kqcd::blas::axpy_norm2_each", Kokkos::RangePolicy<ES>(0, x.sites() * x.n_rhs()),
+                          F{x.n_rhs(), x.view(), y.view(), detail::per_rhs(a)}, result);
+  comm::sum_in_place(x.lattice(), out.data(), int(out.size()));
+  return out;
+}
+
+/// y_r = y_r + a_r x_r, then x_r = c_r z_r + b_r x_r for each right-hand side (multi-RHS CG's solution
+/// and direction updates in one pass).
+template <class ST, class ES>
+void axpy_zpbx_each(const std::vector<double>& a, MultiCBSpinor<ST, ES>& x, MultiCBSpinor<ST, ES>& y, const std::vector<double>& c,
+                    const MultiCBSpinor<ST, ES>& z, const std::vector<double>& b) {
+  detail::check_same_block(x, y, "axpy_zpbx_each");
+  detail::check_same_block(x, z, "axpy_zpbx_each");
+  for (const auto* co : {&a, &b, &c}) detail::check_coefficients(x, *co, "axpy_zpbx_each");
+  using R = typename ST::value_type;
+  const PerRhs pa = detail::per_rhs(a), pb = detail::per_rhs(b), pc = detail::per_rhs(c);
+  const int n = x.n_rhs();
+  const auto xv = x.view(), yv = y.view(), zv = z.view();
+  Kokkos::parallel_for("kqcd::blas::axpy_zpbx_each", Kokkos::RangePolicy<ES>(0, x.sites() * n), KOKKOS_LAMBDA(int k) {
+    const int r = k % n;
+    const R ar(pa.v[r]), br(pb.v[r]), cr(pc.v[r]);
+    for (int col = 0; col < Nc; ++col)
+      for (int s = 0; s < Ns; ++s) {
+        const auto xk = xv(k, col, s);
+        yv(k, col, s) += ar * xk;
+        xv(k, col, s) = cr * zv(k, col, s) + br * xk;
+      }
+  });
+}
+
 // ---- blocks with one right-hand side per SIMD lane (SIMDBlockSpinor; host execution spaces) ----
 namespace detail {
 /// x(i, c, s, k) y(i, c, s, k) summed over sites and components for each lane real k (2 per lane:
@@ -334,6 +410,87 @@ void block_combine(SIMDBlockSpinor<V, ES>& out, const SIMDBlockSpinor<V, ES>& a,
           ov(site, col, s, 2 * j + 1) = im[j];
         }
       }
+  });
+}
+
+/// y_r = a_r x_r + y_r for each right-hand side, returning |y_r|^2.
+template <class V, class ES>
+std::vector<double> axpy_norm2_each(const std::vector<double>& a, const SIMDBlockSpinor<V, ES>& x, SIMDBlockSpinor<V, ES>& y) {
+  detail::check_same_block(x, y, "axpy_norm2_each");
+  detail::check_coefficients(x, a, "axpy_norm2_each");
+  constexpr int n = V::lanes;
+  using R = typename V::real_type;
+  struct Coefficients {
+    R a[2 * n] = {}; ///< per lane real
+  } co;
+  for (int k = 0; k < 2 * x.n_rhs(); ++k) co.a[k] = R(a[std::size_t(k / 2)]);
+  const auto xv = x.view(), yv = y.view();
+  struct F {
+    using value_type = double[];
+    using size_type = int;
+    int value_count;
+    typename SIMDBlockSpinor<V, ES>::view_type x, y;
+    Coefficients co;
+    void operator()(int i, value_type acc) const {
+      R ca[2 * n];
+      double site[2 * n] = {}; // locals: the stores to y cannot alias them
+      for (int k = 0; k < 2 * n; ++k) ca[k] = co.a[k];
+      for (int c = 0; c < Nc; ++c)
+        for (int s = 0; s < Ns; ++s)
+          for (int k = 0; k < 2 * n; ++k) {
+            const R v = ca[k] * x(i, c, s, k) + y(i, c, s, k);
+            y(i, c, s, k) = v;
+            site[k] += double(v) * double(v);
+          }
+      for (int k = 0; k < 2 * n; ++k) acc[k] += site[k];
+    }
+    void init(value_type acc) const {
+      for (int k = 0; k < 2 * n; ++k) acc[k] = 0.0;
+    }
+    void join(value_type dst, const value_type src) const {
+      for (int k = 0; k < 2 * n; ++k) dst[k] += src[k];
+    }
+  };
+  std::vector<double> acc(2 * n, 0.0), out(std::size_t(x.n_rhs()), 0.0);
+  const Kokkos::View<double*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> result(acc.data(), acc.size());
+  Kokkos::parallel_reduce("kqcd::blas::axpy_norm2_each_lanes", detail::lane_range(x), F{2 * n, xv, yv, co}, result);
+  for (int r = 0; r < x.n_rhs(); ++r) out[std::size_t(r)] = acc[std::size_t(2 * r)] + acc[std::size_t(2 * r + 1)];
+  comm::sum_in_place(x.lattice(), out.data(), x.n_rhs());
+  return out;
+}
+
+/// y_r = y_r + a_r x_r, then x_r = c_r z_r + b_r x_r for each right-hand side (the unused lanes stay zero).
+template <class V, class ES>
+void axpy_zpbx_each(const std::vector<double>& a, SIMDBlockSpinor<V, ES>& x, SIMDBlockSpinor<V, ES>& y, const std::vector<double>& c,
+                    const SIMDBlockSpinor<V, ES>& z, const std::vector<double>& b) {
+  detail::check_same_block(x, y, "axpy_zpbx_each");
+  detail::check_same_block(x, z, "axpy_zpbx_each");
+  for (const auto* co : {&a, &b, &c}) detail::check_coefficients(x, *co, "axpy_zpbx_each");
+  constexpr int n = V::lanes;
+  using R = typename V::real_type;
+  struct Coefficients {
+    R a[2 * n] = {}, b[2 * n] = {}, c[2 * n] = {}; ///< per lane real
+  } co;
+  for (int k = 0; k < 2 * x.n_rhs(); ++k) {
+    co.a[k] = R(a[std::size_t(k / 2)]);
+    co.b[k] = R(b[std::size_t(k / 2)]);
+    co.c[k] = R(c[std::size_t(k / 2)]);
+  }
+  const auto xv = x.view(), yv = y.view(), zv = z.view();
+  Kokkos::parallel_for("kqcd::blas::axpy_zpbx_each_lanes", detail::lane_range(x), [=](int i) {
+    R ca[2 * n], cb[2 * n], cc[2 * n]; // locals, which the stores cannot alias
+    for (int k = 0; k < 2 * n; ++k) {
+      ca[k] = co.a[k];
+      cb[k] = co.b[k];
+      cc[k] = co.c[k];
+    }
+    for (int col = 0; col < Nc; ++col)
+      for (int s = 0; s < Ns; ++s)
+        for (int k = 0; k < 2 * n; ++k) {
+          const R xk = xv(i, col, s, k);
+          yv(i, col, s, k) += ca[k] * xk;
+          xv(i, col, s, k) = cc[k] * zv(i, col, s, k) + cb[k] * xk;
+        }
   });
 }
 

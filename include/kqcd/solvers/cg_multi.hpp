@@ -59,31 +59,37 @@ std::vector<SolverResult> cg_normal_multi(const Op& op, typename Op::multi_vecto
       minus_alpha[r] = -alpha[r];
       ++res[r].iterations;
     }
-    blas::axpby_each(alpha, p, one, x);
-    blas::axpby_each(minus_alpha, ap, one, rs);
-    std::vector<double> rr_new = blas::norm2_each(rs);
+    const std::vector<double> rr_new = blas::axpy_norm2_each(minus_alpha, ap, rs);
+    // p = rs + beta p for the running systems; frozen ones get p = 0, so alpha p adds nothing.
+    auto next_direction = [&](std::vector<double>& beta, std::vector<double>& one_or_zero) {
+      for (std::size_t r = 0; r < un; ++r) {
+        if (done[r]) continue;
+        beta[r] = rr_new[r] / rr[r];
+        one_or_zero[r] = 1.0;
+        rr[r] = rr_new[r];
+      }
+    };
+    std::vector<double> beta(un, 0.0), one_or_zero(un, 0.0);
     const bool check = [&] {
       for (std::size_t r = 0; r < un; ++r)
         if (!done[r] && rr_new[r] < tol_n2[r]) return true;
       return false;
     }();
-    if (check) {
-      // The estimate says some system is done: the true residuals of the block (the normal
-      // residuals are kept, so the other systems' iterations are untouched).
-      r2 = solve.true_residual(x);
-      for (std::size_t r = 0; r < un; ++r) {
-        finish_if_converged(r);
-        if (!done[r] && rr_new[r] < tol_n2[r]) solve.tighten(tol_n2, r2, r);
-      }
+    if (!check) {
+      next_direction(beta, one_or_zero);
+      blas::axpy_zpbx_each(alpha, p, x, one_or_zero, rs, beta); // x += alpha p and the new p in one pass
+      continue;
     }
-    std::vector<double> beta(un, 0.0), one_or_zero(un, 0.0);
+    // The estimate says some system is done: the true residuals of the block (the normal residuals
+    // are kept, so the other systems' iterations are untouched).
+    blas::axpby_each(alpha, p, one, x);
+    r2 = solve.true_residual(x);
     for (std::size_t r = 0; r < un; ++r) {
-      if (done[r]) continue;
-      beta[r] = rr_new[r] / rr[r];
-      one_or_zero[r] = 1.0;
-      rr[r] = rr_new[r];
+      finish_if_converged(r);
+      if (!done[r] && rr_new[r] < tol_n2[r]) solve.tighten(tol_n2, r2, r);
     }
-    blas::axpby_each(one_or_zero, rs, beta, p); // frozen systems: p = 0, so alpha p adds nothing
+    next_direction(beta, one_or_zero);
+    blas::axpby_each(one_or_zero, rs, beta, p);
   }
   r2 = solve.true_residual(x);
   for (std::size_t r = 0; r < un; ++r)
