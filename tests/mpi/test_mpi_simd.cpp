@@ -39,6 +39,21 @@ template <class V> bool lanes_fit(const Lattice& lat) {
   return false;
 }
 
+/// f(lat, ul) on each process grid whose partition leaves room for V's lanes: the rank's lattice
+/// and its part of the random gauge field `seed` (random_gauge(ug, seed) on simd_lattice is the
+/// single-process field).
+template <class V, class Gauge, class F> void on_simd_grids(std::uint64_t seed, const F& f) {
+  for (const auto& g : process_grids()) {
+    ProcessGrid pg(simd_lattice, g);
+    const Lattice& lat = pg.lattice();
+    CAPTURE(pg.to_string());
+    if (!lanes_fit<V>(lat)) continue;
+    Gauge ul(lat);
+    random_gauge(ul, seed);
+    f(lat, ul);
+  }
+}
+
 } // namespace
 
 TEMPLATE_LIST_TEST_CASE("distributed SIMD hopping term equals the single-process one", "[mpi][simd]", SIMDConfigs) {
@@ -154,13 +169,7 @@ TEMPLATE_LIST_TEST_CASE("distributed SIMD clover and twisted-clover operators (e
   params.max_iter = 500;
   Gauge ug(simd_lattice);
   random_gauge(ug, 301);
-  for (const auto& g : process_grids()) {
-    ProcessGrid pg(simd_lattice, g);
-    const Lattice& lat = pg.lattice();
-    CAPTURE(pg.to_string());
-    if (!lanes_fit<V>(lat)) continue;
-    Gauge ul(lat);
-    random_gauge(ul, 301);
+  on_simd_grids<V, Gauge>(301, [&](const Lattice& lat, const Gauge& ul) {
     auto check = [&]<class Term>(std::type_identity<Term>, auto... args) {
       CAPTURE(Term::name);
       const SIMDEvenOddOperator<Term> el(ul, bc, mass, args...);
@@ -199,7 +208,7 @@ TEMPLATE_LIST_TEST_CASE("distributed SIMD clover and twisted-clover operators (e
     };
     check(std::type_identity<CloverTerm<Real, ES>>{}, csw);
     check(std::type_identity<TwistedCloverTerm<Real, ES>>{}, csw, mu);
-  }
+  });
 }
 
 TEMPLATE_LIST_TEST_CASE("distributed multi-RHS CG on SIMD lane blocks equals single-process CG for each system",
@@ -218,13 +227,7 @@ TEMPLATE_LIST_TEST_CASE("distributed multi-RHS CG on SIMD lane blocks equals sin
   Gauge ug(simd_lattice);
   random_gauge(ug, 401);
   const WilsonEOOperator<Real, ES> eg(ug, bc, mass);
-  for (const auto& g : process_grids()) {
-    ProcessGrid pg(simd_lattice, g);
-    const Lattice& lat = pg.lattice();
-    CAPTURE(pg.to_string());
-    if (!lanes_fit<V>(lat)) continue;
-    Gauge ul(lat);
-    random_gauge(ul, 401);
+  on_simd_grids<V, Gauge>(401, [&](const Lattice& lat, const Gauge& ul) {
     const SIMDEvenOddOperator<WilsonMassTerm<Real, ES>> el(ul, bc, mass);
     const int n = V::lanes;
     auto b = el.create_multi(n), x = el.create_multi(n);
@@ -244,5 +247,5 @@ TEMPLATE_LIST_TEST_CASE("distributed multi-RHS CG on SIMD lane blocks equals sin
       x.extract(r, xl);
       CHECK(rel_diff(xl, xg) < agree);
     }
-  }
+  });
 }

@@ -427,7 +427,6 @@ std::vector<double> axpy_norm2_each(const std::vector<double>& a, const SIMDBloc
   const auto xv = x.view(), yv = y.view();
   struct F {
     using value_type = double[];
-    using size_type = int;
     int value_count;
     typename SIMDBlockSpinor<V, ES>::view_type x, y;
     Coefficients co;
