@@ -304,20 +304,36 @@ template <class View, int n> struct LaneInner {
   }
 };
 template <class V, class ES> auto lane_range(const SIMDBlockSpinor<V, ES>& x) { return Kokkos::RangePolicy<ES>(0, x.lattice().cb_volume()); }
+/// Per-right-hand-side coefficients spread over the lane reals (both parts of lane r get c[r], the
+/// unused lanes 0), after their count is checked.
+template <class V> struct LaneCoefficients {
+  typename V::real_type v[2 * V::lanes] = {};
+};
+template <class V, class ES>
+LaneCoefficients<V> lane_coefficients(const SIMDBlockSpinor<V, ES>& x, const std::vector<double>& c, const char* op) {
+  check_coefficients(x, c, op);
+  LaneCoefficients<V> l;
+  for (int k = 0; k < 2 * x.n_rhs(); ++k) l.v[k] = typename V::real_type(c[std::size_t(k / 2)]);
+  return l;
+}
+/// Per-lane-real sums folded into one sum per right-hand side, summed over the ranks.
+template <class V, class ES> std::vector<double> rhs_sums(const SIMDBlockSpinor<V, ES>& x, const std::vector<double>& lane_sums) {
+  std::vector<double> out(std::size_t(x.n_rhs()), 0.0);
+  for (std::size_t r = 0; r < out.size(); ++r) out[r] = lane_sums[2 * r] + lane_sums[2 * r + 1];
+  comm::sum_in_place(x.lattice(), out.data(), x.n_rhs());
+  return out;
+}
 } // namespace detail
 
 /// Re <x_r, y_r> for each right-hand side r.
 template <class V, class ES> std::vector<double> rdot_each(const SIMDBlockSpinor<V, ES>& x, const SIMDBlockSpinor<V, ES>& y) {
   detail::check_same_block(x, y, "rdot_each");
   constexpr int lanes = V::lanes;
-  const int n = x.n_rhs();
-  std::vector<double> acc(2 * lanes, 0.0), out(std::size_t(n), 0.0);
+  std::vector<double> acc(2 * lanes, 0.0);
   const Kokkos::View<double*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> result(acc.data(), acc.size());
   using F = detail::LaneDot<typename SIMDBlockSpinor<V, ES>::view_type, 2 * lanes>;
   Kokkos::parallel_reduce("kqcd::blas::rdot_each_lanes", detail::lane_range(x), F{2 * lanes, x.view(), y.view()}, result);
-  for (int r = 0; r < n; ++r) out[std::size_t(r)] = acc[std::size_t(2 * r)] + acc[std::size_t(2 * r + 1)];
-  comm::sum_in_place(x.lattice(), out.data(), n);
-  return out;
+  return detail::rhs_sums(x, acc);
 }
 template <class V, class ES> std::vector<double> norm2_each(const SIMDBlockSpinor<V, ES>& x) { return rdot_each(x, x); }
 
@@ -326,23 +342,14 @@ template <class V, class ES>
 void axpby_each(const std::vector<double>& a, const SIMDBlockSpinor<V, ES>& x, const std::vector<double>& b, SIMDBlockSpinor<V, ES>& y) {
   detail::check_same_block(x, y, "axpby_each");
   constexpr int n = V::lanes;
-  if (int(a.size()) != x.n_rhs() || int(b.size()) != x.n_rhs())
-    throw invalid_argument("blas::axpby_each: " + std::to_string(a.size()) + " coefficients for " + std::to_string(x.n_rhs()) +
-                           " right-hand sides");
   using R = typename V::real_type;
-  struct Coefficients {
-    R a[2 * n] = {}, b[2 * n] = {}; ///< per lane real
-  } co;
-  for (int k = 0; k < 2 * x.n_rhs(); ++k) {
-    co.a[k] = R(a[std::size_t(k / 2)]);
-    co.b[k] = R(b[std::size_t(k / 2)]);
-  }
+  const auto la = detail::lane_coefficients(x, a, "axpby_each"), lb = detail::lane_coefficients(x, b, "axpby_each");
   const auto xv = x.view(), yv = y.view();
   Kokkos::parallel_for("kqcd::blas::axpby_each_lanes", detail::lane_range(x), [=](int i) {
     R ca[2 * n], cb[2 * n]; // locals, which the stores to y cannot alias
     for (int k = 0; k < 2 * n; ++k) {
-      ca[k] = co.a[k];
-      cb[k] = co.b[k];
+      ca[k] = la.v[k];
+      cb[k] = lb.v[k];
     }
     for (int c = 0; c < Nc; ++c)
       for (int s = 0; s < Ns; ++s)
@@ -417,23 +424,19 @@ void block_combine(SIMDBlockSpinor<V, ES>& out, const SIMDBlockSpinor<V, ES>& a,
 template <class V, class ES>
 std::vector<double> axpy_norm2_each(const std::vector<double>& a, const SIMDBlockSpinor<V, ES>& x, SIMDBlockSpinor<V, ES>& y) {
   detail::check_same_block(x, y, "axpy_norm2_each");
-  detail::check_coefficients(x, a, "axpy_norm2_each");
   constexpr int n = V::lanes;
   using R = typename V::real_type;
-  struct Coefficients {
-    R a[2 * n] = {}; ///< per lane real
-  } co;
-  for (int k = 0; k < 2 * x.n_rhs(); ++k) co.a[k] = R(a[std::size_t(k / 2)]);
+  const auto la = detail::lane_coefficients(x, a, "axpy_norm2_each");
   const auto xv = x.view(), yv = y.view();
   struct F {
     using value_type = double[];
     int value_count;
     typename SIMDBlockSpinor<V, ES>::view_type x, y;
-    Coefficients co;
+    detail::LaneCoefficients<V> a;
     void operator()(int i, value_type acc) const {
       R ca[2 * n];
       double site[2 * n] = {}; // locals: the stores to y cannot alias them
-      for (int k = 0; k < 2 * n; ++k) ca[k] = co.a[k];
+      for (int k = 0; k < 2 * n; ++k) ca[k] = a.v[k];
       for (int c = 0; c < Nc; ++c)
         for (int s = 0; s < Ns; ++s)
           for (int k = 0; k < 2 * n; ++k) {
@@ -450,12 +453,10 @@ std::vector<double> axpy_norm2_each(const std::vector<double>& a, const SIMDBloc
       for (int k = 0; k < 2 * n; ++k) dst[k] += src[k];
     }
   };
-  std::vector<double> acc(2 * n, 0.0), out(std::size_t(x.n_rhs()), 0.0);
+  std::vector<double> acc(2 * n, 0.0);
   const Kokkos::View<double*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> result(acc.data(), acc.size());
-  Kokkos::parallel_reduce("kqcd::blas::axpy_norm2_each_lanes", detail::lane_range(x), F{2 * n, xv, yv, co}, result);
-  for (int r = 0; r < x.n_rhs(); ++r) out[std::size_t(r)] = acc[std::size_t(2 * r)] + acc[std::size_t(2 * r + 1)];
-  comm::sum_in_place(x.lattice(), out.data(), x.n_rhs());
-  return out;
+  Kokkos::parallel_reduce("kqcd::blas::axpy_norm2_each_lanes", detail::lane_range(x), F{2 * n, xv, yv, la}, result);
+  return detail::rhs_sums(x, acc);
 }
 
 /// y_r = y_r + a_r x_r, then x_r = c_r z_r + b_r x_r for each right-hand side (the unused lanes stay zero).
@@ -464,24 +465,17 @@ void axpy_zpbx_each(const std::vector<double>& a, SIMDBlockSpinor<V, ES>& x, SIM
                     const SIMDBlockSpinor<V, ES>& z, const std::vector<double>& b) {
   detail::check_same_block(x, y, "axpy_zpbx_each");
   detail::check_same_block(x, z, "axpy_zpbx_each");
-  for (const auto* co : {&a, &b, &c}) detail::check_coefficients(x, *co, "axpy_zpbx_each");
   constexpr int n = V::lanes;
   using R = typename V::real_type;
-  struct Coefficients {
-    R a[2 * n] = {}, b[2 * n] = {}, c[2 * n] = {}; ///< per lane real
-  } co;
-  for (int k = 0; k < 2 * x.n_rhs(); ++k) {
-    co.a[k] = R(a[std::size_t(k / 2)]);
-    co.b[k] = R(b[std::size_t(k / 2)]);
-    co.c[k] = R(c[std::size_t(k / 2)]);
-  }
+  const auto la = detail::lane_coefficients(x, a, "axpy_zpbx_each"), lb = detail::lane_coefficients(x, b, "axpy_zpbx_each"),
+             lc = detail::lane_coefficients(x, c, "axpy_zpbx_each");
   const auto xv = x.view(), yv = y.view(), zv = z.view();
   Kokkos::parallel_for("kqcd::blas::axpy_zpbx_each_lanes", detail::lane_range(x), [=](int i) {
     R ca[2 * n], cb[2 * n], cc[2 * n]; // locals, which the stores cannot alias
     for (int k = 0; k < 2 * n; ++k) {
-      ca[k] = co.a[k];
-      cb[k] = co.b[k];
-      cc[k] = co.c[k];
+      ca[k] = la.v[k];
+      cb[k] = lb.v[k];
+      cc[k] = lc.v[k];
     }
     for (int col = 0; col < Nc; ++col)
       for (int s = 0; s < Ns; ++s)
