@@ -1,7 +1,8 @@
 // The Wilson, twisted-mass, clover (stored and dynamic inverse) and twisted-clover operators on the
 // SIMD layout (SIMDEvenOddOperator, SIMDFullOperator) against the same operators on the plain layout
 // and against the host reference (tests/reference/clover_reference.hpp), on lattices with every kind of lane split;
-// CG and mixed-precision CG on the SIMD layout against the plain operator's residual.
+// CG and mixed-precision CG on the SIMD layout against the plain operator's residual; blocks with
+// one right-hand side per lane against the single-spinor operator, and multi-RHS CG on them.
 #include "test_harness.hpp"
 
 #include <kqcd/fields/host_convert.hpp>
@@ -9,11 +10,15 @@
 #include <kqcd/ops/blas.hpp>
 #include <kqcd/ops/simd_local_operators.hpp>
 #include <kqcd/solvers/cg.hpp>
+#include <kqcd/solvers/cg_multi.hpp>
 
 #include "host_fields.hpp"
 #include "simd_cases.hpp"
 
 #include <clover_reference.hpp>
+
+#include <algorithm>
+#include <vector>
 
 using namespace kqcd;
 using namespace kqcd::test;
@@ -177,6 +182,45 @@ TEMPLATE_LIST_TEST_CASE("SIMD layout refuses what it cannot hold", "[simd][clove
   REQUIRE(op.memory_bytes() == op.layout().memory_bytes() + op.term().memory_bytes());
 }
 
+TEMPLATE_LIST_TEST_CASE("SIMD lane blocks of every Wilson-type operator equal the operator on each right-hand side",
+                        "[simd][clover][multi]", SIMDConfigs) {
+  using ES = space_of<TestType>;
+  using Real = real_of<TestType>;
+  using V = typename ArchTraits<ES>::template simd_complex<Real>;
+  const double eps = 5 * tol<Real>();
+  const Lattice lat({4, 4, 4, 8});
+  const auto u = device_gauge<Real, ES>(lat, random_host_gauge(lat, 97));
+  const auto bc = mixed_bc();
+  for_each_term<Real, ES>([&]<class Term>(std::type_identity<Term>, double, double, auto... args) {
+    CAPTURE(Term::name);
+    const SIMDEvenOddOperator<Term> simd(u, bc, mass, args...);
+    const EvenOddOperator<Term> scalar(u, bc, mass, args...);
+    // A full block and one with its last lane unused.
+    for (int n : {V::lanes, std::max(1, V::lanes - 1)}) {
+      CAPTURE(n);
+      auto in = simd.create_multi(n), out = simd.create_multi(n);
+      std::vector<typename EvenOddOperator<Term>::vector_type> psi;
+      for (int r = 0; r < n; ++r) {
+        psi.emplace_back(lat, 0);
+        random_spinor(psi.back(), 98 + std::uint64_t(r));
+        in.insert(r, psi.back());
+      }
+      for (int isign : {1, -1}) {
+        CAPTURE(isign);
+        simd.apply(out, in, isign);
+        typename EvenOddOperator<Term>::vector_type want(lat, 0), got(lat, 0);
+        for (int r = 0; r < n; ++r) {
+          CAPTURE(r);
+          scalar.apply(want, psi[std::size_t(r)], isign);
+          out.extract(r, got);
+          blas::axpy(-1.0, want, got);
+          REQUIRE(std::sqrt(blas::norm2(got) / blas::norm2(want)) < eps);
+        }
+      }
+    }
+  });
+}
+
 TEMPLATE_LIST_TEST_CASE("CG on the SIMD clover and twisted-clover operators solves the plain operator's system",
                         "[simd][clover][solver]", SIMDConfigs) {
   using ES = space_of<TestType>;
@@ -208,6 +252,24 @@ TEMPLATE_LIST_TEST_CASE("CG on the SIMD clover and twisted-clover operators solv
     blas::zero(x);
     const SolverResult rs = cg_normal(scalar, x, b, params);
     CHECK(std::abs(r.iterations - rs.iterations) <= std::max(2, rs.iterations / 10));
+    // Multi-RHS CG on a block with one right-hand side per lane: each system to tol.
+    using V = typename ArchTraits<ES>::template simd_complex<Real>;
+    auto bb = simd.create_multi(V::lanes), xb = simd.create_multi(V::lanes);
+    for (int r = 0; r < V::lanes; ++r) {
+      random_spinor(t, 200 + std::uint64_t(r));
+      bb.insert(r, t);
+    }
+    const auto rb = cg_normal_multi(simd, xb, bb, params);
+    for (int r = 0; r < V::lanes; ++r) {
+      CAPTURE(r, rb[std::size_t(r)].iterations);
+      REQUIRE(rb[std::size_t(r)].converged());
+      xb.extract(r, x);
+      bb.extract(r, b);
+      scalar.apply(t, x, 1);
+      blas::axpby(1.0, b, -1.0, t);
+      REQUIRE(std::sqrt(blas::norm2(t) / blas::norm2(b)) <= 1.5 * params.tol);
+    }
+    random_spinor(b, 96);
     if constexpr (std::is_same_v<Real, double>) {
       // Mixed precision: single-precision inner iterations on the float layout (twice the lanes).
       const auto uf = device_gauge<float, ES>(lat, random_host_gauge(lat, 95));

@@ -69,6 +69,23 @@ template <class View> struct PackedBlocks {
     return C(c(site, b, k), c(site, b, k + 1));
   }
 };
+/// Packed Hermitian blocks of a plain [site][2][36] view, each entry broadcast to every lane of V:
+/// the blocks of a site whose lanes hold right-hand sides (SIMDBlockSpinor).
+template <class V, class View> struct BroadcastBlocks {
+  using real = typename V::real_type;
+  static constexpr bool block_accessor = true;
+  View c;
+  /// Diagonal entry i in both halves of each lane (a real scale for V::scale_lanes).
+  KOKKOS_FORCEINLINE_FUNCTION V diag(int site, int b, int i) const {
+    const real d = real(c(site, b, i));
+    return V::broadcast(d, d);
+  }
+  KOKKOS_FORCEINLINE_FUNCTION V diag_mul(int site, int b, int i, const V& v) const { return real(c(site, b, i)) * v; }
+  template <class C = V> KOKKOS_FORCEINLINE_FUNCTION V offdiag(int site, int b, int i, int j) const {
+    const int k = clover_pack::offdiag(i, j);
+    return V::broadcast(real(c(site, b, k)), real(c(site, b, k + 1)));
+  }
+};
 /// Accessors of packed blocks in another storage (the SIMD layout's lanes) declare block_accessor.
 template <class B> constexpr bool block_accessor = requires { requires std::remove_cvref_t<B>::block_accessor; };
 template <class B> KOKKOS_FORCEINLINE_FUNCTION auto packed_blocks(const B& c) {

@@ -302,6 +302,7 @@ public:
   /// Nothing to copy: the kernels read the term's own fields.
   template <class Local> void adopt(const Local&, int) {}
   template <class Local> Local site_local(const Local& local) const { return local; }
+  template <class Local> Local block_site_local(const Local& local) const { return local; }
   void to_layout(spinor_type& dst, const plain_spinor_type& src) const { Kokkos::deep_copy(dst.view(), src.view()); }
   void from_layout(plain_spinor_type& dst, const spinor_type& src) const { Kokkos::deep_copy(dst.view(), src.view()); }
   double memory_bytes() const { return 0.0; }
@@ -400,10 +401,10 @@ public:
   using vector_type = typename Layout::spinor_type; ///< even-site spinor
   using field_type = SpinorField<Kokkos::complex<Real>, Ns, ES>; ///< a plain full spinor (sources, solutions)
   /// Blocks of right-hand sides (the layout's: MultiCBSpinor, or SIMDBlockSpinor with one right-hand
-  /// side per lane), for a constant diagonal.
+  /// side per lane).
   using multi_vector_type = typename Layout::multi_spinor_type;
   static constexpr bool constant_diagonal = ConstantDiagonalTerm<Term>;
-  static constexpr bool has_blocks = constant_diagonal && Layout::has_blocks;
+  static constexpr bool has_blocks = Layout::has_blocks;
   static constexpr bool half_storage = PrecisionTraits<typename Term::precision>::is_half;
 
   /// Built from (u, bc, term arguments...): e.g. EvenOddOperator<CloverTerm<double>>(u, bc, mass, csw);
@@ -433,8 +434,8 @@ public:
       d.then_apply_xpay(odd, out, tmp_odd_, isign, 0, Real(a), in, Real(-0.25 / a));
     });
   }
-  /// Multi-RHS: out_r = D_hat in_r for each right-hand side of a block (constant diagonal, float and
-  /// double; on the SIMD layout n_rhs is the lane count). out may alias in.
+  /// Multi-RHS: out_r = D_hat in_r for each right-hand side of a block (float and double; on the
+  /// SIMD layout at most the lane count). out may alias in.
   multi_vector_type create_multi(int n_rhs, const std::string& label = "eo_block") const
     requires has_blocks
   {
@@ -528,7 +529,13 @@ void EvenOddOperator<Term, Layout>::apply(multi_vector_type& out, const multi_ve
 {
   if (multi_tmp_.n_rhs() != in.n_rhs() || multi_tmp_.view().size() == 0)
     multi_tmp_ = layout_.create_multi(1, in.n_rhs(), "eo_block_tmp_odd");
-  apply_constant_diagonal(layout_.block_dslash(), out, in, multi_tmp_, isign);
+  const auto& d = layout_.block_dslash();
+  if constexpr (constant_diagonal) {
+    apply_constant_diagonal(d, out, in, multi_tmp_, isign);
+  } else {
+    d.apply_local_after(multi_tmp_, in, isign, 1, layout_.block_site_local(term_.inverse(1, isign)), Real(1));
+    d.apply_local_xpay(out, multi_tmp_, isign, 0, layout_.block_site_local(term_.local(0, isign)), in, Real(-0.25));
+  }
 }
 
 template <class Term, class Layout>

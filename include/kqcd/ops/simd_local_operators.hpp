@@ -78,6 +78,10 @@ public:
       return LaneHermitianBlocks<V>{blocks->view().data()};
     });
   }
+  /// The policy for blocks of right-hand sides: each site's plain blocks broadcast to the lanes.
+  template <class Local> auto block_site_local(const Local& local) const {
+    return local.map_blocks([](const auto& view) { return detail::BroadcastBlocks<V, std::remove_cvref_t<decltype(view)>>{view}; });
+  }
   void to_layout(spinor_type& dst, const plain_spinor_type& src) const { to_simd(dst, src); }
   void from_layout(plain_spinor_type& dst, const spinor_type& src) const { from_simd(dst, src); }
   /// The lane copies of the site-local blocks (the term keeps its plain ones besides).

@@ -219,6 +219,21 @@ public:
     check(x, target_cb, "xpay addend");
     launch<XpayHopping>(out, in, isign, target_cb, x, {a, b});
   }
+  /// out_r = Local(x_r) + b H in_r, Local a site-local policy of parity target_cb whose blocks are
+  /// broadcast to the lanes (BroadcastBlocks; SIMDLayout::block_site_local).
+  template <class Local>
+  void apply_local_xpay(spinor_type& out, const spinor_type& in, int isign, int target_cb, const Local& local,
+                        const spinor_type& x, Real b) const {
+    check(x, target_cb, "local xpay addend");
+    launch<LocalXpay<Local>>(out, in, isign, target_cb, x, {local, b});
+  }
+  /// out_r = Local(b H in_r) (x == nullptr), or Local(a x_r + b H in_r).
+  template <class Local>
+  void apply_local_after(spinor_type& out, const spinor_type& in, int isign, int target_cb, const Local& local, Real b,
+                         const spinor_type* x = nullptr, Real a = Real(0)) const {
+    if (x) check(*x, target_cb, "local addend");
+    launch<LocalAfter<Local>>(out, in, isign, target_cb, x ? *x : out, {local, x ? a : Real(0), b});
+  }
 
   /// Interior computed while the halo is in flight (default), or everything after it.
   void set_overlap(bool on) { hopping_.set_overlap(on); }

@@ -247,6 +247,9 @@ public:
   /// Blocks of right-hand sides run in float and double storage with the backend's neighbour mode
   /// (as in the bench tool); other instances compile no block kernels.
   static constexpr bool has_blocks = !PrecisionTraits<P>::is_half && mode == ArchTraits<ExecSpace>::neighbour_mode;
+  /// What the hopping kernel runs on: a spinor, or a block where the instance has blocks.
+  template <class S>
+  static constexpr bool hopping_spinor = std::is_same_v<S, spinor_type> || (has_blocks && std::is_same_v<S, multi_spinor_type>);
 
   static constexpr double flops_per_site = 1320.0;
   static constexpr double xpay_flops_per_site = 48.0;
@@ -265,19 +268,21 @@ public:
   void apply_xpay(spinor_type& out, const spinor_type& in, int isign, int target_cb, Real a, const spinor_type& x,
                   Real b) const;
 
-  /// out = Local(x) + b H in, Local a site-local policy of parity target_cb (kernels/local_terms.hpp).
-  template <class Local>
-  void apply_local_xpay(spinor_type& out, const spinor_type& in, int isign, int target_cb, const Local& local,
-                        const spinor_type& x, Real b) const {
-    check_parity(x, target_cb, "local xpay addend");
+  /// out = Local(x) + b H in, Local a site-local policy of parity target_cb (kernels/local_terms.hpp);
+  /// S a spinor or a block of right-hand sides (each with the same site-local term).
+  template <class Local, class S>
+    requires hopping_spinor<S>
+  void apply_local_xpay(S& out, const S& in, int isign, int target_cb, const Local& local, const S& x, Real b) const {
+    check_addend(x, in, target_cb, "local xpay addend");
     launch<LocalXpay<Local>>(out, in, isign, target_cb, x, {local, b});
   }
   /// out = Local(b H in) (x == nullptr), or Local(a x + b H in).
-  template <class Local>
-  void apply_local_after(spinor_type& out, const spinor_type& in, int isign, int target_cb, const Local& local, Real b,
-                         const spinor_type* x = nullptr, Real a = Real(0)) const {
-    if (x) check_parity(*x, target_cb, "local addend");
-    launch<LocalAfter<Local>>(out, in, isign, target_cb, x ? *x : spinor_type(), {local, x ? a : Real(0), b});
+  template <class Local, class S>
+    requires hopping_spinor<S>
+  void apply_local_after(S& out, const S& in, int isign, int target_cb, const Local& local, Real b, const S* x = nullptr,
+                         Real a = Real(0)) const {
+    if (x) check_addend(*x, in, target_cb, "local addend");
+    launch<LocalAfter<Local>>(out, in, isign, target_cb, x ? *x : S(), {local, x ? a : Real(0), b});
   }
 
   /// Graph capture: out = H in (then_apply) or out = a x + b H in (then_apply_xpay) as a node after
@@ -355,6 +360,14 @@ private:
       throw invalid_argument(std::string("WilsonDslash: ") + what + " is on parity " + std::to_string(s.parity()) +
                              " of a " + s.lattice().to_string() + " lattice, expected parity " + std::to_string(parity) +
                              " of " + lattice().to_string());
+  }
+
+  /// An addend x: on parity target_cb, with the right-hand sides of in.
+  template <class S> void check_addend(const S& x, const S& in, int parity, const char* what) const {
+    check_parity(x, parity, what);
+    if (n_rhs_of(x) != n_rhs_of(in))
+      throw invalid_argument(std::string("WilsonDslash: ") + what + " has " + std::to_string(n_rhs_of(x)) +
+                             " right-hand sides, expected " + std::to_string(n_rhs_of(in)));
   }
 
   static int n_rhs_of(const spinor_type&) { return 1; }
@@ -524,10 +537,7 @@ void WilsonDslash<P, ExecSpace, mode, Recon>::apply_xpay(multi_spinor_type& out,
                                                          int target_cb, Real a, const multi_spinor_type& x, Real b) const
   requires has_blocks
 {
-  check_parity(x, target_cb, "xpay addend");
-  if (x.n_rhs() != in.n_rhs())
-    throw invalid_argument("WilsonDslash: xpay block has " + std::to_string(x.n_rhs()) + " right-hand sides, expected " +
-                           std::to_string(in.n_rhs()));
+  check_addend(x, in, target_cb, "xpay addend");
   launch<XpayHopping>(out, in, isign, target_cb, x, {a, b});
 }
 
