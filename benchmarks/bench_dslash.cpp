@@ -349,15 +349,16 @@ template <class ES, class Real> nlohmann::json time_dslash_mode(const DslashOpti
                                std::to_string(opts.rhs));
       return time_block_simd<ES, Real>(opts);
     }
-    const bool plain = (opts.recon == 18 || opts.recon == 12) && opts.rhs == 1 && !opts.graph;
+    const bool plain = opts.rhs == 1 && !opts.graph;
     if (opts.layout == "simd" && !plain)
-      throw invalid_argument("--layout simd runs with --recon 18 or 12 and --rhs 1, without --graph; found --recon " +
-                             std::to_string(opts.recon));
+      throw invalid_argument("--layout simd runs with --rhs 1 (or up to the lanes, --operator dslash), without --graph");
     if (opts.layout == "simd" || (opts.layout == "auto" && plain && opts.neighbours == "auto" && opts.sites_per_team == 0 &&
                                   simd_fits<ES, Real>(opts.lattice))) {
       if (opts.neighbours != "auto" || opts.sites_per_team != 0)
         throw invalid_argument("--layout simd takes neither --neighbours nor --sites-per-team");
-      return opts.recon == 12 ? time_dslash_simd<ES, Real, Recon12>(opts) : time_dslash_simd<ES, Real, Recon18>(opts);
+      if (opts.recon == 12) return time_dslash_simd<ES, Real, Recon12>(opts);
+      if (opts.recon == 8) return time_dslash_simd<ES, Real, Recon8>(opts);
+      return time_dslash_simd<ES, Real, Recon18>(opts);
     }
   } else if (opts.layout == "simd") {
     throw invalid_argument(std::string("--layout simd: backend ") + ES::name() +

@@ -98,7 +98,7 @@ TEMPLATE_LIST_TEST_CASE("distributed SIMD hopping term equals the single-process
               dl.set_spin_projection(spin_projection);
               blas::zero(out);
               dl.apply(out, in, isign, target);
-              CHECK(rel_diff(plain(out), outg) < 4 * tol<Real>());
+              CHECK(rel_diff(plain(out), outg) < (Recon::pairs == 4 ? 50 : 4) * tol<Real>()); // recon-8: rebuilt links
             }
         }
       // Whole vector sites carry every lane of both faces of each partitioned direction; projected, half.
@@ -113,6 +113,7 @@ TEMPLATE_LIST_TEST_CASE("distributed SIMD hopping term equals the single-process
     };
     check(std::type_identity<Recon18>{});
     check(std::type_identity<Recon12>{});
+    check(std::type_identity<Recon8>{});
   }
 }
 

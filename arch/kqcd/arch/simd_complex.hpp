@@ -75,6 +75,12 @@ template <class T, int N> struct Portable {
     for (int i = 0; i < 2 * N; ++i) r.v[i] = a.v[i] * b.v[i];
     return r;
   }
+  /// sqrt(max(a, 0)) part by part.
+  KOKKOS_FORCEINLINE_FUNCTION static reg sqrt_nonneg(const reg& a) {
+    reg r;
+    for (int i = 0; i < 2 * N; ++i) r.v[i] = Kokkos::sqrt(a.v[i] > T(0) ? a.v[i] : T(0));
+    return r;
+  }
   /// a b + c
   KOKKOS_FORCEINLINE_FUNCTION static reg fmadd(const reg& a, const reg& b, const reg& c) {
     reg r;
@@ -147,6 +153,7 @@ template <> struct AVX512<float> {
   static reg sub(reg a, reg b) { return _mm512_sub_ps(a, b); }
   static reg mul(reg a, reg b) { return _mm512_mul_ps(a, b); }
   static reg div(reg a, reg b) { return _mm512_div_ps(a, b); }
+  static reg sqrt_nonneg(reg a) { return _mm512_sqrt_ps(_mm512_max_ps(a, _mm512_setzero_ps())); }
   static reg fmadd(reg a, reg b, reg c) { return _mm512_fmadd_ps(a, b, c); }
   static reg dup_re(reg a) { return _mm512_moveldup_ps(a); }
   static reg dup_im(reg a) { return _mm512_movehdup_ps(a); }
@@ -173,6 +180,7 @@ template <> struct AVX512<double> {
   static reg sub(reg a, reg b) { return _mm512_sub_pd(a, b); }
   static reg mul(reg a, reg b) { return _mm512_mul_pd(a, b); }
   static reg div(reg a, reg b) { return _mm512_div_pd(a, b); }
+  static reg sqrt_nonneg(reg a) { return _mm512_sqrt_pd(_mm512_max_pd(a, _mm512_setzero_pd())); }
   static reg fmadd(reg a, reg b, reg c) { return _mm512_fmadd_pd(a, b, c); }
   static reg dup_re(reg a) { return _mm512_movedup_pd(a); }
   static reg dup_im(reg a) { return _mm512_permute_pd(a, 0xFF); }
@@ -200,6 +208,7 @@ template <> struct AVX2<float> {
   static reg sub(reg a, reg b) { return _mm256_sub_ps(a, b); }
   static reg mul(reg a, reg b) { return _mm256_mul_ps(a, b); }
   static reg div(reg a, reg b) { return _mm256_div_ps(a, b); }
+  static reg sqrt_nonneg(reg a) { return _mm256_sqrt_ps(_mm256_max_ps(a, _mm256_setzero_ps())); }
   static reg fmadd(reg a, reg b, reg c) { return _mm256_fmadd_ps(a, b, c); }
   static reg dup_re(reg a) { return _mm256_moveldup_ps(a); }
   static reg dup_im(reg a) { return _mm256_movehdup_ps(a); }
@@ -222,6 +231,7 @@ template <> struct AVX2<double> {
   static reg sub(reg a, reg b) { return _mm256_sub_pd(a, b); }
   static reg mul(reg a, reg b) { return _mm256_mul_pd(a, b); }
   static reg div(reg a, reg b) { return _mm256_div_pd(a, b); }
+  static reg sqrt_nonneg(reg a) { return _mm256_sqrt_pd(_mm256_max_pd(a, _mm256_setzero_pd())); }
   static reg fmadd(reg a, reg b, reg c) { return _mm256_fmadd_pd(a, b, c); }
   static reg dup_re(reg a) { return _mm256_movedup_pd(a); }
   static reg dup_im(reg a) { return _mm256_permute_pd(a, 0xF); }
@@ -327,6 +337,9 @@ template <class T, int N, class ISA> struct SIMDComplex {
   }
   /// 1 / d part by part (d a real scale in both halves of each lane).
   KOKKOS_FORCEINLINE_FUNCTION static SIMDComplex reciprocal_lanes(const SIMDComplex& d) { return {ISA::div(ISA::set1(T(1)), d.v)}; }
+  /// sqrt(max(d, 0)) part by part (d a real scale in both halves of each lane).
+  KOKKOS_FORCEINLINE_FUNCTION static SIMDComplex sqrt_lanes(const SIMDComplex& d) { return {ISA::sqrt_nonneg(d.v)}; }
+  KOKKOS_FORCEINLINE_FUNCTION friend SIMDComplex operator-(const SIMDComplex& a) { return {ISA::sub(ISA::zero(), a.v)}; }
   KOKKOS_FORCEINLINE_FUNCTION SIMDComplex& operator-=(const SIMDComplex& b) { return *this = *this - b; }
   /// conj(a) b
   KOKKOS_FORCEINLINE_FUNCTION friend SIMDComplex cjmul(const SIMDComplex& a, const SIMDComplex& b) { return cjmadd(a, b, zero()); }
@@ -375,6 +388,70 @@ namespace detail {
 /// The complex conjugate of every lane (fields/packed_gauge.hpp's conjc for lanes).
 template <class T, int N, class ISA> KOKKOS_FORCEINLINE_FUNCTION SIMDComplex<T, N, ISA> conjc(const SIMDComplex<T, N, ISA>& z) {
   return {ISA::addsub(ISA::zero(), z.v)};
+}
+/// Real numbers beside complex ones, written once for both site vectors (the L D L^dag factorisation
+/// of clover blocks, the reconstruction of compressed links): T beside one complex number, or a SIMD
+/// register holding each lane's real number in both halves of the lane (SIMDComplex::scale_lanes).
+template <class T> KOKKOS_FORCEINLINE_FUNCTION T rmul(T a, T b) requires std::is_floating_point_v<T> { return a * b; }
+template <class T> KOKKOS_FORCEINLINE_FUNCTION T reciprocal(T a) requires std::is_floating_point_v<T> { return T(1) / a; }
+template <class T> KOKKOS_FORCEINLINE_FUNCTION T norm_of(const Kokkos::complex<T>& z) { return z.real() * z.real() + z.imag() * z.imag(); }
+template <class T> KOKKOS_FORCEINLINE_FUNCTION Kokkos::complex<T> rscale(T r, const Kokkos::complex<T>& z) { return Kokkos::complex<T>(z.real() * r, z.imag() * r); }
+template <class T, int N, class ISA, class V = SIMDComplex<T, N, ISA>>
+KOKKOS_FORCEINLINE_FUNCTION V rmul(const SIMDComplex<T, N, ISA>& a, const SIMDComplex<T, N, ISA>& b) {
+  return V::scale_lanes(a, b);
+}
+template <class T, int N, class ISA, class V = SIMDComplex<T, N, ISA>>
+KOKKOS_FORCEINLINE_FUNCTION V reciprocal(const SIMDComplex<T, N, ISA>& a) {
+  return V::reciprocal_lanes(a);
+}
+template <class T, int N, class ISA, class V = SIMDComplex<T, N, ISA>> KOKKOS_FORCEINLINE_FUNCTION V norm_of(const SIMDComplex<T, N, ISA>& z) {
+  return V::norm_lanes(z);
+}
+template <class T, int N, class ISA, class V = SIMDComplex<T, N, ISA>>
+KOKKOS_FORCEINLINE_FUNCTION V rscale(const SIMDComplex<T, N, ISA>& r, const SIMDComplex<T, N, ISA>& z) {
+  return V::scale_lanes(r, z);
+}
+
+template <class T> KOKKOS_FORCEINLINE_FUNCTION T sqrt_nonneg(T a) requires std::is_floating_point_v<T> {
+  return Kokkos::sqrt(Kokkos::fmax(a, T(0)));
+}
+template <class T, int N, class ISA, class V = SIMDComplex<T, N, ISA>>
+KOKKOS_FORCEINLINE_FUNCTION V sqrt_nonneg(const SIMDComplex<T, N, ISA>& a) {
+  return V::sqrt_lanes(a);
+}
+template <class T> KOKKOS_FORCEINLINE_FUNCTION T one_minus(T a) requires std::is_floating_point_v<T> { return T(1) - a; }
+template <class T, int N, class ISA, class V = SIMDComplex<T, N, ISA>>
+KOKKOS_FORCEINLINE_FUNCTION V one_minus(const SIMDComplex<T, N, ISA>& a) {
+  return V::broadcast(T(1), T(1)) - a;
+}
+/// The real and the imaginary part of z as such reals.
+template <class T> KOKKOS_FORCEINLINE_FUNCTION T real_part(const Kokkos::complex<T>& z) { return z.real(); }
+template <class T> KOKKOS_FORCEINLINE_FUNCTION T imag_part(const Kokkos::complex<T>& z) { return z.imag(); }
+template <class T, int N, class ISA> KOKKOS_FORCEINLINE_FUNCTION SIMDComplex<T, N, ISA> real_part(const SIMDComplex<T, N, ISA>& z) {
+  return z.dup_re();
+}
+template <class T, int N, class ISA> KOKKOS_FORCEINLINE_FUNCTION SIMDComplex<T, N, ISA> imag_part(const SIMDComplex<T, N, ISA>& z) {
+  return z.dup_im();
+}
+/// e^{i theta} lane by lane for |theta| <= pi (theta in both halves of each lane), with multiplies
+/// and adds only: the Taylor series of cos and sin at theta / 8 (|theta / 8| <= 0.393, truncation
+/// below 1e-16), squared three times.
+template <class T, int N, class ISA, class V = SIMDComplex<T, N, ISA>>
+KOKKOS_FORCEINLINE_FUNCTION V unit_phase(const SIMDComplex<T, N, ISA>& theta) {
+  const V y = T(0.125) * theta, y2 = V::scale_lanes(y, y);
+  auto series = [&](const T (&c)[7]) {
+    V p = V::broadcast(c[6], c[6]);
+    for (int k = 5; k >= 0; --k) p = V::scale_lanes(p, y2) + V::broadcast(c[k], c[k]);
+    return p;
+  };
+  // cos y = sum (-1)^k y^2k / (2k)!, sin y / y = sum (-1)^k y^2k / (2k + 1)!.
+  constexpr T cos_c[7] = {T(1), T(-1.0 / 2), T(1.0 / 24), T(-1.0 / 720), T(1.0 / 40320), T(-1.0 / 3628800), T(1.0 / 479001600)};
+  constexpr T sin_c[7] = {T(1), T(-1.0 / 6), T(1.0 / 120), T(-1.0 / 5040), T(1.0 / 362880), T(-1.0 / 39916800), T(1.0 / 6227020800)};
+  // (cos y, sin y) in each lane: the cosine into real parts, the sine into imaginary parts.
+  V z = V::scale_lanes(series(cos_c), V::broadcast(T(1), T(0))) +
+        V::scale_lanes(V::scale_lanes(y, series(sin_c)), V::broadcast(T(0), T(1)));
+  for (int k = 0; k < 3; ++k) z = cmul(z, z);
+  return z;
 }
 } // namespace detail
 

@@ -54,6 +54,12 @@ template <class T> KOKKOS_FORCEINLINE_FUNCTION void sincos_small(T x, T& s, T& c
   s = Kokkos::sin(x);
   c = Kokkos::cos(x);
 }
+/// e^{i x} for |x| <= pi (the SIMD lanes' form is in arch/simd_complex.hpp).
+template <class T> KOKKOS_FORCEINLINE_FUNCTION Kokkos::complex<T> unit_phase(T x) requires std::is_floating_point_v<T> {
+  T s, c;
+  sincos_small(x, s, c);
+  return {c, s};
+}
 } // namespace detail
 
 struct Recon18 {
@@ -108,30 +114,25 @@ struct Recon8 {
     p[2] = U[0][2];
     p[3] = U[1][0];
   }
-  template <class T> KOKKOS_INLINE_FUNCTION static void unpack(const Kokkos::complex<T> p[pairs], Kokkos::complex<T> U[3][3]) {
+  /// C: one complex number, or a register of SIMD lanes (the SIMD layout's links); the reals beside
+  /// it are those of detail::rscale.
+  template <class C> KOKKOS_INLINE_FUNCTION static void unpack(const C p[pairs], C U[3][3]) {
     using detail::conjc;
-    using detail::norm2c;
-    using C = Kokkos::complex<T>;
     const C a2 = p[1], a3 = p[2], b1 = p[3];
-    const T n = norm2c(a2) + norm2c(a3); // 1 - |a1|^2
-    const T a1_abs = Kokkos::sqrt(Kokkos::fmax(T(1) - n, T(0)));
-    const T c1_abs = Kokkos::sqrt(Kokkos::fmax(n - norm2c(b1), T(0)));
-    T sa, ca, sc, cc;
-    detail::sincos_small(p[0].real(), sa, ca);
-    detail::sincos_small(p[0].imag(), sc, cc);
-    const C a1(a1_abs * ca, a1_abs * sa);
-    const C c1(c1_abs * cc, c1_abs * sc);
-    const T inv = T(1) / n;
+    const auto n = detail::norm_of(a2) + detail::norm_of(a3); // 1 - |a1|^2
+    const C a1 = detail::rscale(detail::sqrt_nonneg(detail::one_minus(n)), detail::unit_phase(detail::real_part(p[0])));
+    const C c1 = detail::rscale(detail::sqrt_nonneg(n - detail::norm_of(b1)), detail::unit_phase(detail::imag_part(p[0])));
+    const auto inv = detail::reciprocal(n);
     const C a1b1 = conjc(a1) * b1, a1c1 = conjc(a1) * c1;
     U[0][0] = a1;
     U[0][1] = a2;
     U[0][2] = a3;
     U[1][0] = b1;
-    U[1][1] = -(conjc(c1) * conjc(a3) + a2 * a1b1) * inv;
-    U[1][2] = (conjc(c1) * conjc(a2) - a3 * a1b1) * inv;
+    U[1][1] = detail::rscale(inv, -(conjc(c1) * conjc(a3) + a2 * a1b1));
+    U[1][2] = detail::rscale(inv, conjc(c1) * conjc(a2) - a3 * a1b1);
     U[2][0] = c1;
-    U[2][1] = (conjc(b1) * conjc(a3) - a2 * a1c1) * inv;
-    U[2][2] = -(conjc(b1) * conjc(a2) + a3 * a1c1) * inv;
+    U[2][1] = detail::rscale(inv, conjc(b1) * conjc(a3) - a2 * a1c1);
+    U[2][2] = detail::rscale(inv, -(conjc(b1) * conjc(a2) + a3 * a1c1));
   }
 };
 

@@ -261,16 +261,17 @@ private:
 };
 
 /// The doubled gauge field of one target parity (see the top of this file), built from an
-/// ordinary GaugeField (on a distributed lattice with its ghost zone filled: with_gauge_halo). Recon18 stores every hop matrix whole; Recon12 its first two rows (the third
-/// is reconstructed by the link, third_row_element), for SU(3) links only.
+/// ordinary GaugeField (on a distributed lattice with its ghost zone filled: with_gauge_halo), each
+/// hop matrix stored as Recon packs it (fields/packed_gauge.hpp): Recon18 whole, Recon12 its first
+/// two rows, Recon8 eight reals; the last two for SU(3) links only (the packed field's check).
 template <class V, class ExecSpace, class Recon = Recon18> class SIMDGaugeField {
 public:
   using real_type = typename V::real_type;
+  using recon_type = Recon;
   static constexpr int lanes = V::lanes;
-  static_assert(Recon::pairs == 9 || Recon::pairs == 6, "the SIMD layout stores links in reconstruct-18 or 12");
-  /// Rows stored per hop matrix.
-  static constexpr int rows = Recon::pairs / Nc;
-  using view_type = Kokkos::View<real_type* [2 * Nd][rows][Nc][2 * lanes], Kokkos::LayoutRight, Kokkos::HostSpace>;
+  /// Complex numbers stored per hop matrix.
+  static constexpr int pairs = Recon::pairs;
+  using view_type = Kokkos::View<real_type* [2 * Nd][pairs][2 * lanes], Kokkos::LayoutRight, Kokkos::HostSpace>;
 
   SIMDGaugeField() = default;
   template <class GT> SIMDGaugeField(const GaugeField<GT, ExecSpace>& u, const SIMDGeometry& g) : geom_(g) {
@@ -279,7 +280,7 @@ public:
       throw invalid_argument("SIMDGaugeField: gauge field on " + u.lattice().to_string() + ", geometry on " +
                              g.global().to_string());
     // Reconstruction needs SU(3) links: the packed field's check (and its error) decides.
-    if constexpr (rows < Nc) (void)PackedGauge<real_type, Recon, ExecSpace>(u);
+    if constexpr (pairs < Nc * Nc) (void)PackedGauge<real_type, Recon, ExecSpace>(u);
     for (int p = 0; p < 2; ++p) {
       data_[p] = view_type("simd_gauge", g.vsites());
       fill(u, p);
@@ -295,6 +296,7 @@ private:
     const auto fwd = u[p].view(), bwd = u[1 - p].view();
     const view_type d = data_[p];
     const SIMDGeometry g = geom_;
+    using T = typename GT::value_type;
     Kokkos::parallel_for(
         "kqcd::SIMDGaugeField::fill", Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace>(0, g.vsites()), [=](int vs) {
           for (int lane = 0; lane < lanes; ++lane) {
@@ -302,13 +304,20 @@ private:
             const int xs = lat.cb_index(x);
             for (int mu = 0; mu < Nd; ++mu) {
               const int ys = detail::compute_neighbour(lat, xs, p, mu, -1).index;
-              for (int a = 0; a < rows; ++a)
+              // The forward hop matrix U_mu(x) and the backward one U_mu(x - mu)^dag, packed.
+              Kokkos::complex<T> U[2][Nc][Nc], packed[2][pairs];
+              for (int a = 0; a < Nc; ++a)
                 for (int c = 0; c < Nc; ++c) {
-                  d(vs, 2 * mu, a, c, 2 * lane) = real_type(fwd(xs, mu, a, c).real());
-                  d(vs, 2 * mu, a, c, 2 * lane + 1) = real_type(fwd(xs, mu, a, c).imag());
-                  d(vs, 2 * mu + 1, a, c, 2 * lane) = real_type(bwd(ys, mu, c, a).real());
-                  d(vs, 2 * mu + 1, a, c, 2 * lane + 1) = real_type(-bwd(ys, mu, c, a).imag());
+                  U[0][a][c] = fwd(xs, mu, a, c);
+                  U[1][a][c] = Kokkos::conj(bwd(ys, mu, c, a));
                 }
+              for (int dir = 0; dir < 2; ++dir) {
+                Recon::pack(U[dir], packed[dir]);
+                for (int k = 0; k < pairs; ++k) {
+                  d(vs, 2 * mu + dir, k, 2 * lane) = real_type(packed[dir][k].real());
+                  d(vs, 2 * mu + dir, k, 2 * lane + 1) = real_type(packed[dir][k].imag());
+                }
+              }
             }
           }
         });
@@ -348,23 +357,38 @@ template <class V, class T> struct SIMDSpinorAccessor {
   }
 };
 
-/// A hop matrix of a doubled SIMD gauge field: element (a, b) is one register, lane-aligned; with
-/// two stored rows, row 2 is reconstructed element by element where the hop asks for it.
-template <class V, int Rows = Nc> struct LaneLink {
+/// A hop matrix of a doubled SIMD gauge field: element (a, b) is one register, lane-aligned. Stored
+/// whole or as two rows (Recon18, Recon12), an element is read, and an element of row 2 rebuilt,
+/// where the hop asks for it; stored as eight reals (Recon8), the matrix is unpacked once.
+template <class V, class Recon = Recon18> struct LaneLink {
   using real = typename V::real_type;
   static constexpr int R = 2 * V::lanes;
   static constexpr bool unit_scale = true;
   static constexpr real scale = real(1);
-  const real* p; ///< [Rows][Nc][R]
+  static constexpr int rows = Recon::pairs % Nc == 0 ? Recon::pairs / Nc : 0;
+  const real* p; ///< [Recon::pairs][R]
   KOKKOS_FORCEINLINE_FUNCTION V stored(int a, int b) const { return V::load(p + (a * Nc + b) * R); }
   KOKKOS_FORCEINLINE_FUNCTION V element(int a, int b) const {
-    if (Rows == Nc || a < Rows) return stored(a, b);
+    if (rows == Nc || a < rows) return stored(a, b);
     const V r0[Nc] = {stored(0, 0), stored(0, 1), stored(0, 2)};
     const V r1[Nc] = {stored(1, 0), stored(1, 1), stored(1, 2)};
     return detail::third_row_element(r0, r1, b);
   }
   KOKKOS_FORCEINLINE_FUNCTION V mul(int a, int b, const V& h) const { return cmul(element(a, b), h); }
   KOKKOS_FORCEINLINE_FUNCTION V madd(int a, int b, const V& h, const V& c) const { return cmadd(element(a, b), h, c); }
+};
+template <class V> struct LaneLink<V, Recon8> {
+  using real = typename V::real_type;
+  static constexpr int R = 2 * V::lanes;
+  static constexpr bool unit_scale = true;
+  static constexpr real scale = real(1);
+  V U[Nc][Nc];
+  KOKKOS_FORCEINLINE_FUNCTION explicit LaneLink(const real* p) {
+    const V packed[Recon8::pairs] = {V::load(p), V::load(p + R), V::load(p + 2 * R), V::load(p + 3 * R)};
+    Recon8::unpack(packed, U);
+  }
+  KOKKOS_FORCEINLINE_FUNCTION V mul(int a, int b, const V& h) const { return cmul(U[a][b], h); }
+  KOKKOS_FORCEINLINE_FUNCTION V madd(int a, int b, const V& h, const V& c) const { return cmadd(U[a][b], h, c); }
 };
 /// A hop matrix stored as one complex number per element, broadcast to every lane: the links of a
 /// block whose lanes are right-hand sides of one site.
@@ -380,15 +404,15 @@ template <class V> struct BroadcastLink {
   }
 };
 /// The hopping functor's gauge accessor of a doubled field (SIMDGaugeField) of L lanes per element
-/// and Rows stored rows: lane-aligned registers (L = V::lanes) or broadcast links (L = 1, whole).
-template <class V, int L, int Rows = Nc> struct DoubledLinkAccessor {
+/// stored as Recon packs it: lane-aligned registers (L = V::lanes) or broadcast links (L = 1, whole).
+template <class V, int L, class Recon = Recon18> struct DoubledLinkAccessor {
   using real = typename V::real_type;
-  static_assert(L > 1 || Rows == Nc, "broadcast links are stored whole");
-  using link_type = std::conditional_t<L == 1, BroadcastLink<V>, LaneLink<V, Rows>>;
+  static_assert(L > 1 || Recon::pairs == Nc * Nc, "broadcast links are stored whole");
+  using link_type = std::conditional_t<L == 1, BroadcastLink<V>, LaneLink<V, Recon>>;
   static constexpr bool doubled = true;
-  const real* p; ///< [site][2 Nd][Rows][Nc][2 L]
+  const real* p; ///< [site][2 Nd][Recon::pairs][2 L]
   template <int mu, int dir> KOKKOS_FORCEINLINE_FUNCTION link_type hop_link(int site) const {
-    return {p + (std::size_t(site) * (2 * Nd) + 2 * mu + (dir > 0 ? 0 : 1)) * (Rows * Nc * 2 * L)};
+    return link_type{p + (std::size_t(site) * (2 * Nd) + 2 * mu + (dir > 0 ? 0 : 1)) * (Recon::pairs * 2 * L)};
   }
 };
 

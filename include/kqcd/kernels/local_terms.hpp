@@ -106,28 +106,6 @@ KOKKOS_FORCEINLINE_FUNCTION void hermitian6_mv(const Blocks& blocks, int site, i
     }
 }
 
-/// The real numbers of the L D L^dag factorisation: T beside one complex number, or a SIMD register
-/// holding each lane's real number in both halves of the lane (SIMDComplex::scale_lanes).
-template <class T> KOKKOS_FORCEINLINE_FUNCTION T rmul(T a, T b) requires std::is_floating_point_v<T> { return a * b; }
-template <class T> KOKKOS_FORCEINLINE_FUNCTION T reciprocal(T a) requires std::is_floating_point_v<T> { return T(1) / a; }
-template <class T> KOKKOS_FORCEINLINE_FUNCTION T norm_of(const lcplx<T>& z) { return z.real() * z.real() + z.imag() * z.imag(); }
-template <class T> KOKKOS_FORCEINLINE_FUNCTION lcplx<T> rscale(T r, const lcplx<T>& z) { return lcplx<T>(z.real() * r, z.imag() * r); }
-template <class T, int N, class ISA, class V = SIMDComplex<T, N, ISA>>
-KOKKOS_FORCEINLINE_FUNCTION V rmul(const SIMDComplex<T, N, ISA>& a, const SIMDComplex<T, N, ISA>& b) {
-  return V::scale_lanes(a, b);
-}
-template <class T, int N, class ISA, class V = SIMDComplex<T, N, ISA>>
-KOKKOS_FORCEINLINE_FUNCTION V reciprocal(const SIMDComplex<T, N, ISA>& a) {
-  return V::reciprocal_lanes(a);
-}
-template <class T, int N, class ISA, class V = SIMDComplex<T, N, ISA>> KOKKOS_FORCEINLINE_FUNCTION V norm_of(const SIMDComplex<T, N, ISA>& z) {
-  return V::norm_lanes(z);
-}
-template <class T, int N, class ISA, class V = SIMDComplex<T, N, ISA>>
-KOKKOS_FORCEINLINE_FUNCTION V rscale(const SIMDComplex<T, N, ISA>& r, const SIMDComplex<T, N, ISA>& z) {
-  return V::scale_lanes(r, z);
-}
-
 /// Square-root-free Cholesky (L D L^dag, L unit lower) of a Hermitian 6x6 matrix given by its
 /// diagonal d[6] (reals R: rmul) and lower triangle l[15] (packed order); overwritten by D^-1 and
 /// L. Every index is a compile-time constant (static_for), so d, l and D stay in registers on GPUs.

@@ -85,7 +85,7 @@ auto lane_hopping_arg(const G (&gauge)[2], const S& out, const S& in, const S& x
 }
 } // namespace detail
 
-/// Recon: the links' storage, Recon18 or Recon12 (SU(3) links; the third row rebuilt in the kernel).
+/// Recon: the links' storage, Recon18, Recon12 or Recon8 (SU(3) links, rebuilt in the kernel).
 template <class Real, class ExecSpace = Kokkos::DefaultHostExecutionSpace, class Recon = Recon18,
           class V = typename ArchTraits<ExecSpace>::template simd_complex<Real>>
 class SIMDWilsonDslash {
@@ -179,7 +179,7 @@ private:
     hopping_.template run<Epilogue>("kqcd::SIMDWilsonDslash", arg, in.halo_view(), isign, target_cb);
   }
 
-  using link_accessor = DoubledLinkAccessor<V, V::lanes, gauge_type::rows>;
+  using link_accessor = DoubledLinkAccessor<V, V::lanes, Recon>;
   SIMDGeometry geom_;
   gauge_type u_;
   LaneSiteTable<V, ExecSpace> sites_;
