@@ -83,12 +83,58 @@ auto lane_hopping_arg(const G (&gauge)[2], const S& out, const S& in, const S& x
   return Arg{{gauge[0], gauge[1]}, In{in.lane_view().data()}, Out{out.lane_view().data()}, In{x.lane_view().data()},
              sites, ep, n_sites, 1, 1, {}, false};
 }
+
+/// The calls of a hopping term on SIMD-layout spinors S (for a block of right-hand sides, each
+/// right-hand side alike), one per epilogue, and its halo switches: for D (SIMDWilsonDslash,
+/// SIMDBlockWilsonDslash) with check(s, parity, what), launch<Epilogue>(out, in, isign, target_cb,
+/// x, epilogue argument) and a LaneHopping hopping_. isign = +1 (D) or -1 (D^dag); out may alias x.
+template <class D, class S, class Real> class LaneHoppingCalls {
+public:
+  /// out = H in on parity target_cb.
+  void apply(S& out, const S& in, int isign, int target_cb) const {
+    self().template launch<StoreHopping>(out, in, isign, target_cb, out, {});
+  }
+  /// out = a x + b H in.
+  void apply_xpay(S& out, const S& in, int isign, int target_cb, Real a, const S& x, Real b) const {
+    self().check(x, target_cb, "xpay addend");
+    self().template launch<XpayHopping>(out, in, isign, target_cb, x, {a, b});
+  }
+  /// out = Local(x) + b H in, Local a site-local policy of parity target_cb whose blocks are read
+  /// in the layout of S (SIMDLayout::site_local, block_site_local; WilsonDslash::apply_local_xpay).
+  template <class Local>
+  void apply_local_xpay(S& out, const S& in, int isign, int target_cb, const Local& local, const S& x, Real b) const {
+    self().check(x, target_cb, "local xpay addend");
+    self().template launch<LocalXpay<Local>>(out, in, isign, target_cb, x, {local, b});
+  }
+  /// out = Local(b H in) (x == nullptr), or Local(a x + b H in).
+  template <class Local>
+  void apply_local_after(S& out, const S& in, int isign, int target_cb, const Local& local, Real b, const S* x = nullptr,
+                         Real a = Real(0)) const {
+    if (x) self().check(*x, target_cb, "local addend");
+    self().template launch<LocalAfter<Local>>(out, in, isign, target_cb, x ? *x : out, {local, x ? a : Real(0), b});
+  }
+
+  /// Interior computed while the halo is in flight (default), or everything after it.
+  void set_overlap(bool on) { self().hopping_.set_overlap(on); }
+  /// Source faces sent spin-projected (default) or as whole vector sites.
+  void set_spin_projection(bool on) { self().hopping_.set_spin_projection(on); }
+  /// Halo bytes sent per call by this rank (0 on one rank).
+  double halo_bytes() const { return self().hopping_.bytes(); }
+
+private:
+  const D& self() const { return static_cast<const D&>(*this); }
+};
 } // namespace detail
 
-/// Recon: the links' storage, Recon18, Recon12 or Recon8 (SU(3) links, rebuilt in the kernel).
+/// The Wilson hopping term on SIMDSpinor (apply, apply_xpay, apply_local_xpay, apply_local_after:
+/// detail::LaneHoppingCalls). Recon: the links' storage, Recon18, Recon12 or Recon8 (SU(3) links,
+/// rebuilt in the kernel).
 template <class Real, class ExecSpace = Kokkos::DefaultHostExecutionSpace, class Recon = Recon18,
           class V = typename ArchTraits<ExecSpace>::template simd_complex<Real>>
-class SIMDWilsonDslash {
+class SIMDWilsonDslash
+    : public detail::LaneHoppingCalls<SIMDWilsonDslash<Real, ExecSpace, Recon, V>, SIMDSpinor<V, ExecSpace>, Real> {
+  friend class detail::LaneHoppingCalls<SIMDWilsonDslash, SIMDSpinor<V, ExecSpace>, Real>;
+
 public:
   using real_type = Real;
   using simd_type = V;
@@ -118,39 +164,6 @@ public:
   spinor_type create_spinor(int parity, const std::string& label = "simd_spinor") const {
     return spinor_type(geom_, parity, label);
   }
-
-  /// out = H in on parity target_cb; isign = +1 (D) or -1 (D^dag).
-  void apply(spinor_type& out, const spinor_type& in, int isign, int target_cb) const {
-    launch<StoreHopping>(out, in, isign, target_cb, out, {});
-  }
-  /// out = a x + b H in (out may alias x).
-  void apply_xpay(spinor_type& out, const spinor_type& in, int isign, int target_cb, Real a, const spinor_type& x,
-                  Real b) const {
-    check(x, target_cb, "xpay addend");
-    launch<XpayHopping>(out, in, isign, target_cb, x, {a, b});
-  }
-  /// out = Local(x) + b H in, Local a site-local policy of parity target_cb whose packed blocks (if
-  /// any) are in the SIMD layout (LaneHermitianBlocks; WilsonDslash::apply_local_xpay).
-  template <class Local>
-  void apply_local_xpay(spinor_type& out, const spinor_type& in, int isign, int target_cb, const Local& local,
-                        const spinor_type& x, Real b) const {
-    check(x, target_cb, "local xpay addend");
-    launch<LocalXpay<Local>>(out, in, isign, target_cb, x, {local, b});
-  }
-  /// out = Local(b H in) (x == nullptr), or Local(a x + b H in).
-  template <class Local>
-  void apply_local_after(spinor_type& out, const spinor_type& in, int isign, int target_cb, const Local& local, Real b,
-                         const spinor_type* x = nullptr, Real a = Real(0)) const {
-    if (x) check(*x, target_cb, "local addend");
-    launch<LocalAfter<Local>>(out, in, isign, target_cb, x ? *x : out, {local, x ? a : Real(0), b});
-  }
-
-  /// Interior computed while the halo is in flight (default), or everything after it.
-  void set_overlap(bool on) { hopping_.set_overlap(on); }
-  /// Source faces sent spin-projected (default) or as whole vector sites.
-  void set_spin_projection(bool on) { hopping_.set_spin_projection(on); }
-  /// Halo bytes sent per call by this rank (0 on one rank).
-  double halo_bytes() const { return hopping_.bytes(); }
 
   double flops(bool xpay = false) const {
     return lattice().cb_volume() * (WilsonDslash<Real>::flops_per_site + (xpay ? WilsonDslash<Real>::xpay_flops_per_site : 0.0));
@@ -188,11 +201,15 @@ private:
 
 /// The Wilson hopping term on a block of V::lanes right-hand sides, one per SIMD lane (host
 /// execution spaces): the hopping functor with each link element read once per site and broadcast
-/// to the lanes (a one-lane doubled gauge field). Blocks convert with SIMDBlockSpinor::insert /
-/// extract.
+/// to the lanes (a one-lane doubled gauge field); site-local policies read each site's blocks
+/// broadcast to the lanes too (SIMDLayout::block_site_local). Blocks convert with
+/// SIMDBlockSpinor::insert / extract.
 template <class Real, class ExecSpace = Kokkos::DefaultHostExecutionSpace,
           class V = typename ArchTraits<ExecSpace>::template simd_complex<Real>>
-class SIMDBlockWilsonDslash {
+class SIMDBlockWilsonDslash
+    : public detail::LaneHoppingCalls<SIMDBlockWilsonDslash<Real, ExecSpace, V>, SIMDBlockSpinor<V, ExecSpace>, Real> {
+  friend class detail::LaneHoppingCalls<SIMDBlockWilsonDslash, SIMDBlockSpinor<V, ExecSpace>, Real>;
+
 public:
   using real_type = Real;
   using simd_type = V;
@@ -208,39 +225,6 @@ public:
   spinor_type create_spinor(int parity, const std::string& label = "simd_block_spinor") const {
     return spinor_type(lattice(), parity, label);
   }
-
-  /// out_r = H in_r for every lane r; isign = +1 (D) or -1 (D^dag).
-  void apply(spinor_type& out, const spinor_type& in, int isign, int target_cb) const {
-    launch<StoreHopping>(out, in, isign, target_cb, out, {});
-  }
-  /// out_r = a x_r + b H in_r (out may alias x).
-  void apply_xpay(spinor_type& out, const spinor_type& in, int isign, int target_cb, Real a, const spinor_type& x,
-                  Real b) const {
-    check(x, target_cb, "xpay addend");
-    launch<XpayHopping>(out, in, isign, target_cb, x, {a, b});
-  }
-  /// out_r = Local(x_r) + b H in_r, Local a site-local policy of parity target_cb whose blocks are
-  /// broadcast to the lanes (BroadcastBlocks; SIMDLayout::block_site_local).
-  template <class Local>
-  void apply_local_xpay(spinor_type& out, const spinor_type& in, int isign, int target_cb, const Local& local,
-                        const spinor_type& x, Real b) const {
-    check(x, target_cb, "local xpay addend");
-    launch<LocalXpay<Local>>(out, in, isign, target_cb, x, {local, b});
-  }
-  /// out_r = Local(b H in_r) (x == nullptr), or Local(a x_r + b H in_r).
-  template <class Local>
-  void apply_local_after(spinor_type& out, const spinor_type& in, int isign, int target_cb, const Local& local, Real b,
-                         const spinor_type* x = nullptr, Real a = Real(0)) const {
-    if (x) check(*x, target_cb, "local addend");
-    launch<LocalAfter<Local>>(out, in, isign, target_cb, x ? *x : out, {local, x ? a : Real(0), b});
-  }
-
-  /// Interior computed while the halo is in flight (default), or everything after it.
-  void set_overlap(bool on) { hopping_.set_overlap(on); }
-  /// Source faces sent spin-projected (default) or as whole sites.
-  void set_spin_projection(bool on) { hopping_.set_spin_projection(on); }
-  /// Halo bytes sent per call by this rank (0 on one rank).
-  double halo_bytes() const { return hopping_.bytes(); }
 
   /// Work per call on `rhs` filled lanes (WilsonDslash::flops / bytes with n_rhs): flops per site and
   /// right-hand side; bytes in the no-reuse model with the links counted once per site.
