@@ -17,6 +17,7 @@
 #pragma once
 
 #include <kqcd/arch/arch_traits.hpp>
+#include <kqcd/arch/simd_complex.hpp>
 #include <kqcd/core/complex.hpp>
 #include <kqcd/core/error.hpp>
 #include <kqcd/core/gpu_complex.hpp>
