@@ -483,12 +483,20 @@ public:
   }
 
 private:
-  /// A - H (1/a) H / 4 for a constant diagonal a: the hopping term into tmp, then a in - H tmp / (4a)
-  /// (single spinors and blocks alike).
-  template <class D, class V> void apply_constant_diagonal(const D& d, V& out, const V& in, V& tmp, int isign) const {
-    const double a = diagonal();
-    d.apply(tmp, in, isign, 1);
-    d.apply_xpay(out, tmp, isign, 0, Real(a), in, Real(-0.25 / a));
+  /// D_hat in through the hopping term d into tmp (odd sites) and out, single spinors and blocks
+  /// alike: for a constant diagonal a, H in into tmp, then a in - H tmp / (4a); else A_oo^-1 H in
+  /// into tmp, then A_ee in - H tmp / 4, the site-local policies as site_local (the layout's
+  /// site_local or block_site_local) hands them to d.
+  template <class D, class V, class SiteLocal>
+  void apply_schur(const D& d, const SiteLocal& site_local, V& out, const V& in, V& tmp, int isign) const {
+    if constexpr (constant_diagonal) {
+      const double a = diagonal();
+      d.apply(tmp, in, isign, 1);
+      d.apply_xpay(out, tmp, isign, 0, Real(a), in, Real(-0.25 / a));
+    } else {
+      d.apply_local_after(tmp, in, isign, 1, site_local(term_.inverse(1, isign)), Real(1));
+      d.apply_local_xpay(out, tmp, isign, 0, site_local(term_.local(0, isign)), in, Real(-0.25));
+    }
   }
   /// The plain layout's full spinors hold its even-odd vectors: sources and solutions are read and
   /// written in place, not copied through the layout's temporaries.
@@ -514,13 +522,7 @@ template <class Term, class Layout>
 void EvenOddOperator<Term, Layout>::apply(vector_type& out, const vector_type& in, int isign) const {
   ProfileScope prof("kqcd::EvenOddOperator::apply");
   auto compute = prof.phase(ProfilePhase::compute);
-  if constexpr (constant_diagonal) {
-    apply_constant_diagonal(layout_.dslash(), out, in, tmp_odd_, isign);
-  } else {
-    const auto& d = layout_.dslash();
-    d.apply_local_after(tmp_odd_, in, isign, 1, layout_.site_local(term_.inverse(1, isign)), Real(1));
-    d.apply_local_xpay(out, tmp_odd_, isign, 0, layout_.site_local(term_.local(0, isign)), in, Real(-0.25));
-  }
+  apply_schur(layout_.dslash(), [&](const auto& local) { return layout_.site_local(local); }, out, in, tmp_odd_, isign);
 }
 
 template <class Term, class Layout>
@@ -529,13 +531,8 @@ void EvenOddOperator<Term, Layout>::apply(multi_vector_type& out, const multi_ve
 {
   if (multi_tmp_.n_rhs() != in.n_rhs() || multi_tmp_.view().size() == 0)
     multi_tmp_ = layout_.create_multi(1, in.n_rhs(), "eo_block_tmp_odd");
-  const auto& d = layout_.block_dslash();
-  if constexpr (constant_diagonal) {
-    apply_constant_diagonal(d, out, in, multi_tmp_, isign);
-  } else {
-    d.apply_local_after(multi_tmp_, in, isign, 1, layout_.block_site_local(term_.inverse(1, isign)), Real(1));
-    d.apply_local_xpay(out, multi_tmp_, isign, 0, layout_.block_site_local(term_.local(0, isign)), in, Real(-0.25));
-  }
+  apply_schur(layout_.block_dslash(), [&](const auto& local) { return layout_.block_site_local(local); }, out, in, multi_tmp_,
+              isign);
 }
 
 template <class Term, class Layout>
