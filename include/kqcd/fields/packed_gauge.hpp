@@ -32,7 +32,6 @@
 namespace kqcd {
 
 namespace detail {
-template <class T> KOKKOS_INLINE_FUNCTION T norm2c(const Kokkos::complex<T>& z) { return z.real() * z.real() + z.imag() * z.imag(); }
 template <class T> KOKKOS_INLINE_FUNCTION Kokkos::complex<T> conjc(const Kokkos::complex<T>& z) { return {z.real(), -z.imag()}; }
 /// Element b of row 2 of an SU(3) matrix from rows 0 and 1 (r0, r1): c = conj(a x b). C is a
 /// complex number or a register of SIMD lanes.
@@ -226,7 +225,7 @@ template <class Recon, class SrcView, class DstView> struct PackLinksFunctor {
       const C det = U[0][0] * (U[1][1] * U[2][2] - U[1][2] * U[2][1]) - U[0][1] * (U[1][0] * U[2][2] - U[1][2] * U[2][0]) +
                     U[0][2] * (U[1][0] * U[2][1] - U[1][1] * U[2][0]);
       dev = Kokkos::fmax(dev, Kokkos::abs(det - C(1.0, 0.0)));
-      a1max = Kokkos::fmax(a1max, detail::norm2c(U[0][0]));
+      a1max = Kokkos::fmax(a1max, detail::norm_of(U[0][0]));
       C p[Recon::pairs];
       Recon::pack(U, p);
       using packed_type = typename DstView::non_const_value_type;
