@@ -365,7 +365,8 @@ template <class V, class Recon = Recon18> struct LaneLink {
   static constexpr int R = 2 * V::lanes;
   static constexpr bool unit_scale = true;
   static constexpr real scale = real(1);
-  static constexpr int rows = Recon::pairs % Nc == 0 ? Recon::pairs / Nc : 0;
+  static_assert(Recon::pairs % Nc == 0, "rows of the hop matrix stored whole");
+  static constexpr int rows = Recon::pairs / Nc;
   const real* p; ///< [Recon::pairs][R]
   KOKKOS_FORCEINLINE_FUNCTION V stored(int a, int b) const { return V::load(p + (a * Nc + b) * R); }
   KOKKOS_FORCEINLINE_FUNCTION V element(int a, int b) const {
