@@ -155,8 +155,11 @@ template <class ES> nlohmann::json time_solver(const SolverOptions& o, const Hos
     r = time_block<ES>(o, EvenOddOperator<Td>(u, bc, mass, args...));
     r["layout"] = "scalar";
   };
-  GaugeField<Kokkos::complex<float>, ES> uf(lattice);
-  if (!blocks) convert_gauge(uf, u);
+  GaugeField<Kokkos::complex<float>, ES> uf; // the float links of single, mixed and mixed-half solves
+  if (!blocks) {
+    uf = GaugeField<Kokkos::complex<float>, ES>(lattice);
+    convert_gauge(uf, u);
+  }
   SolverParams params;
   params.tol = o.precision == "single" ? std::max(o.tol, 1e-6) : o.tol;
   params.max_iter = 10000;
