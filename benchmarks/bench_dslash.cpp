@@ -2,8 +2,8 @@
 // term of the preconditioned clover / twisted-mass / twisted-clover operators (A^-1 H on one parity,
 // QUDA's "Dslash" count: clover 1872, twisted mass 1368, twisted clover 1872 flops per site), on the
 // plain layout or the SIMD layout (--layout; auto: SIMD where the backend has it and the lattice splits).
-// Every case also runs in half precision (16-bit spinors and links; the clover blocks in float, on
-// the plain layout); the Wilson cases also with gauge reconstruct-12/8 and with a block of
+// Every case also runs in half precision (16-bit spinors and links, the clover blocks in float; on
+// either layout); the Wilson cases also with gauge reconstruct-12/8 and with a block of
 // right-hand sides (multi-RHS hopping term); bytes count the stored sizes (no-reuse model).
 #include "bench.hpp"
 
@@ -87,7 +87,7 @@ void add_rates(nlohmann::json& r, const Lattice& lat, double flops, double bytes
 
 /// Random spinor of any storage: drawn in float or double, converted to half where needed.
 template <class Spinor> void fill_random(Spinor& s, std::uint64_t seed) {
-  if constexpr (std::is_same_v<Spinor, HalfCBSpinor<typename Spinor::execution_space>>) {
+  if constexpr (blas::HalfStorage<Spinor> && !requires { s.geometry(); }) {
     CBSpinor<Kokkos::complex<float>, Ns, typename Spinor::execution_space> f(s.lattice(), s.parity());
     random_spinor(f, seed);
     blas::copy(s, f);
@@ -113,7 +113,7 @@ template <class Op, class... Args> nlohmann::json time_local(const DslashOptions
   if constexpr (plain) {
     fill_random(in, 42);
   } else {
-    CBSpinor<Kokkos::complex<typename Op::real_type>, Ns, ES> plain_in(opts.lattice, 0);
+    CBSpinor<Kokkos::complex<compute_t<typename Term::precision>>, Ns, ES> plain_in(opts.lattice, 0);
     random_spinor(plain_in, 42);
     op.layout().to_layout(in, plain_in);
   }
@@ -141,8 +141,8 @@ template <class Op, class... Args> nlohmann::json time_local(const DslashOptions
 }
 
 /// Whether the lattice splits into the SIMD type's lanes (auto falls back to scalar if not).
-template <class ES, class Real> bool simd_fits(const Lattice& lat) {
-  return SIMDGeometry::splits(lat, ArchTraits<ES>::template simd_complex<Real>::lanes);
+template <class ES, class P> bool simd_fits(const Lattice& lat) {
+  return SIMDGeometry::splits(lat, ArchTraits<ES>::template simd_complex<compute_t<P>>::lanes);
 }
 
 /// Whether a site-local operator runs on the SIMD layout: --layout simd (refused where it cannot),
@@ -150,9 +150,7 @@ template <class ES, class Real> bool simd_fits(const Lattice& lat) {
 template <class Term> bool local_on_simd(const DslashOptions& opts) {
   using ES = typename Term::execution_space;
   return choose_simd_layout<ES>(opts.layout, [&]() -> std::string {
-    if constexpr (PrecisionTraits<typename Term::precision>::is_half)
-      return "--operator " + opts.op + " runs in half precision on the scalar layout only";
-    if (opts.sites_per_team == 0 && simd_fits<ES, typename Term::real_type>(opts.lattice)) return "";
+    if (opts.sites_per_team == 0 && simd_fits<ES, typename Term::precision>(opts.lattice)) return "";
     return "--operator " + opts.op + " on " + opts.lattice.to_string() +
            " needs a lattice whose extents split into the SIMD lanes, and no --sites-per-team";
   });
@@ -160,7 +158,7 @@ template <class Term> bool local_on_simd(const DslashOptions& opts) {
 
 template <bool compiled, class Term, class... Args> nlohmann::json time_local_if(const DslashOptions& opts, Args... args) {
   if constexpr (compiled) {
-    if constexpr (ArchTraits<typename Term::execution_space>::simd_layout && !PrecisionTraits<typename Term::precision>::is_half)
+    if constexpr (ArchTraits<typename Term::execution_space>::simd_layout)
       if (local_on_simd<Term>(opts)) return time_local<SIMDEvenOddOperator<Term>>(opts, args...);
     (void)local_on_simd<Term>(opts); // refuses --layout simd where it cannot run
     return time_local<EvenOddOperator<Term>>(opts, args...);
@@ -297,8 +295,10 @@ template <class ES, class Real> nlohmann::json time_block_simd(const DslashOptio
   return r;
 }
 
-template <class ES, class Real, class Recon> nlohmann::json time_dslash_simd(const DslashOptions& opts) {
-  using Op = SIMDEvenOddOperator<WilsonMassTerm<Real, ES>, Recon>;
+/// P: float, double or half (16-bit spinors and links on float lanes).
+template <class ES, class P, class Recon> nlohmann::json time_dslash_simd(const DslashOptions& opts) {
+  using Op = SIMDEvenOddOperator<WilsonMassTerm<P, ES>, Recon>;
+  using Real = compute_t<P>;
   GaugeField<Kokkos::complex<Real>, ES> u(opts.lattice);
   random_gauge(u, 1234);
   Op op(u, BoundaryPhases::antiperiodic_time(), 0.1);
@@ -335,19 +335,19 @@ template <class ES, class Real> nlohmann::json time_dslash_layout(const DslashOp
 template <class ES, class Real> nlohmann::json time_dslash_mode(const DslashOptions& opts) {
   if (opts.layout != "auto" && opts.layout != "scalar" && opts.layout != "simd")
     throw invalid_argument("layout '" + opts.layout + "': expected auto, scalar or simd");
-  if constexpr (ArchTraits<ES>::simd_layout && !std::is_same_v<Real, kqcd::half>) {
+  if constexpr (ArchTraits<ES>::simd_layout) {
     // The SIMD layout is the faster one where it exists; it has its own neighbour table.
     // --graph captures the scalar layout's kernels: auto then means scalar.
     // --rhs with --layout simd: a block with one right-hand side per lane (up to the lanes of
-    // the register in this precision).
-    constexpr int lanes = ArchTraits<ES>::template simd_complex<Real>::lanes;
+    // the register in this precision; not in half).
+    constexpr int lanes = ArchTraits<ES>::template simd_complex<compute_t<Real>>::lanes;
     if (opts.layout == "simd" && opts.rhs > 1) {
       if (opts.rhs > lanes || opts.recon != 18 || opts.graph || (opts.op != "dslash" && opts.op != "wilson") ||
-          opts.neighbours != "auto" || opts.sites_per_team != 0)
-        throw invalid_argument("--layout simd with --rhs runs the hopping term (--operator dslash, --recon 18) on "
+          opts.neighbours != "auto" || opts.sites_per_team != 0 || std::is_same_v<Real, kqcd::half>)
+        throw invalid_argument("--layout simd with --rhs runs the hopping term (--operator dslash, --recon 18, single or double) on "
                                "up to " + std::to_string(lanes) + " right-hand sides, one per SIMD lane in this precision; found --rhs " +
                                std::to_string(opts.rhs));
-      return time_block_simd<ES, Real>(opts);
+      if constexpr (!std::is_same_v<Real, kqcd::half>) return time_block_simd<ES, Real>(opts);
     }
     const bool plain = opts.rhs == 1 && !opts.graph;
     if (opts.layout == "simd" && !plain)
@@ -361,8 +361,7 @@ template <class ES, class Real> nlohmann::json time_dslash_mode(const DslashOpti
       return time_dslash_simd<ES, Real, Recon18>(opts);
     }
   } else if (opts.layout == "simd") {
-    throw invalid_argument(std::string("--layout simd: backend ") + ES::name() +
-                           " has no SIMD layout in this precision (host backends, single or double only)");
+    throw invalid_argument(std::string("--layout simd: backend ") + ES::name() + " has no SIMD layout (host backends only)");
   }
   auto r = time_dslash_layout<ES, Real>(opts);
   r["layout"] = "scalar";

@@ -1,7 +1,8 @@
 // Time to solution of the even-odd Wilson, clover, twisted-mass or twisted-clover system (--operator) with
 // CG on the normal equations or BiCGStab, on the plain or the SIMD layout (--layout), in
 // double, single, or mixed precision (double reliable updates around single inner iterations, or
-// around 16-bit inner iterations: mixed-half, Wilson's with reconstruct-12 links), on a gauge
+// around 16-bit inner iterations: mixed-half, Wilson's with reconstruct-12 links on the plain layout,
+// 16-bit float lanes on the SIMD layout), on a gauge
 // file or a random (hot) gauge field, and the split of that time between operator applications
 // (the Dslash) and the linear algebra. With --rhs N (double, every operator): a block of N systems by
 // multi-RHS CG or block CG, against N single-RHS CG solves of the same systems in the same run.
@@ -111,7 +112,6 @@ template <class ES, class EO> nlohmann::json time_block(const SolverOptions& o, 
 /// the backend has the layout and the lattice splits into the lanes of every precision the solve uses.
 template <class ES> bool use_simd_layout(const SolverOptions& o, const Lattice& lat) {
   return choose_simd_layout<ES>(o.layout, [&]() -> std::string {
-    if (o.precision == "mixed-half") return "it solves in double, single or mixed precision";
     constexpr int lanes = ArchTraits<ES>::template simd_complex<double>::lanes;
     if ((o.rhs > 1 || o.solver == "block-cg") && o.rhs > lanes)
       return "a block holds one right-hand side per double-precision lane, at most " + std::to_string(lanes) + " (" +
@@ -228,21 +228,36 @@ template <class ES> nlohmann::json time_solver(const SolverOptions& o, const Hos
     }
   };
   const bool simd = use_simd_layout<ES>(o, lattice);
-  // Double outer, 16-bit inner operator (scalar layout).
+  // Double outer, 16-bit inner operator (scalar layout), or on the SIMD layout (16-bit float lanes;
+  // the precision change moves each site to its lane).
   auto mixed_half = [&](const auto& opd, const auto& oph) {
     auto b = opd.create_vector("b"), x = opd.create_vector("x");
-    random_spinor(b, 5);
+    if constexpr (requires { b.geometry(); }) {
+      CBSpinor<Kokkos::complex<double>, Ns, ES> plain(lattice, 0);
+      random_spinor(plain, 5);
+      to_simd(b, plain);
+      r.update({{"layout", "simd"}, {"isa", decltype(b)::simd_type::isa::name}, {"simd_lanes", decltype(b)::lanes},
+                {"sloppy_simd_lanes", std::decay_t<decltype(oph)>::vector_type::lanes}});
+    } else {
+      random_spinor(b, 5);
+      r["layout"] = "scalar";
+    }
+    const nlohmann::json layout = r;
     run(opd, oph, x, b);
-    r["layout"] = "scalar";
+    r.update(layout);
   };
   // A site-local term (clover, twisted mass, twisted clover) in double, float and half: EvenOddOperator
   // or its SIMD form.
   auto with_term = [&]<class Td, class Tf, class Th>(auto... args) {
     if (blocks) return solve_block.template operator()<Td>(args...);
     if (o.precision == "mixed-half") {
-      if constexpr (precision_compiled<half>)
+      if constexpr (precision_compiled<half>) {
+        if constexpr (ArchTraits<ES>::simd_layout)
+          if (simd) return mixed_half(SIMDEvenOddOperator<Td>(u, bc, mass, args...), SIMDEvenOddOperator<Th>(uf, bc, mass, args...));
         mixed_half(EvenOddOperator<Td>(u, bc, mass, args...), EvenOddOperator<Th>(uf, bc, mass, args...));
-      else throw not_compiled("precision half (of mixed-half)", compiled_precisions, "KQCD_PRECISIONS");
+      } else {
+        throw not_compiled("precision half (of mixed-half)", compiled_precisions, "KQCD_PRECISIONS");
+      }
       return;
     }
     if constexpr (ArchTraits<ES>::simd_layout) {
@@ -271,8 +286,14 @@ template <class ES> nlohmann::json time_solver(const SolverOptions& o, const Hos
   } else if (blocks) {
     solve_block.template operator()<WilsonMassTerm<double, ES>>();
   } else if (o.precision == "mixed-half") {
-    // Wilson's sloppy operator also compresses the links (reconstruct-12).
+    // Wilson's sloppy operator also compresses the links (reconstruct-12) on the scalar layout.
     if constexpr (precision_compiled<half> && recon_compiled<Recon12>) {
+      if constexpr (ArchTraits<ES>::simd_layout) {
+        if (simd) {
+          mixed_half(SIMDEvenOddOperator<WilsonMassTerm<double, ES>>(u, bc, mass), SIMDEvenOddOperator<WilsonMassTerm<half, ES>>(uf, bc, mass));
+          return r;
+        }
+      }
       mixed_half(EOd(u, bc, mass), WilsonEOOperator<half, ES, ArchTraits<ES>::neighbour_mode, Recon12>(uf, bc, mass));
     } else {
       if constexpr (!precision_compiled<half>) throw not_compiled("precision half (of mixed-half)", compiled_precisions, "KQCD_PRECISIONS");

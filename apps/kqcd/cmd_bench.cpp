@@ -143,7 +143,7 @@ void add_bench_command(CLI::App& app, Action& action) {
   auto* dslash = cmd->add_subcommand("dslash", "Wilson hopping term (one parity) or even-odd operator throughput");
   dslash->fallthrough();
   dslash->add_option("--lattice", s->dslash_lattice, "Lattice LXxLYxLZxLT")->capture_default_str();
-  dslash->add_option("--precision", s->dslash.precision, "single, double or half (16-bit spinors and links, Wilson only)")
+  dslash->add_option("--precision", s->dslash.precision, "single, double or half (16-bit spinors and links; every operator, either layout)")
       ->check(CLI::IsMember({"single", "double", "half"}))
       ->capture_default_str();
   dslash->add_option("--recon", s->dslash.recon, "Gauge reconstruction 18, 12 or 8 (Wilson dslash and eo)")
@@ -198,7 +198,8 @@ void add_bench_command(CLI::App& app, Action& action) {
       ->check(CLI::Range(1, 16))
       ->capture_default_str();
   cg->add_option("--precision", s->cg.precision,
-                 "double, single, mixed (single inner iterations) or mixed-half (16-bit inner iterations; Wilson's with recon 12)")
+                 "double, single, mixed (single inner iterations) or mixed-half (16-bit inner iterations; Wilson's with recon 12 on the "
+                 "scalar layout)")
       ->check(CLI::IsMember({"double", "single", "mixed", "mixed-half"}))
       ->capture_default_str();
   cg->add_option("--operator", s->cg.op, "wilson, clover, twisted (mass) or twisted-clover (one right-hand side; cg or bicgstab)")
@@ -209,7 +210,7 @@ void add_bench_command(CLI::App& app, Action& action) {
   cg->add_option("--kappa", s->cg.kappa, "Hopping parameter")->check(CLI::PositiveNumber)->capture_default_str();
   cg->add_option("--tol", s->cg.tol, "Target relative residual")->check(CLI::PositiveNumber)->capture_default_str();
   cg->add_option("--layout", s->cg.layout,
-                 "auto (simd on host backends where the lattice splits into the lanes; not mixed-half; --rhs up "
+                 "auto (simd on host backends where the lattice splits into the lanes; --rhs up "
                  "to the double lanes, one right-hand side per lane), scalar, or simd (the virtual-node AVX-512/AVX2 layout)")
       ->check(CLI::IsMember({"auto", "scalar", "simd"}))
       ->capture_default_str();

@@ -1,7 +1,8 @@
 // The SIMD layout on a distributed lattice against the single-process plain layout on the whole
 // lattice: the hopping term (recon 18 and 12, every sign, parity, overlap and halo form), the block
 // of right-hand sides in lanes and multi-RHS CG on it, the even-odd and full clover and twisted-clover
-// operators and CG on them.
+// operators and CG on them; 16-bit spinors and links (the hopping term, mixed double-half CG with
+// twisted clover).
 // Run at 1, 2 and 4 ranks over several process grids; where the partition leaves too few
 // unpartitioned dimensions for the lanes, the refusal is checked instead.
 #include "test_harness.hpp"
@@ -255,4 +256,74 @@ TEMPLATE_LIST_TEST_CASE("distributed multi-RHS CG on SIMD lane blocks equals sin
   };
   check(std::type_identity<WilsonMassTerm<Real, ES>>{});
   check(std::type_identity<TwistedCloverTerm<Real, ES>>{}, 1.1, 0.2);
+}
+
+TEMPLATE_LIST_TEST_CASE("distributed 16-bit SIMD hopping term and mixed double-half CG equal the single-process ones",
+                        "[mpi][simd][half]", SIMDSpaces) {
+  using ES = TestType;
+  using V = typename ArchTraits<ES>::template simd_complex<float>;
+  using Gauge = GaugeField<Kokkos::complex<float>, ES>;
+  using Half = SIMDHalfSpinor<V, ES>;
+  const auto bc = mixed_bc();
+  Gauge ug(simd_lattice);
+  random_gauge(ug, 401);
+  GaugeField<Kokkos::complex<double>, ES> ugd(simd_lattice);
+  convert_gauge(ugd, ug);
+  const SIMDWilsonDslash<kqcd::half, ES> dg(ug, bc);
+  const auto as_plain = [](const Half& h) {
+    CBSpinor<Kokkos::complex<float>, Ns, ES> p(h.lattice(), h.parity());
+    from_simd(p, h);
+    return p;
+  };
+  // The twisted-clover solve on the whole lattice, in double.
+  const double mass = 1.0, csw = 1.2, mu = 0.3;
+  using Term = TwistedCloverTerm<double, ES>;
+  const EvenOddOperator<Term> eg(ugd, bc, mass, csw, mu);
+  SolverParams params;
+  params.tol = 1e-10;
+  params.max_iter = 500;
+  typename EvenOddOperator<Term>::vector_type bg(simd_lattice, 0), xg(simd_lattice, 0);
+  random_spinor(bg, 403);
+  (void)cg_normal(eg, xg, bg, params);
+  on_simd_grids<V, Gauge>(401, [&](const Lattice& lat, const Gauge& ul) {
+    SIMDWilsonDslash<kqcd::half, ES> dl(ul, bc);
+    for (int target = 0; target < 2; ++target)
+      for (int isign : {1, -1}) {
+        CBSpinor<Kokkos::complex<float>, Ns, ES> inl(lat, 1 - target), ing(simd_lattice, 1 - target);
+        random_spinor(inl, 402);
+        random_spinor(ing, 402);
+        auto in = dl.create_spinor(1 - target), out = dl.create_spinor(target);
+        auto in_g = dg.create_spinor(1 - target), out_g = dg.create_spinor(target);
+        to_simd(in, inl);
+        to_simd(in_g, ing);
+        dg.apply(out_g, in_g, isign, target);
+        const auto want = as_plain(out_g);
+        for (bool overlap : {true, false}) {
+          CAPTURE(target, isign, overlap);
+          dl.set_overlap(overlap);
+          blas::zero(out);
+          dl.apply(out, in, isign, target);
+          CHECK(rel_diff(as_plain(out), want) < 4 * tol<float>());
+        }
+      }
+    // 16-bit sites travel whole with their norms, projected or not.
+    double faces = 0;
+    for (int mu_ = 0; mu_ < Nd; ++mu_)
+      if (lat.partitioned(mu_)) faces += 2.0 * lat.face_sites(mu_);
+    CHECK(dl.halo_bytes() == faces * (Nc * Ns * 2 * sizeof(short) + sizeof(float)));
+    // Mixed double-half CG (double lanes outside, 16-bit float lanes inside) reaches the solution.
+    GaugeField<Kokkos::complex<double>, ES> uld(lat);
+    convert_gauge(uld, ul);
+    const SIMDEvenOddOperator<Term> el(uld, bc, mass, csw, mu);
+    const SIMDEvenOddOperator<TwistedCloverTerm<kqcd::half, ES>> sloppy(ul, bc, mass, csw, mu);
+    typename EvenOddOperator<Term>::vector_type bl(lat, 0);
+    random_spinor(bl, 403);
+    auto b = el.create_vector(), x = el.create_vector();
+    to_simd(b, bl);
+    const auto res = cg_normal(el, sloppy, x, b, params);
+    CAPTURE(res.iterations, res.residual_updates, res.true_residual);
+    CHECK(res.converged());
+    CHECK(res.true_residual <= params.tol);
+    CHECK(rel_diff(plain(x), xg) < 1e-7);
+  });
 }

@@ -24,6 +24,12 @@ template <class... C> struct simd_only<std::tuple<C...>> {
       std::declval<std::conditional_t<ArchTraits<space_of<C>>::simd_layout, std::tuple<C>, std::tuple<>>>()...));
 };
 using SIMDConfigs = typename simd_only<Configs>::type;
+/// The execution spaces with the SIMD layout (the 16-bit tests: one precision).
+template <class Tuple> struct simd_spaces;
+template <class... S> struct simd_spaces<std::tuple<S...>> {
+  using type = decltype(std::tuple_cat(std::declval<std::conditional_t<ArchTraits<S>::simd_layout, std::tuple<S>, std::tuple<>>>()...));
+};
+using SIMDSpaces = typename simd_spaces<EnabledExecutionSpaces>::type;
 
 /// One parity's sites in a lexicographic host array (zeros on the other parity).
 template <class S> std::vector<std::complex<double>> export_spinor_cb(const S& s) {

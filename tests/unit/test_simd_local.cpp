@@ -2,13 +2,16 @@
 // SIMD layout (SIMDEvenOddOperator, SIMDFullOperator) against the same operators on the plain layout
 // and against the host reference (tests/reference/clover_reference.hpp), on lattices with every kind of lane split;
 // CG and mixed-precision CG on the SIMD layout against the plain operator's residual; blocks with
-// one right-hand side per lane against the single-spinor operator, and multi-RHS CG on them.
+// one right-hand side per lane against the single-spinor operator, and multi-RHS CG on them; 16-bit
+// spinors and links on the lanes (the hopping term on every lane split and reconstruction, every
+// even-odd operator, mixed double-half CG and BiCGStab) against double precision and the host reference.
 #include "test_harness.hpp"
 
 #include <kqcd/fields/host_convert.hpp>
 #include <kqcd/fields/random_fields.hpp>
 #include <kqcd/ops/blas.hpp>
 #include <kqcd/ops/simd_local_operators.hpp>
+#include <kqcd/solvers/bicgstab.hpp>
 #include <kqcd/solvers/cg.hpp>
 #include <kqcd/solvers/cg_multi.hpp>
 
@@ -35,6 +38,22 @@ template <class Real, class ES, class F> void for_each_term(F&& f) {
   f(std::type_identity<CloverTerm<Real, ES, CloverInverse::dynamic>>{}, 0.0, csw, csw);
   f(std::type_identity<TwistedCloverTerm<Real, ES>>{}, mu, csw, csw, mu);
 }
+
+/// Term in another storage precision P (the same operator, other spinors and links).
+template <class Term, class P> struct rebind_precision;
+template <class R, class ES, class P> struct rebind_precision<WilsonMassTerm<R, ES>, P> {
+  using type = WilsonMassTerm<P, ES>;
+};
+template <class R, class ES, class P> struct rebind_precision<TwistedMassTerm<R, ES>, P> {
+  using type = TwistedMassTerm<P, ES>;
+};
+template <class R, class ES, class P> struct rebind_precision<TwistedCloverTerm<R, ES>, P> {
+  using type = TwistedCloverTerm<P, ES>;
+};
+template <class R, class ES, CloverInverse inv, class P> struct rebind_precision<CloverTerm<R, ES, inv>, P> {
+  using type = CloverTerm<P, ES, inv>;
+};
+template <class Term, class P> using rebind_precision_t = typename rebind_precision<Term, P>::type;
 
 } // namespace
 
@@ -282,4 +301,120 @@ TEMPLATE_LIST_TEST_CASE("CG on the SIMD clover and twisted-clover operators solv
   };
   check(std::type_identity<CloverTerm<Real, ES>>{}, std::type_identity<CloverTerm<float, ES>>{}, csw);
   check(std::type_identity<TwistedCloverTerm<Real, ES>>{}, std::type_identity<TwistedCloverTerm<float, ES>>{}, csw, mu);
+}
+
+TEMPLATE_LIST_TEST_CASE("16-bit SIMD hopping term matches double precision to 16-bit accuracy on every lane split",
+                        "[simd][half]", SIMDSpaces) {
+  using ES = TestType;
+  using V = typename ArchTraits<ES>::template simd_complex<float>;
+  using VS = SIMDSpinor<V, ES>;
+  for (const auto& [lat, split] : split_cases<V::lanes>()) {
+    CAPTURE(lat.to_string(), split[0], split[1], split[2], split[3]);
+    const auto u_host = random_host_gauge(lat, 171);
+    const auto u = device_gauge<double, ES>(lat, u_host);
+    const auto uf = device_gauge<float, ES>(lat, u_host);
+    const auto bc = mixed_bc();
+    const WilsonDslash<double, ES> exact(u, bc);
+    SpinorField<Kokkos::complex<double>, Ns, ES> psi(lat);
+    import_spinor(psi, random_host_spinor(lat, 172));
+    SpinorField<Kokkos::complex<float>, Ns, ES> psif(lat);
+    for (int p = 0; p < 2; ++p) blas::copy(psif[p], psi[p]);
+    const SIMDGeometry geom(lat, V::lanes, split);
+    // 16-bit storage of a site: 2^-15 of its largest real; a round trip loses no more.
+    VS in_f(geom, 0), back(geom, 0);
+    to_simd(in_f, psif[0]);
+    SIMDHalfSpinor<V, ES> h(geom, 0);
+    blas::copy(h, in_f);
+    blas::copy(back, h);
+    const double trip = ref::rel_diff(export_spinor_cb(plain(back)), export_spinor_cb(psif[0]));
+    CAPTURE(trip);
+    REQUIRE(trip < 4e-5);
+    REQUIRE(trip > 1e-8);
+    auto check = [&]<class Recon>(std::type_identity<Recon>) {
+      CAPTURE(Recon::name);
+      const SIMDWilsonDslash<kqcd::half, ES, Recon> d(uf, bc, geom);
+      static_assert(std::is_same_v<typename decltype(d)::spinor_type, SIMDHalfSpinor<V, ES>>);
+      REQUIRE(d.bytes() < SIMDWilsonDslash<float, ES, Recon>(uf, bc, geom).bytes());
+      for (int isign : {1, -1})
+        for (int cb : {0, 1}) {
+          CAPTURE(isign, cb);
+          VS src(geom, 1 - cb), addend(geom, cb), res(geom, cb);
+          to_simd(src, psif[1 - cb]);
+          to_simd(addend, psif[cb]);
+          auto in = d.create_spinor(1 - cb), x = d.create_spinor(cb), out = d.create_spinor(cb);
+          blas::copy(in, src);
+          blas::copy(x, addend);
+          CBSpinor<Kokkos::complex<double>, Ns, ES> want(lat, cb);
+          d.apply_xpay(out, in, isign, cb, 0.7f, x, -0.3f);
+          exact.apply_xpay(want, psi[1 - cb], isign, cb, 0.7, psi[cb], -0.3);
+          blas::copy(res, out);
+          const double diff = ref::rel_diff(export_spinor_cb(plain(res)), export_spinor_cb(want));
+          CAPTURE(diff);
+          REQUIRE(diff < (Recon::pairs == 4 ? 1e-3 : 3e-4));
+          REQUIRE(diff > 1e-6); // really 16-bit
+          d.apply(out, in, isign, cb);
+          exact.apply(want, psi[1 - cb], isign, cb);
+          blas::copy(res, out);
+          REQUIRE(ref::rel_diff(export_spinor_cb(plain(res)), export_spinor_cb(want)) < (Recon::pairs == 4 ? 1e-3 : 3e-4));
+        }
+    };
+    check(std::type_identity<Recon18>{});
+    check(std::type_identity<Recon12>{});
+    check(std::type_identity<Recon8>{});
+  }
+}
+
+TEMPLATE_LIST_TEST_CASE("16-bit SIMD even-odd operators: their apply to 16-bit accuracy, mixed double-half CG and BiCGStab to 1e-10",
+                        "[simd][half][solver]", SIMDSpaces) {
+  using ES = TestType;
+  const Lattice lat({8, 4, 8, 8});
+  const auto u_host = random_host_gauge(lat, 181);
+  const auto u = device_gauge<double, ES>(lat, u_host);
+  const auto uf = device_gauge<float, ES>(lat, u_host);
+  const auto bc = mixed_bc();
+  SpinorField<Kokkos::complex<double>, Ns, ES> b(lat), x(lat);
+  import_spinor(b, random_host_spinor(lat, 182));
+  for_each_term<double, ES>([&]<class Term>(std::type_identity<Term>, double mu_, double csw_, auto... args) {
+    CAPTURE(Term::name);
+    using Single = SIMDEvenOddOperator<rebind_precision_t<Term, float>>;
+    using Half = SIMDEvenOddOperator<rebind_precision_t<Term, kqcd::half>>;
+    static_assert(std::is_same_v<typename Half::vector_type, SIMDHalfSpinor<typename ArchTraits<ES>::template simd_complex<float>, ES>>);
+    const SIMDEvenOddOperator<Term> op(u, bc, mass, args...);
+    const Single single(uf, bc, mass, args...);
+    const Half sloppy(uf, bc, mass, args...);
+    for (int isign : {1, -1}) {
+      auto in_f = single.create_vector(), out_f = single.create_vector(), got = single.create_vector();
+      to_simd(in_f, [&] {
+        CBSpinor<Kokkos::complex<float>, Ns, ES> t(lat, 0);
+        random_spinor(t, 183);
+        return t;
+      }());
+      auto in_h = sloppy.create_vector(), out_h = sloppy.create_vector();
+      blas::copy(in_h, in_f);
+      single.apply(out_f, in_f, isign);
+      sloppy.apply(out_h, in_h, isign);
+      blas::copy(got, out_h);
+      blas::axpy(-1.0, out_f, got);
+      const double d = std::sqrt(blas::norm2(got) / blas::norm2(out_f));
+      CAPTURE(isign, d);
+      REQUIRE(d < 3e-4);
+      REQUIRE(d > 1e-7);
+    }
+    for (bool use_bicgstab : {false, true}) {
+      CAPTURE(use_bicgstab);
+      auto b_hat = op.create_vector(), x_e = op.create_vector();
+      op.prepare_source(b_hat, b);
+      SolverParams params;
+      params.tol = 1e-10;
+      params.max_iter = 4000;
+      const auto res = use_bicgstab ? bicgstab(op, sloppy, x_e, b_hat, params) : cg_normal(op, sloppy, x_e, b_hat, params);
+      op.reconstruct(x, x_e, b);
+      const auto dx = ref::clover_wilson(lat.dims(), u_host, export_spinor(x), mass, csw_, mu_, host_bc(bc), 1);
+      const double r = ref::rel_diff(dx, export_spinor(b));
+      CAPTURE(res.iterations, res.residual_updates, res.true_residual, r);
+      REQUIRE(res.converged());
+      REQUIRE(res.residual_updates > 2);
+      REQUIRE(r < 1e-9);
+    }
+  });
 }

@@ -136,6 +136,33 @@ template <class T, int N> struct Portable {
     }
     return r;
   }
+  KOKKOS_FORCEINLINE_FUNCTION static reg max(const reg& a, const reg& b) {
+    reg r;
+    for (int i = 0; i < 2 * N; ++i) r.v[i] = a.v[i] > b.v[i] ? a.v[i] : b.v[i];
+    return r;
+  }
+  /// max(|a|, m) part by part.
+  KOKKOS_FORCEINLINE_FUNCTION static reg abs_max(const reg& a, const reg& m) {
+    reg r;
+    for (int i = 0; i < 2 * N; ++i) r.v[i] = Kokkos::fabs(a.v[i]) > m.v[i] ? Kokkos::fabs(a.v[i]) : m.v[i];
+    return r;
+  }
+  /// Lane i = (p[i], p[i]): one real per lane in both halves.
+  KOKKOS_FORCEINLINE_FUNCTION static reg load_pairs(const T* p) {
+    reg r;
+    for (int i = 0; i < N; ++i) r.v[2 * i] = r.v[2 * i + 1] = p[i];
+    return r;
+  }
+  /// 2N 16-bit integers as reals, and reals (integral-valued within 16 bits after rounding) back,
+  /// rounded to nearest, ties to even (the default rounding mode, as the vector conversions).
+  KOKKOS_FORCEINLINE_FUNCTION static reg load_fixed16(const short* p) {
+    reg r;
+    for (int i = 0; i < 2 * N; ++i) r.v[i] = T(p[i]);
+    return r;
+  }
+  KOKKOS_FORCEINLINE_FUNCTION static void store_fixed16(short* p, const reg& a) {
+    for (int i = 0; i < 2 * N; ++i) p[i] = static_cast<short>(Kokkos::nearbyint(a.v[i]));
+  }
 };
 
 #if defined(KQCD_SIMD_AVX512)
@@ -166,6 +193,18 @@ template <> struct AVX512<float> {
     case 1: return _mm512_shuffle_f32x4(a, a, 0xB1);  // swap 128-bit lanes inside 256 bits
     default: return _mm512_shuffle_f32x4(a, a, 0x4E); // swap 256-bit halves
     }
+  }
+  static reg max(reg a, reg b) { return _mm512_max_ps(a, b); }
+  static reg abs_max(reg a, reg m) { return _mm512_max_ps(_mm512_abs_ps(a), m); }
+  static reg load_pairs(const float* p) {
+    const __m512i idx = _mm512_set_epi32(7, 7, 6, 6, 5, 5, 4, 4, 3, 3, 2, 2, 1, 1, 0, 0);
+    return _mm512_permutexvar_ps(idx, _mm512_castps256_ps512(_mm256_loadu_ps(p)));
+  }
+  static reg load_fixed16(const short* p) {
+    return _mm512_cvtepi32_ps(_mm512_cvtepi16_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p))));
+  }
+  static void store_fixed16(short* p, reg a) {
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), _mm512_cvtsepi32_epi16(_mm512_cvtps_epi32(a)));
   }
 };
 template <> struct AVX512<double> {
@@ -217,6 +256,18 @@ template <> struct AVX2<float> {
   static reg addsub(reg a, reg s) { return _mm256_fmsubadd_ps(_mm256_set1_ps(1.0f), a, s); }
   static reg swap_blocks(reg a, int level) {
     return level == 0 ? _mm256_permute_ps(a, 0x4E) : _mm256_permute2f128_ps(a, a, 0x01);
+  }
+  static reg max(reg a, reg b) { return _mm256_max_ps(a, b); }
+  static reg abs_max(reg a, reg m) { return _mm256_max_ps(_mm256_andnot_ps(_mm256_set1_ps(-0.0f), a), m); }
+  static reg load_pairs(const float* p) {
+    return _mm256_permutevar8x32_ps(_mm256_castps128_ps256(_mm_loadu_ps(p)), _mm256_set_epi32(3, 3, 2, 2, 1, 1, 0, 0));
+  }
+  static reg load_fixed16(const short* p) {
+    return _mm256_cvtepi32_ps(_mm256_cvtepi16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p))));
+  }
+  static void store_fixed16(short* p, reg a) {
+    const __m256i i = _mm256_cvtps_epi32(a);
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(p), _mm_packs_epi32(_mm256_castsi256_si128(i), _mm256_extracti128_si256(i, 1)));
   }
 };
 template <> struct AVX2<double> {
@@ -355,6 +406,15 @@ template <class T, int N, class ISA> struct SIMDComplex {
   KOKKOS_FORCEINLINE_FUNCTION friend SIMDComplex caxpby(T x, const SIMDComplex& a, T y, const SIMDComplex& b) {
     return axpby(x, a, y, b);
   }
+  /// 16-bit storage (SIMDHalfSpinor, 16-bit SIMD links; single-precision registers): the 2N
+  /// integers at p as reals, and the register's reals rounded to integers (to nearest, ties to even).
+  KOKKOS_FORCEINLINE_FUNCTION static SIMDComplex load_fixed16(const short* p) { return {ISA::load_fixed16(p)}; }
+  KOKKOS_FORCEINLINE_FUNCTION void store_fixed16(short* p) const { ISA::store_fixed16(p, v); }
+  /// One real per lane, p[i] in both halves of lane i (a scale for scale_lanes).
+  KOKKOS_FORCEINLINE_FUNCTION static SIMDComplex load_pairs(const T* p) { return {ISA::load_pairs(p)}; }
+  /// max(|a|, m) part by part, and each lane's larger part in both halves.
+  KOKKOS_FORCEINLINE_FUNCTION static SIMDComplex abs_max(const SIMDComplex& a, const SIMDComplex& m) { return {ISA::abs_max(a.v, m.v)}; }
+  KOKKOS_FORCEINLINE_FUNCTION SIMDComplex lane_max() const { return {ISA::max(v, ISA::swap_ri(v))}; }
   /// Lane i takes lane i ^ 2^level: a hop across the sub-lattice boundary of a split dimension.
   KOKKOS_FORCEINLINE_FUNCTION SIMDComplex swap_blocks(int level) const { return {ISA::swap_blocks(v, level)}; }
 
@@ -382,6 +442,16 @@ KOKKOS_FORCEINLINE_FUNCTION SIMDComplex<T, N, ISA> add_i_pow(const SIMDComplex<T
   else if constexpr (c == 1) return V::plus_i(a, b);
   else if constexpr (c == 2) return a - b;
   else return V::minus_i(a, b);
+}
+
+/// i^k b with k known at compile time (a 16-bit hop's scaled reconstruction).
+template <int k, class T, int N, class ISA>
+KOKKOS_FORCEINLINE_FUNCTION SIMDComplex<T, N, ISA> mul_i_pow(const SIMDComplex<T, N, ISA>& b) {
+  constexpr int c = ((k % 4) + 4) % 4;
+  if constexpr (c == 0) return b;
+  else if constexpr (c == 1) return b.times_i();
+  else if constexpr (c == 2) return -b;
+  else return -b.times_i();
 }
 
 namespace detail {

@@ -19,7 +19,9 @@
 // their own (SIMDGeometry::local()) whose neighbour indices reach into that ghost zone.
 // The hopping functor (kernels/dslash_wilson.hpp) reads these fields through the accessors here.
 // The BLAS reads a spinor through view(): the same complex numbers as a plain [site][colour][spin]
-// view in lane order, for operations that combine components of equal position only.
+// view in lane order, for operations that combine components of equal position only. 16-bit
+// spinors (SIMDHalfSpinor: one norm per site, i.e. per lane of a vector site) are read site by
+// site through SpinorAccess, as HalfCBSpinor is; site j is lane j % lanes of vector site j / lanes.
 #pragma once
 
 #include <kqcd/arch/simd_complex.hpp>
@@ -29,6 +31,7 @@
 #include <kqcd/fields/cb_spinor.hpp>
 #include <kqcd/fields/gauge_field.hpp>
 #include <kqcd/fields/packed_gauge.hpp>
+#include <kqcd/fields/spinor_access.hpp>
 
 #include <array>
 #include <string>
@@ -196,6 +199,48 @@ private:
   view_type data_;
 };
 
+/// One parity of a spinor in the SIMD layout with 16-bit storage (QUDA's half format on lanes): the
+/// reals of SIMDSpinor<V>'s [vsite][colour][spin][2 lanes] as fixed point, each site's (each lane's)
+/// in units of its norm, norm() = [vsite][lane] (the largest magnitude of the site's reals), then
+/// the ghost vector sites of a distributed lattice. V is a single-precision register: the kernels
+/// compute in float.
+template <class V, class ExecSpace> class SIMDHalfSpinor {
+public:
+  using simd_type = V;
+  using real_type = typename V::real_type;
+  using execution_space = ExecSpace;
+  static constexpr int lanes = V::lanes;
+  static constexpr int n_spin = Ns;
+  using view_type = Kokkos::View<short* [Nc][Ns][2 * lanes], Kokkos::LayoutRight, Kokkos::HostSpace>;
+  using norm_type = Kokkos::View<float* [lanes], Kokkos::LayoutRight, Kokkos::HostSpace>;
+  static_assert(std::is_same_v<real_type, float>, "16-bit spinors compute in float");
+
+  SIMDHalfSpinor() = default;
+  SIMDHalfSpinor(const SIMDGeometry& g, int parity, const std::string& label = "simd_half_spinor")
+      : geom_(g), parity_(parity), data_(label, g.vsites() + g.ghost_vsites()), norm_(label + "_norm", g.vsites() + g.ghost_vsites()) {
+    detail::require_host_space<ExecSpace>();
+    if (g.lanes() != lanes)
+      throw invalid_argument("SIMDHalfSpinor: geometry has " + std::to_string(g.lanes()) + " lanes, the type holds " +
+                             std::to_string(lanes));
+  }
+  const SIMDGeometry& geometry() const { return geom_; }
+  const Lattice& lattice() const { return geom_.global(); }
+  int parity() const { return parity_; }
+  /// Sites (lanes of vector sites) of this rank.
+  int sites() const { return geom_.vsites() * lanes; }
+  const view_type& view() const { return data_; }
+  const norm_type& norm() const { return norm_; }
+  /// The reals of every vector site, ghosts included: the halo exchange's view (norm() beside it).
+  const view_type& halo_view() const { return data_; }
+  SIMDHalfSpinor like(const std::string& label = "simd_half_spinor") const { return SIMDHalfSpinor(geom_, parity_, label); }
+
+private:
+  SIMDGeometry geom_;
+  int parity_ = 0;
+  view_type data_;
+  norm_type norm_;
+};
+
 /// A block of up to V::lanes right-hand sides of one parity for SIMDBlockWilsonDslash: lane r holds
 /// right-hand side r of every site ([site][colour][spin][2 lanes reals], SIMDSpinor's layout on
 /// the unsplit lattice), then the ghost sites of a distributed lattice. With fewer right-hand
@@ -264,14 +309,16 @@ private:
 /// ordinary GaugeField (on a distributed lattice with its ghost zone filled: with_gauge_halo), each
 /// hop matrix stored as Recon packs it (fields/packed_gauge.hpp): Recon18 whole, Recon12 its first
 /// two rows, Recon8 eight reals; the last two for SU(3) links only (the packed field's check).
-template <class V, class ExecSpace, class Recon = Recon18> class SIMDGaugeField {
+template <class V, class ExecSpace, class Recon = Recon18, class Store = typename V::real_type> class SIMDGaugeField {
 public:
   using real_type = typename V::real_type;
   using recon_type = Recon;
+  /// The stored reals: V's, or 16-bit fixed point (short: value / Recon::range, as PackedGauge's).
+  using store_type = Store;
   static constexpr int lanes = V::lanes;
   /// Complex numbers stored per hop matrix.
   static constexpr int pairs = Recon::pairs;
-  using view_type = Kokkos::View<real_type* [2 * Nd][pairs][2 * lanes], Kokkos::LayoutRight, Kokkos::HostSpace>;
+  using view_type = Kokkos::View<Store* [2 * Nd][pairs][2 * lanes], Kokkos::LayoutRight, Kokkos::HostSpace>;
 
   SIMDGaugeField() = default;
   template <class GT> SIMDGaugeField(const GaugeField<GT, ExecSpace>& u, const SIMDGeometry& g) : geom_(g) {
@@ -314,8 +361,13 @@ private:
               for (int dir = 0; dir < 2; ++dir) {
                 Recon::pack(U[dir], packed[dir]);
                 for (int k = 0; k < pairs; ++k) {
-                  d(vs, 2 * mu + dir, k, 2 * lane) = real_type(packed[dir][k].real());
-                  d(vs, 2 * mu + dir, k, 2 * lane + 1) = real_type(packed[dir][k].imag());
+                  if constexpr (std::is_same_v<Store, short>) {
+                    d(vs, 2 * mu + dir, k, 2 * lane) = to_fixed16(float(packed[dir][k].real()) / Recon::range(k));
+                    d(vs, 2 * mu + dir, k, 2 * lane + 1) = to_fixed16(float(packed[dir][k].imag()) / Recon::range(k));
+                  } else {
+                    d(vs, 2 * mu + dir, k, 2 * lane) = Store(packed[dir][k].real());
+                    d(vs, 2 * mu + dir, k, 2 * lane + 1) = Store(packed[dir][k].imag());
+                  }
                 }
               }
             }
@@ -357,35 +409,178 @@ template <class V, class T> struct SIMDSpinorAccessor {
   }
 };
 
+/// A site's 16-bit spinor in the SIMD layout (SIMDHalfSpinor) for the hopping functor, in float
+/// registers: T = const short (read) or short (write), N = const float or float (the norms). A read
+/// converts the integers (a projection sums them first, exactly) and scales by each lane's norm;
+/// a store finds each lane's largest magnitude, writes it as the norm and the reals in its units.
+template <class V, class T, class N> struct SIMDHalfSpinorAccessor {
+  using cplx = V;
+  using real = typename V::real_type;
+  static constexpr int L = V::lanes;
+  static constexpr int R = 2 * L;
+  static constexpr bool unit_scale = true;
+  T* p;    ///< [vsite][Nc][Ns][R]
+  N* norm; ///< [vsite][L]
+  KOKKOS_FORCEINLINE_FUNCTION T* base(int site) const { return p + std::size_t(site) * (Nc * Ns * R); }
+  /// Each lane's norm / half_scale in both halves of the lane.
+  KOKKOS_FORCEINLINE_FUNCTION V unit(int site) const { return real(1.0f / half_scale) * V::load_pairs(norm + std::size_t(site) * L); }
+  KOKKOS_FORCEINLINE_FUNCTION void load(int site, V s[Nc][Ns]) const {
+    const T* b = base(site);
+    const V n = unit(site);
+    for (int c = 0; c < Nc; ++c)
+      for (int sp = 0; sp < Ns; ++sp) s[c][sp] = V::scale_lanes(n, V::load_fixed16(b + (c * Ns + sp) * R));
+  }
+  template <class Proj> KOKKOS_FORCEINLINE_FUNCTION real load_projected(int site, int c, V h[2]) const {
+    constexpr int q0 = Proj::perm[0], q1 = Proj::perm[1];
+    const T* b = base(site) + c * Ns * R;
+    const V n = unit(site);
+    h[0] = V::scale_lanes(n, add_i_pow<Proj::code[0]>(V::load_fixed16(b), V::load_fixed16(b + q0 * R)));
+    h[1] = V::scale_lanes(n, add_i_pow<Proj::code[1]>(V::load_fixed16(b + R), V::load_fixed16(b + q1 * R)));
+    return real(1);
+  }
+  KOKKOS_FORCEINLINE_FUNCTION void store(int site, const V s[Nc][Ns]) const {
+    V m = V::zero();
+    for (int c = 0; c < Nc; ++c)
+      for (int sp = 0; sp < Ns; ++sp) m = V::abs_max(s[c][sp], m);
+    m = m.lane_max();
+    // A zero site stores zeros (its scale stays finite).
+    const V inv = real(half_scale) * V::reciprocal_lanes(V::abs_max(m, V::broadcast(real(1e-30f), real(1e-30f))));
+    T* b = base(site);
+    for (int c = 0; c < Nc; ++c)
+      for (int sp = 0; sp < Ns; ++sp) V::scale_lanes(inv, s[c][sp]).store_fixed16(b + (c * Ns + sp) * R);
+    real t[R];
+    m.store(t);
+    for (int i = 0; i < L; ++i) norm[std::size_t(site) * L + i] = t[2 * i];
+  }
+};
+
+/// Site j of a SIMD-layout spinor (lane j % L of vector site j / L) as complex numbers in Real: the
+/// conversions between layouts and precisions and the 16-bit BLAS (SpinorAccess). T: the stored
+/// reals (const for reading); N: the norms of 16-bit storage (void without).
+template <int L, class T, class N, class Real> struct LaneSiteAccessor {
+  using cplx = Kokkos::complex<Real>;
+  static constexpr bool fixed_point = !std::is_void_v<N>;
+  T* p;
+  N* norm = nullptr;
+  KOKKOS_INLINE_FUNCTION std::size_t at(int j, int c, int sp) const {
+    return ((std::size_t(j / L) * Nc + c) * Ns + sp) * (2 * L) + 2 * (j % L);
+  }
+  KOKKOS_INLINE_FUNCTION void load(int j, cplx s[Nc][Ns]) const {
+    Real n = Real(1);
+    if constexpr (fixed_point) n = Real(norm[j]) * Real(1.0f / half_scale);
+    for (int c = 0; c < Nc; ++c)
+      for (int sp = 0; sp < Ns; ++sp) {
+        const std::size_t k = at(j, c, sp);
+        s[c][sp] = cplx(n * Real(p[k]), n * Real(p[k + 1]));
+      }
+  }
+  KOKKOS_INLINE_FUNCTION void store(int j, const cplx s[Nc][Ns]) const {
+    if constexpr (fixed_point) {
+      Real m = Real(0);
+      for (int c = 0; c < Nc; ++c)
+        for (int sp = 0; sp < Ns; ++sp) m = Kokkos::fmax(m, Kokkos::fmax(Kokkos::fabs(s[c][sp].real()), Kokkos::fabs(s[c][sp].imag())));
+      const Real inv = m > Real(0) ? Real(1) / m : Real(0);
+      for (int c = 0; c < Nc; ++c)
+        for (int sp = 0; sp < Ns; ++sp) {
+          const std::size_t k = at(j, c, sp);
+          p[k] = to_fixed16(float(s[c][sp].real() * inv));
+          p[k + 1] = to_fixed16(float(s[c][sp].imag() * inv));
+        }
+      norm[j] = float(m);
+    } else {
+      for (int c = 0; c < Nc; ++c)
+        for (int sp = 0; sp < Ns; ++sp) {
+          const std::size_t k = at(j, c, sp);
+          p[k] = T(s[c][sp].real());
+          p[k + 1] = T(s[c][sp].imag());
+        }
+    }
+  }
+};
+
+template <class V, class ES> struct SpinorAccess<SIMDSpinor<V, ES>> {
+  using spinor_type = SIMDSpinor<V, ES>;
+  using R = typename V::real_type;
+  template <class Real> using read_type = LaneSiteAccessor<V::lanes, const R, void, Real>;
+  template <class Real> using write_type = LaneSiteAccessor<V::lanes, R, void, Real>;
+  template <class Real> static read_type<Real> read(const spinor_type& s) { return {reinterpret_cast<const R*>(s.view().data())}; }
+  template <class Real> static write_type<Real> write(const spinor_type& s) { return {reinterpret_cast<R*>(s.view().data())}; }
+  static constexpr double site_bytes = double(sizeof(R)) * 2 * Nc * Ns;
+};
+template <class V, class ES> struct SpinorAccess<SIMDHalfSpinor<V, ES>> {
+  using spinor_type = SIMDHalfSpinor<V, ES>;
+  template <class Real> using read_type = LaneSiteAccessor<V::lanes, const short, const float, Real>;
+  template <class Real> using write_type = LaneSiteAccessor<V::lanes, short, float, Real>;
+  template <class Real> static read_type<Real> read(const spinor_type& s) { return {s.view().data(), s.norm().data()}; }
+  template <class Real> static write_type<Real> write(const spinor_type& s) { return {s.view().data(), s.norm().data()}; }
+  static constexpr double site_bytes = 2.0 * 2 * Nc * Ns + sizeof(float);
+};
+
+/// The hopping functor's accessors of a SIMD-layout spinor: lane_reader / lane_writer.
+template <class V, class ES> SIMDSpinorAccessor<V, const typename V::real_type> lane_reader(const SIMDSpinor<V, ES>& s) {
+  return {s.lane_view().data()};
+}
+template <class V, class ES> SIMDSpinorAccessor<V, typename V::real_type> lane_writer(const SIMDSpinor<V, ES>& s) {
+  return {s.lane_view().data()};
+}
+template <class V, class ES> SIMDSpinorAccessor<V, const typename V::real_type> lane_reader(const SIMDBlockSpinor<V, ES>& s) {
+  return {s.lane_view().data()};
+}
+template <class V, class ES> SIMDSpinorAccessor<V, typename V::real_type> lane_writer(const SIMDBlockSpinor<V, ES>& s) {
+  return {s.lane_view().data()};
+}
+template <class V, class ES> SIMDHalfSpinorAccessor<V, const short, const float> lane_reader(const SIMDHalfSpinor<V, ES>& s) {
+  return {s.view().data(), s.norm().data()};
+}
+template <class V, class ES> SIMDHalfSpinorAccessor<V, short, float> lane_writer(const SIMDHalfSpinor<V, ES>& s) {
+  return {s.view().data(), s.norm().data()};
+}
+
+namespace detail {
+/// A register of reals stored as S: V's own, or 16-bit integers (as reals).
+template <class V, class S> KOKKOS_FORCEINLINE_FUNCTION V load_stored(const S* p) {
+  if constexpr (std::is_same_v<S, short>) return V::load_fixed16(p);
+  else return V::load(p);
+}
+} // namespace detail
+
 /// A hop matrix of a doubled SIMD gauge field: element (a, b) is one register, lane-aligned. Stored
 /// whole or as two rows (Recon18, Recon12), an element is read, and an element of row 2 rebuilt,
 /// where the hop asks for it; stored as eight reals (Recon8), the matrix is unpacked once.
-template <class V, class Recon = Recon18> struct LaneLink {
+/// 16-bit links (Store = short) stay in units of the fixed point (scale: the hopping functor folds
+/// it into each hop's reconstruction), the rebuilt third row rescaled once.
+template <class V, class Recon = Recon18, class Store = typename V::real_type> struct LaneLink {
   using real = typename V::real_type;
   static constexpr int R = 2 * V::lanes;
-  static constexpr bool unit_scale = true;
-  static constexpr real scale = real(1);
+  static constexpr bool fixed_point = std::is_same_v<Store, short>;
+  static constexpr bool unit_scale = !fixed_point;
+  static constexpr real scale = fixed_point ? real(1.0f / half_scale) : real(1);
   static_assert(Recon::pairs % Nc == 0, "rows of the hop matrix stored whole");
   static constexpr int rows = Recon::pairs / Nc;
-  const real* p; ///< [Recon::pairs][R]
-  KOKKOS_FORCEINLINE_FUNCTION V stored(int a, int b) const { return V::load(p + (a * Nc + b) * R); }
+  const Store* p; ///< [Recon::pairs][R]
+  KOKKOS_FORCEINLINE_FUNCTION V stored(int a, int b) const { return detail::load_stored<V>(p + (a * Nc + b) * R); }
   KOKKOS_FORCEINLINE_FUNCTION V element(int a, int b) const {
     if (rows == Nc || a < rows) return stored(a, b);
     const V r0[Nc] = {stored(0, 0), stored(0, 1), stored(0, 2)};
     const V r1[Nc] = {stored(1, 0), stored(1, 1), stored(1, 2)};
-    return detail::third_row_element(r0, r1, b);
+    if constexpr (fixed_point) return scale * detail::third_row_element(r0, r1, b);
+    else return detail::third_row_element(r0, r1, b);
   }
   KOKKOS_FORCEINLINE_FUNCTION V mul(int a, int b, const V& h) const { return cmul(element(a, b), h); }
   KOKKOS_FORCEINLINE_FUNCTION V madd(int a, int b, const V& h, const V& c) const { return cmadd(element(a, b), h, c); }
 };
-template <class V> struct LaneLink<V, Recon8> {
+template <class V, class Store> struct LaneLink<V, Recon8, Store> {
   using real = typename V::real_type;
   static constexpr int R = 2 * V::lanes;
   static constexpr bool unit_scale = true;
   static constexpr real scale = real(1);
   V U[Nc][Nc];
-  KOKKOS_FORCEINLINE_FUNCTION explicit LaneLink(const real* p) {
-    const V packed[Recon8::pairs] = {V::load(p), V::load(p + R), V::load(p + 2 * R), V::load(p + 3 * R)};
+  KOKKOS_FORCEINLINE_FUNCTION explicit LaneLink(const Store* p) {
+    V packed[Recon8::pairs];
+    for (int k = 0; k < Recon8::pairs; ++k) {
+      packed[k] = detail::load_stored<V>(p + k * R);
+      if constexpr (std::is_same_v<Store, short>) packed[k] = real(Recon8::range(k) / half_scale) * packed[k];
+    }
     Recon8::unpack(packed, U);
   }
   KOKKOS_FORCEINLINE_FUNCTION V mul(int a, int b, const V& h) const { return cmul(U[a][b], h); }
@@ -406,12 +601,12 @@ template <class V> struct BroadcastLink {
 };
 /// The hopping functor's gauge accessor of a doubled field (SIMDGaugeField) of L lanes per element
 /// stored as Recon packs it: lane-aligned registers (L = V::lanes) or broadcast links (L = 1, whole).
-template <class V, int L, class Recon = Recon18> struct DoubledLinkAccessor {
+template <class V, int L, class Recon = Recon18, class Store = typename V::real_type> struct DoubledLinkAccessor {
   using real = typename V::real_type;
-  static_assert(L > 1 || Recon::pairs == Nc * Nc, "broadcast links are stored whole");
-  using link_type = std::conditional_t<L == 1, BroadcastLink<V>, LaneLink<V, Recon>>;
+  static_assert(L > 1 || (Recon::pairs == Nc * Nc && std::is_same_v<Store, real>), "broadcast links are stored whole");
+  using link_type = std::conditional_t<L == 1, BroadcastLink<V>, LaneLink<V, Recon, Store>>;
   static constexpr bool doubled = true;
-  const real* p; ///< [site][2 Nd][Recon::pairs][2 L]
+  const Store* p; ///< [site][2 Nd][Recon::pairs][2 L]
   template <int mu, int dir> KOKKOS_FORCEINLINE_FUNCTION link_type hop_link(int site) const {
     return link_type{p + (std::size_t(site) * (2 * Nd) + 2 * mu + (dir > 0 ? 0 : 1)) * (Recon::pairs * 2 * L)};
   }
@@ -568,6 +763,50 @@ void from_simd(CBSpinor<ST, Ns, ExecSpace>& out, const SIMDSpinor<V, ExecSpace>&
   Kokkos::fence();
 }
 
+/// The same for 16-bit SIMD spinors (each site rounded to its own norm, and back).
+template <class V, class ExecSpace, class ST>
+void to_simd(SIMDHalfSpinor<V, ExecSpace>& out, const CBSpinor<ST, Ns, ExecSpace>& in) {
+  const SIMDGeometry g = out.geometry();
+  if (!(in.lattice() == g.global()) || in.parity() != out.parity())
+    throw invalid_argument("to_simd: spinor on parity " + std::to_string(in.parity()) + " of " + in.lattice().to_string() +
+                           ", SIMD spinor on parity " + std::to_string(out.parity()) + " of " + g.global().to_string());
+  const auto s = in.view();
+  const auto w = SpinorAccess<SIMDHalfSpinor<V, ExecSpace>>::template write<double>(out);
+  const int p = out.parity();
+  Kokkos::parallel_for("kqcd::to_simd_half", Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace>(0, g.vsites()), [=](int vs) {
+    for (int lane = 0; lane < V::lanes; ++lane) {
+      const int site = g.global().cb_index(g.coords(vs, lane, p));
+      Kokkos::complex<double> v[Nc][Ns];
+      for (int c = 0; c < Nc; ++c)
+        for (int sp = 0; sp < Ns; ++sp) v[c][sp] = Kokkos::complex<double>(double(s(site, c, sp).real()), double(s(site, c, sp).imag()));
+      w.store(vs * V::lanes + lane, v);
+    }
+  });
+  Kokkos::fence();
+}
+template <class V, class ExecSpace, class ST>
+void from_simd(CBSpinor<ST, Ns, ExecSpace>& out, const SIMDHalfSpinor<V, ExecSpace>& in) {
+  const SIMDGeometry g = in.geometry();
+  if (!(out.lattice() == g.global()) || in.parity() != out.parity())
+    throw invalid_argument("from_simd: SIMD spinor on parity " + std::to_string(in.parity()) + " of " +
+                           g.global().to_string() + ", spinor on parity " + std::to_string(out.parity()) + " of " +
+                           out.lattice().to_string());
+  const auto r = SpinorAccess<SIMDHalfSpinor<V, ExecSpace>>::template read<double>(in);
+  const auto d = out.view();
+  const int p = in.parity();
+  using R = typename ST::value_type;
+  Kokkos::parallel_for("kqcd::from_simd_half", Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace>(0, g.vsites()), [=](int vs) {
+    for (int lane = 0; lane < V::lanes; ++lane) {
+      const int site = g.global().cb_index(g.coords(vs, lane, p));
+      Kokkos::complex<double> v[Nc][Ns];
+      r.load(vs * V::lanes + lane, v);
+      for (int c = 0; c < Nc; ++c)
+        for (int sp = 0; sp < Ns; ++sp) d(site, c, sp) = ST(R(v[c][sp].real()), R(v[c][sp].imag()));
+    }
+  });
+  Kokkos::fence();
+}
+
 /// Both parities of a spinor in the SIMD layout (the full operators' vectors).
 template <class V, class ExecSpace> using SIMDSpinorField = FullSpinor<SIMDSpinor<V, ExecSpace>>;
 
@@ -581,27 +820,25 @@ void from_simd(SpinorField<ST, Ns, ExecSpace>& out, const SIMDSpinorField<V, Exe
   for (int p = 0; p < 2; ++p) from_simd(out[p], in[p]);
 }
 
-/// dst = src between two SIMD layouts of the same lattice and parity (other lanes, split or precision):
-/// each site moves to its vector site and lane in dst's geometry.
-template <class VD, class VS, class ExecSpace> void convert_layout(SIMDSpinor<VD, ExecSpace>& dst, const SIMDSpinor<VS, ExecSpace>& src) {
+/// dst = src between two SIMD-layout spinors of the same lattice and parity (other lanes, split,
+/// precision or 16-bit storage): each site moves to its vector site and lane in dst's geometry.
+template <class Dst, class Src> void convert_layout(Dst& dst, const Src& src) {
   const SIMDGeometry gd = dst.geometry(), gs = src.geometry();
   if (!(gd.global() == gs.global()) || dst.parity() != src.parity())
     throw invalid_argument("convert_layout: SIMD spinor on parity " + std::to_string(src.parity()) + " of " +
                            gs.global().to_string() + " into one on parity " + std::to_string(dst.parity()) + " of " +
                            gd.global().to_string());
-  const auto d = dst.lane_view();
-  const auto s = src.lane_view();
-  using DR = typename VD::real_type;
+  const auto r = SpinorAccess<Src>::template read<double>(src);
+  const auto w = SpinorAccess<Dst>::template write<double>(dst);
+  constexpr int LD = Dst::lanes, LS = Src::lanes;
   const int p = dst.parity();
   Kokkos::parallel_for("kqcd::convert_layout", Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace>(0, gd.vsites()), [=](int vs) {
-    for (int lane = 0; lane < VD::lanes; ++lane) {
+    for (int lane = 0; lane < LD; ++lane) {
       int svs, slane;
       gs.locate(gd.coords(vs, lane, p), svs, slane);
-      for (int c = 0; c < Nc; ++c)
-        for (int sp = 0; sp < Ns; ++sp) {
-          d(vs, c, sp, 2 * lane) = DR(s(svs, c, sp, 2 * slane));
-          d(vs, c, sp, 2 * lane + 1) = DR(s(svs, c, sp, 2 * slane + 1));
-        }
+      Kokkos::complex<double> v[Nc][Ns];
+      r.load(svs * LS + slane, v);
+      w.store(vs * LD + lane, v);
     }
   });
   Kokkos::fence();

@@ -1,7 +1,7 @@
 // Linear algebra on checkerboarded spinors, as the solvers need it. Reductions accumulate in
 // double whatever the field precision and are summed over the ranks of a distributed lattice.
-// Half-precision spinors (HalfCBSpinor) have their own overloads at the end: each site is loaded in
-// float, combined and stored back with a new norm.
+// 16-bit spinors (HalfCBSpinor, SIMDHalfSpinor) have their own overloads at the end: each site is
+// loaded in float, combined and stored back with a new norm.
 #pragma once
 
 #include <kqcd/comm/reduce.hpp>
@@ -258,7 +258,10 @@ template <class Spinor> void axpy_zpbx(double a, Spinor& x, Spinor& y, const Spi
   });
 }
 
-// ---- half precision: through the site accessors (fields/spinor_access.hpp) ----
+// ---- 16-bit storage: through the site accessors (fields/spinor_access.hpp) ----
+/// Spinors stored in 16-bit fixed point with a norm per site: HalfCBSpinor, SIMDHalfSpinor.
+template <class S> concept HalfStorage = requires(const S& s) { s.norm(); };
+
 namespace detail {
 /// dst = src site by site through the accessors, converting whatever the two formats.
 template <class Dst, class Src> void copy_sites(Dst& dst, const Src& src) {
@@ -271,15 +274,21 @@ template <class Dst, class Src> void copy_sites(Dst& dst, const Src& src) {
     w.store(i, v);
   });
 }
+/// copy_sites, or between SIMD layouts of other lanes or splits convert_layout.
+template <class Dst, class Src> void copy_or_convert(Dst& dst, const Src& src) {
+  if constexpr (requires { dst.geometry(); src.geometry(); })
+    if (!(dst.geometry() == src.geometry())) return convert_layout(dst, src);
+  copy_sites(dst, src);
+}
 } // namespace detail
 
-template <class ES> void zero(HalfCBSpinor<ES>& x) {
-  Kokkos::deep_copy(x.view(), typename HalfCBSpinor<ES>::value_type{});
+template <HalfStorage S> void zero(S& x) {
+  Kokkos::deep_copy(x.view(), typename std::remove_cvref_t<decltype(x.view())>::non_const_value_type{});
   Kokkos::deep_copy(x.norm(), 0.0f);
 }
-template <class ES, class Src> void copy(HalfCBSpinor<ES>& dst, const Src& src) { detail::copy_sites(dst, src); }
-template <class Dst, class ES> void copy(Dst& dst, const HalfCBSpinor<ES>& src) { detail::copy_sites(dst, src); }
-template <class ES> void copy(HalfCBSpinor<ES>& dst, const HalfCBSpinor<ES>& src) {
+template <HalfStorage S, class Src> void copy(S& dst, const Src& src) { detail::copy_or_convert(dst, src); }
+template <class Dst, HalfStorage S> void copy(Dst& dst, const S& src) { detail::copy_or_convert(dst, src); }
+template <HalfStorage S> void copy(S& dst, const S& src) {
   detail::check_same_shape(dst, src, "copy");
   Kokkos::deep_copy(dst.view(), src.view());
   Kokkos::deep_copy(dst.norm(), src.norm());
@@ -289,13 +298,13 @@ namespace detail {
 /// z = f(x, y, w) component by component, in float, one site per iteration (each site of a half
 /// spinor shares one norm, so it is loaded and stored whole); z may alias any input. With
 /// n_inputs = 2, f's third argument is zero and w is not read (pass any spinor of the shape).
-template <int n_inputs, class ES, class F>
-void half_combine(const char* op, const HalfCBSpinor<ES>& x, const HalfCBSpinor<ES>& y, const HalfCBSpinor<ES>& w,
-                  HalfCBSpinor<ES>& z, F f) {
+template <int n_inputs, HalfStorage S, class F>
+void half_combine(const char* op, const S& x, const S& y, const S& w,
+                  S& z, F f) {
   check_same_shape(x, z, op);
   check_same_shape(y, z, op);
   check_same_shape(w, z, op);
-  using A = SpinorAccess<HalfCBSpinor<ES>>;
+  using A = SpinorAccess<S>;
   const auto xr = A::template read<float>(x);
   const auto yr = A::template read<float>(y);
   const auto wr = A::template read<float>(w);
@@ -314,7 +323,7 @@ void half_combine(const char* op, const HalfCBSpinor<ES>& x, const HalfCBSpinor<
 } // namespace detail
 
 /// y = a x + b y, computed in float per site.
-template <class ES> void axpby(double a, const HalfCBSpinor<ES>& x, double b, HalfCBSpinor<ES>& y) {
+template <HalfStorage S> void axpby(double a, const S& x, double b, S& y) {
   const float af(a), bf(b);
   detail::half_combine<2>("axpby", x, y, y, y,
                        KOKKOS_LAMBDA(Kokkos::complex<float> xv, Kokkos::complex<float> yv, Kokkos::complex<float>) {
@@ -322,7 +331,7 @@ template <class ES> void axpby(double a, const HalfCBSpinor<ES>& x, double b, Ha
                        });
 }
 /// y = a x + y (complex a), in float per site.
-template <class ES> void caxpy(Kokkos::complex<double> a, const HalfCBSpinor<ES>& x, HalfCBSpinor<ES>& y) {
+template <HalfStorage S> void caxpy(Kokkos::complex<double> a, const S& x, S& y) {
   const Kokkos::complex<float> ac(float(a.real()), float(a.imag()));
   detail::half_combine<2>("caxpy", x, y, y, y,
                        KOKKOS_LAMBDA(Kokkos::complex<float> xv, Kokkos::complex<float> yv, Kokkos::complex<float>) {
@@ -330,9 +339,9 @@ template <class ES> void caxpy(Kokkos::complex<double> a, const HalfCBSpinor<ES>
                        });
 }
 /// z = x + a y + b w (complex a, b), in float per site.
-template <class ES>
-void cxpaypbz(const HalfCBSpinor<ES>& x, Kokkos::complex<double> a, const HalfCBSpinor<ES>& y, Kokkos::complex<double> b,
-              const HalfCBSpinor<ES>& w, HalfCBSpinor<ES>& z) {
+template <HalfStorage S>
+void cxpaypbz(const S& x, Kokkos::complex<double> a, const S& y, Kokkos::complex<double> b,
+              const S& w, S& z) {
   const Kokkos::complex<float> ac(float(a.real()), float(a.imag())), bc(float(b.real()), float(b.imag()));
   detail::half_combine<3>("cxpaypbz", x, y, w, z,
                        KOKKOS_LAMBDA(Kokkos::complex<float> xv, Kokkos::complex<float> yv, Kokkos::complex<float> wv) {
@@ -340,11 +349,11 @@ void cxpaypbz(const HalfCBSpinor<ES>& x, Kokkos::complex<double> a, const HalfCB
                        });
 }
 
-template <class ES> void axpy(double a, const HalfCBSpinor<ES>& x, HalfCBSpinor<ES>& y) { axpby(a, x, 1.0, y); }
-template <class ES> void scale(double a, HalfCBSpinor<ES>& y) { axpby(0.0, y, a, y); }
+template <HalfStorage S> void axpy(double a, const S& x, S& y) { axpby(a, x, 1.0, y); }
+template <HalfStorage S> void scale(double a, S& y) { axpby(0.0, y, a, y); }
 
-template <class ES> double norm2(const HalfCBSpinor<ES>& x) {
-  const auto xr = SpinorAccess<HalfCBSpinor<ES>>::template read<float>(x);
+template <HalfStorage S> double norm2(const S& x) {
+  const auto xr = SpinorAccess<S>::template read<float>(x);
   double sum = 0.0;
   Kokkos::parallel_reduce(
       "kqcd::blas::norm2_half", detail::range(x),
@@ -358,9 +367,9 @@ template <class ES> double norm2(const HalfCBSpinor<ES>& x) {
   return comm::sum(x.lattice(), sum);
 }
 
-template <class ES> Kokkos::complex<double> cdot(const HalfCBSpinor<ES>& x, const HalfCBSpinor<ES>& y) {
+template <HalfStorage S> Kokkos::complex<double> cdot(const S& x, const S& y) {
   detail::check_same_shape(x, y, "cdot");
-  using A = SpinorAccess<HalfCBSpinor<ES>>;
+  using A = SpinorAccess<S>;
   const auto xr = A::template read<float>(x);
   const auto yr = A::template read<float>(y);
   Kokkos::complex<double> sum(0.0);
@@ -379,21 +388,21 @@ template <class ES> Kokkos::complex<double> cdot(const HalfCBSpinor<ES>& x, cons
       sum);
   return comm::sum(x.lattice(), sum);
 }
-template <class ES> double rdot(const HalfCBSpinor<ES>& x, const HalfCBSpinor<ES>& y) { return cdot(x, y).real(); }
+template <HalfStorage S> double rdot(const S& x, const S& y) { return cdot(x, y).real(); }
 // The fused operations on 16-bit spinors: the two passes (each site's norm is rewritten on store).
-template <class ES> std::pair<Kokkos::complex<double>, double> cdot_norm2(const HalfCBSpinor<ES>& x, const HalfCBSpinor<ES>& y) {
+template <HalfStorage S> std::pair<Kokkos::complex<double>, double> cdot_norm2(const S& x, const S& y) {
   return {cdot(x, y), norm2(x)};
 }
-template <class ES> double axpy_norm2(double a, const HalfCBSpinor<ES>& x, HalfCBSpinor<ES>& y) {
+template <HalfStorage S> double axpy_norm2(double a, const S& x, S& y) {
   axpy(a, x, y);
   return norm2(y);
 }
-template <class ES>
-void axpy_zpbx(double a, HalfCBSpinor<ES>& x, HalfCBSpinor<ES>& y, const HalfCBSpinor<ES>& z, double b) {
+template <HalfStorage S>
+void axpy_zpbx(double a, S& x, S& y, const S& z, double b) {
   axpy(a, x, y);
   axpby(1.0, z, b, x);
 }
-template <class ES> double caxpy_norm2(Kokkos::complex<double> a, const HalfCBSpinor<ES>& x, HalfCBSpinor<ES>& y) {
+template <HalfStorage S> double caxpy_norm2(Kokkos::complex<double> a, const S& x, S& y) {
   caxpy(a, x, y);
   return norm2(y);
 }

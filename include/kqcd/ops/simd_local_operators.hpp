@@ -18,15 +18,16 @@
 namespace kqcd {
 
 /// out = Local(in) on every vector site of one SIMD-layout parity (Local's blocks in lanes).
-template <class V, class ES, class Local>
-void apply_site_local(SIMDSpinor<V, ES>& out, const SIMDSpinor<V, ES>& in, const Local& local) {
+/// (SIMDSpinor or SIMDHalfSpinor.)
+template <class S, class Local>
+  requires requires(const S& s) { s.geometry(); lane_reader(s); }
+void apply_site_local(S& out, const S& in, const Local& local) {
   if (out.parity() != in.parity() || !(out.geometry() == in.geometry()))
     throw invalid_argument("apply_site_local: SIMD input and output differ in parity or lane layout");
-  using Real = typename V::real_type;
-  using In = SIMDSpinorAccessor<V, const Real>;
-  using Out = SIMDSpinorAccessor<V, Real>;
-  Kokkos::parallel_for("kqcd::site_local_simd", Kokkos::RangePolicy<ES>(0, in.geometry().vsites()),
-                       SiteLocalFunctor<In, Out, Local>{In{in.lane_view().data()}, Out{out.lane_view().data()}, local});
+  using In = decltype(lane_reader(in));
+  using Out = decltype(lane_writer(out));
+  Kokkos::parallel_for("kqcd::site_local_simd", Kokkos::RangePolicy<typename S::execution_space>(0, in.geometry().vsites()),
+                       SiteLocalFunctor<In, Out, Local>{lane_reader(in), lane_writer(out), local});
 }
 
 /// The operators' SIMD layout: SIMDWilsonDslash on SIMDSpinor, full spinors SIMDSpinorField
@@ -35,17 +36,21 @@ void apply_site_local(SIMDSpinor<V, ES>& out, const SIMDSpinor<V, ES>& in, const
 /// to_simd / from_simd. Blocks of right-hand sides are SIMDBlockSpinor, one right-hand side per
 /// lane, on SIMDBlockWilsonDslash: its one-lane doubled links are built from the links given here
 /// when a block is first applied (memory only for those who use blocks).
-template <class Real, class ES, class Recon = Recon18, class V = typename ArchTraits<ES>::template simd_complex<Real>>
+/// P: float, double or kqcd::half (SIMDHalfSpinor and 16-bit links, clover blocks in
+/// float lanes; no blocks of right-hand sides, no full spinors: the sloppy operator of double-half
+/// solves).
+template <class P, class ES, class Recon = Recon18, class V = typename ArchTraits<ES>::template simd_complex<compute_t<P>>>
 class SIMDLayout {
 public:
-  using dslash_type = SIMDWilsonDslash<Real, ES, Recon, V>;
+  using Real = compute_t<P>;
+  using dslash_type = SIMDWilsonDslash<P, ES, Recon, V>;
   using gauge_type = GaugeField<Kokkos::complex<Real>, ES>;
   using spinor_type = typename dslash_type::spinor_type;
   using plain_spinor_type = CBSpinor<Kokkos::complex<Real>, Ns, ES>;
   using full_spinor_type = SIMDSpinorField<V, ES>;
   using block_dslash_type = SIMDBlockWilsonDslash<Real, ES, V>;
   using multi_spinor_type = typename block_dslash_type::spinor_type;
-  static constexpr bool has_blocks = true;
+  static constexpr bool has_blocks = !PrecisionTraits<P>::is_half;
   using options = SIMDGeometry;
 
   SIMDLayout(const gauge_type& u, const BoundaryPhases& bc, const SIMDGeometry& g) : dslash_(u, bc, g), u_(u), bc_(bc) {}
@@ -110,11 +115,11 @@ private:
 /// after a SIMDGeometry.
 template <class Term, class Recon = Recon18,
           class V = typename ArchTraits<typename Term::execution_space>::template simd_complex<typename Term::real_type>>
-using SIMDEvenOddOperator = EvenOddOperator<Term, SIMDLayout<typename Term::real_type, typename Term::execution_space, Recon, V>>;
+using SIMDEvenOddOperator = EvenOddOperator<Term, SIMDLayout<typename Term::precision, typename Term::execution_space, Recon, V>>;
 /// D = A - H/2 (FullOperator<Term>) on full SIMD-layout spinors (SIMDSpinorField).
 template <class Term, class Recon = Recon18,
           class V = typename ArchTraits<typename Term::execution_space>::template simd_complex<typename Term::real_type>>
-using SIMDFullOperator = FullOperator<Term, SIMDLayout<typename Term::real_type, typename Term::execution_space, Recon, V>>;
+using SIMDFullOperator = FullOperator<Term, SIMDLayout<typename Term::precision, typename Term::execution_space, Recon, V>>;
 
 } // namespace kqcd
 

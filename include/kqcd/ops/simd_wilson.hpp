@@ -40,48 +40,73 @@ template <class Epilogue, class Arg> void launch_lane_hopping(const char* who, c
 }
 
 /// The source halo of a hopping term on vector sites (a lattice of them, SIMDGeometry::local(), or
-/// the sites of a block whose lanes are right-hand sides): on one rank the functor runs over every
-/// site; on a distributed lattice the faces are packed and sent, the interior sites computed while
-/// they fly, then the exterior sites (set_overlap(false): all sites after the exchange). Faces
-/// travel spin-projected for the call's sign (set_spin_projection(false): whole sites).
-template <class HaloView, class ES> class LaneHopping {
+/// the sites of a block whose lanes are right-hand sides) for spinors S: on one rank the functor runs
+/// over every site; on a distributed lattice the faces are packed and sent, the interior sites
+/// computed while they fly, then the exterior sites (set_overlap(false): all sites after the
+/// exchange). Faces travel spin-projected for the call's sign (set_spin_projection(false): whole
+/// sites); 16-bit spinors (S with norms) travel whole, with their norms.
+template <class S, class ES> struct LaneNormExchange {
+  struct type {
+    double bytes() const { return 0; }
+  };
+};
+template <class S, class ES>
+  requires requires { typename S::norm_type; }
+struct LaneNormExchange<S, ES> {
+  using type = HaloExchange<typename S::norm_type, ES>;
+};
+template <class S, class ES> class LaneHopping {
+  static constexpr bool has_norms = requires { typename S::norm_type; };
+  using sites_view = std::remove_cvref_t<decltype(std::declval<const S&>().halo_view())>;
+  using norm_exchange = typename LaneNormExchange<S, ES>::type;
+
 public:
   LaneHopping() = default;
   explicit LaneHopping(const Lattice& sites) : sites_(sites), overlap_(sites) {
-    if (sites.distributed()) halo_ = HaloExchange<HaloView, ES>(sites);
+    if (!sites.distributed()) return;
+    halo_ = HaloExchange<sites_view, ES>(sites);
+    if constexpr (has_norms) norms_ = norm_exchange(sites, 1, 2 * Nd); // own tags: both are in flight together
   }
   /// Runs the hopping functor of `arg` (source `in`, of parity 1 - target_cb) on the target parity.
-  template <class Epilogue, class Arg> void run(const char* who, Arg arg, const HaloView& in, int isign, int target_cb) {
+  template <class Epilogue, class Arg> void run(const char* who, Arg arg, const S& in, int isign, int target_cb) {
     if (!sites_.distributed()) return launch_lane_hopping<Epilogue>(who, arg, isign, target_cb);
     overlap_.run(
-      target_cb, [&] { halo_.start(in, 1 - target_cb, spin_projection_ ? isign : 0); },
+      target_cb,
+      [&] {
+        halo_.start(in.halo_view(), 1 - target_cb, spin_projection_ && !has_norms ? isign : 0);
+        if constexpr (has_norms) norms_.start(in.norm(), 1 - target_cb);
+      },
       [&](const auto* list) {
         overlap_.point(arg, list);
         if (arg.n_sites > 0) launch_lane_hopping<Epilogue>(who, arg, isign, target_cb);
       },
-      [&] { halo_.finish(in); }, [](auto) {});
+      [&] {
+        halo_.finish(in.halo_view());
+        if constexpr (has_norms) norms_.finish(in.norm());
+      },
+      [](auto) {});
   }
   void set_overlap(bool on) { overlap_.set_overlap(on); }
   void set_spin_projection(bool on) { spin_projection_ = on; }
   /// Bytes this rank sends per call (0 on one rank).
-  double bytes() const { return halo_.bytes(spin_projection_); }
+  double bytes() const { return halo_.bytes(spin_projection_ && !has_norms) + norms_.bytes(); }
 
 private:
   Lattice sites_;
-  HaloExchange<HaloView, ES> halo_;
+  HaloExchange<sites_view, ES> halo_;
+  norm_exchange norms_;
   OverlapSweep<ES> overlap_;
   bool spin_projection_ = true;
 };
 
 /// The hopping functor's arguments on SIMD-layout spinors (lane views) with gauge accessors G.
-template <class Epilogue, class Real, class V, class G, class Sites, class S>
+template <class Epilogue, class Real, class G, class Sites, class S>
 auto lane_hopping_arg(const G (&gauge)[2], const S& out, const S& in, const S& x, const Sites& sites,
                       typename Epilogue::template Arg<Real> ep, int n_sites) {
-  using In = SIMDSpinorAccessor<V, const Real>;
-  using Out = SIMDSpinorAccessor<V, Real>;
+  using In = decltype(lane_reader(in));
+  using Out = decltype(lane_writer(out));
   using Arg = WilsonDslashArg<Real, G, In, Out, Sites, Epilogue>;
-  return Arg{{gauge[0], gauge[1]}, In{in.lane_view().data()}, Out{out.lane_view().data()}, In{x.lane_view().data()},
-             sites, ep, n_sites, 1, 1, {}, false};
+  return Arg{{gauge[0], gauge[1]}, lane_reader(in), lane_writer(out), lane_reader(x), sites, ep, n_sites, 1, 1, {}, false};
 }
 
 /// The calls of a hopping term on SIMD-layout spinors S (for a block of right-hand sides, each
@@ -126,29 +151,36 @@ private:
 };
 } // namespace detail
 
-/// The Wilson hopping term on SIMDSpinor (apply, apply_xpay, apply_local_xpay, apply_local_after:
-/// detail::LaneHoppingCalls). Recon: the links' storage, Recon18, Recon12 or Recon8 (SU(3) links,
-/// rebuilt in the kernel).
-template <class Real, class ExecSpace = Kokkos::DefaultHostExecutionSpace, class Recon = Recon18,
-          class V = typename ArchTraits<ExecSpace>::template simd_complex<Real>>
+/// The Wilson hopping term on SIMD-layout spinors (apply, apply_xpay, apply_local_xpay,
+/// apply_local_after: detail::LaneHoppingCalls). P: the storage precision, float or double
+/// (SIMDSpinor), or kqcd::half (SIMDHalfSpinor and 16-bit links, computed in float registers).
+/// Recon: the links' storage, Recon18, Recon12 or Recon8 (SU(3) links, rebuilt in the kernel).
+template <class P, class ExecSpace = Kokkos::DefaultHostExecutionSpace, class Recon = Recon18,
+          class V = typename ArchTraits<ExecSpace>::template simd_complex<compute_t<P>>>
 class SIMDWilsonDslash
-    : public detail::LaneHoppingCalls<SIMDWilsonDslash<Real, ExecSpace, Recon, V>, SIMDSpinor<V, ExecSpace>, Real> {
-  friend class detail::LaneHoppingCalls<SIMDWilsonDslash, SIMDSpinor<V, ExecSpace>, Real>;
+    : public detail::LaneHoppingCalls<SIMDWilsonDslash<P, ExecSpace, Recon, V>,
+                                      std::conditional_t<PrecisionTraits<P>::is_half, SIMDHalfSpinor<V, ExecSpace>, SIMDSpinor<V, ExecSpace>>,
+                                      compute_t<P>> {
+  static constexpr bool half_storage = PrecisionTraits<P>::is_half;
 
 public:
-  using real_type = Real;
+  using precision = P;
+  using real_type = compute_t<P>;
+  using Real = real_type;
   using simd_type = V;
   using execution_space = ExecSpace;
   using recon_type = Recon;
-  using spinor_type = SIMDSpinor<V, ExecSpace>;
-  using gauge_type = SIMDGaugeField<V, ExecSpace, Recon>;
+  using spinor_type = std::conditional_t<half_storage, SIMDHalfSpinor<V, ExecSpace>, SIMDSpinor<V, ExecSpace>>;
+  /// The stored link reals: 16-bit fixed point for half.
+  using link_store_type = std::conditional_t<half_storage, short, Real>;
+  using gauge_type = SIMDGaugeField<V, ExecSpace, Recon, link_store_type>;
   static_assert(std::is_same_v<typename V::real_type, Real>, "SIMD type of another precision");
 
   /// The links of u with boundary phases bc, laid out for geometry g (default: the automatic split).
   SIMDWilsonDslash(const GaugeField<Kokkos::complex<Real>, ExecSpace>& u, const BoundaryPhases& bc,
                    const SIMDGeometry& g = {})
-      : geom_(geometry_for(u.lattice(), g)), u_((check_simd_isa(), with_gauge_halo(u)), geom_), sites_(geom_, bc),
-        hopping_(geom_.local()) {
+      : geom_(geometry_for(u.lattice(), g)), u_((check_simd_isa(), with_gauge_halo(u)), geom_),
+        sites_(geom_, bc), hopping_(geom_.local()) {
     if (g.global().volume() > 0 && !(g == geom_))
       throw invalid_argument("SIMDWilsonDslash: geometry of " + std::to_string(g.lanes()) + " lanes on " +
                              g.global().to_string() + " does not fit " + std::to_string(V::lanes) + " lanes on " +
@@ -170,10 +202,12 @@ public:
   }
   /// The no-reuse byte model of WilsonDslash (conventions.md): the links at their stored size.
   double bytes(bool xpay = false) const {
-    return lattice().cb_volume() * double(sizeof(Real)) * (8 * Recon::reals + 8 * 24 + 24 + (xpay ? 24 : 0));
+    return lattice().cb_volume() * (8 * sizeof(link_store_type) * Recon::reals + (9 + (xpay ? 1 : 0)) * SpinorAccess<spinor_type>::site_bytes);
   }
+  static constexpr const char* byte_model = "no-reuse (stored sizes)";
 
 private:
+  friend class detail::LaneHoppingCalls<SIMDWilsonDslash, spinor_type, Real>;
   void check(const spinor_type& s, int parity, const char* what) const {
     if (s.parity() != parity || !(s.geometry() == geom_))
       throw invalid_argument(std::string("SIMDWilsonDslash: ") + what + " is on parity " + std::to_string(s.parity()) +
@@ -188,15 +222,15 @@ private:
     check(out, target_cb, "output");
     check(in, 1 - target_cb, "input");
     const link_accessor gauge[2] = {{u_.view(0).data()}, {u_.view(1).data()}};
-    const auto arg = detail::lane_hopping_arg<Epilogue, Real, V>(gauge, out, in, x, sites_, ep, geom_.vsites());
-    hopping_.template run<Epilogue>("kqcd::SIMDWilsonDslash", arg, in.halo_view(), isign, target_cb);
+    const auto arg = detail::lane_hopping_arg<Epilogue, Real>(gauge, out, in, x, sites_, ep, geom_.vsites());
+    hopping_.template run<Epilogue>("kqcd::SIMDWilsonDslash", arg, in, isign, target_cb);
   }
 
-  using link_accessor = DoubledLinkAccessor<V, V::lanes, Recon>;
+  using link_accessor = DoubledLinkAccessor<V, V::lanes, Recon, link_store_type>;
   SIMDGeometry geom_;
   gauge_type u_;
   LaneSiteTable<V, ExecSpace> sites_;
-  mutable detail::LaneHopping<typename spinor_type::halo_view_type, ExecSpace> hopping_;
+  mutable detail::LaneHopping<spinor_type, ExecSpace> hopping_;
 };
 
 /// The Wilson hopping term on a block of V::lanes right-hand sides, one per SIMD lane (host
@@ -253,13 +287,13 @@ private:
     check(out, target_cb, "output");
     check(in, 1 - target_cb, "input");
     const DoubledLinkAccessor<V, 1> gauge[2] = {{u_.view(0).data()}, {u_.view(1).data()}};
-    const auto arg = detail::lane_hopping_arg<Epilogue, Real, V>(gauge, out, in, x, sites_, ep, lattice().cb_volume());
-    hopping_.template run<Epilogue>("kqcd::SIMDBlockWilsonDslash", arg, in.halo_view(), isign, target_cb);
+    const auto arg = detail::lane_hopping_arg<Epilogue, Real>(gauge, out, in, x, sites_, ep, lattice().cb_volume());
+    hopping_.template run<Epilogue>("kqcd::SIMDBlockWilsonDslash", arg, in, isign, target_cb);
   }
 
   SIMDGaugeField<link_simd_type, ExecSpace> u_;
   SiteTable<NeighbourMode::table, ExecSpace> sites_;
-  mutable detail::LaneHopping<typename spinor_type::halo_view_type, ExecSpace> hopping_;
+  mutable detail::LaneHopping<spinor_type, ExecSpace> hopping_;
 };
 
 } // namespace kqcd
