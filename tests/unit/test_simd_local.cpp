@@ -4,7 +4,8 @@
 // CG and mixed-precision CG on the SIMD layout against the plain operator's residual; blocks with
 // one right-hand side per lane against the single-spinor operator, and multi-RHS CG on them; 16-bit
 // spinors and links on the lanes (the hopping term on every lane split and reconstruction, every
-// even-odd operator, mixed double-half CG and BiCGStab) against double precision and the host reference.
+// even-odd operator, mixed double-half CG and BiCGStab) against double precision and the host
+// reference, the 16-bit BLAS on lanes against the plain layout's.
 #include "test_harness.hpp"
 
 #include <kqcd/fields/host_convert.hpp>
@@ -17,6 +18,8 @@
 
 #include "host_fields.hpp"
 #include "simd_cases.hpp"
+
+#include <catch2/catch_approx.hpp>
 
 #include <clover_reference.hpp>
 
@@ -417,4 +420,44 @@ TEMPLATE_LIST_TEST_CASE("16-bit SIMD even-odd operators: their apply to 16-bit a
       REQUIRE(r < 1e-9);
     }
   });
+}
+
+TEMPLATE_LIST_TEST_CASE("16-bit BLAS on SIMD lanes equals the 16-bit BLAS on the plain layout", "[simd][half][blas]", SIMDSpaces) {
+  using ES = TestType;
+  using V = typename ArchTraits<ES>::template simd_complex<float>;
+  using Plain = CBSpinor<Kokkos::complex<float>, Ns, ES>;
+  for (const auto& [lat, split] : split_cases<V::lanes>()) {
+    CAPTURE(lat.to_string());
+    const SIMDGeometry geom(lat, V::lanes, split);
+    Plain p[3] = {Plain(lat, 0), Plain(lat, 0), Plain(lat, 0)};
+    HalfCBSpinor<ES> h[3] = {HalfCBSpinor<ES>(lat, 0), HalfCBSpinor<ES>(lat, 0), HalfCBSpinor<ES>(lat, 0)};
+    SIMDHalfSpinor<V, ES> l[3] = {SIMDHalfSpinor<V, ES>(geom, 0), SIMDHalfSpinor<V, ES>(geom, 0), SIMDHalfSpinor<V, ES>(geom, 0)};
+    for (int k = 0; k < 3; ++k) {
+      random_spinor(p[k], 190 + std::uint64_t(k));
+      blas::scale(1.0 + k, p[k]);
+      blas::copy(h[k], p[k]);
+      to_simd(l[k], p[k]);
+    }
+    // Both 16-bit spinors hold the same numbers (to 16-bit rounding): every operation agrees to it.
+    const auto agree = [&](const HalfCBSpinor<ES>& a, const SIMDHalfSpinor<V, ES>& b) {
+      Plain pa(lat, 0), pb(lat, 0);
+      blas::copy(pa, a);
+      from_simd(pb, b);
+      return ref::rel_diff(export_spinor_cb(pb), export_spinor_cb(pa));
+    };
+    REQUIRE(agree(h[0], l[0]) < 1e-4);
+    CHECK(blas::norm2(l[1]) == Catch::Approx(blas::norm2(h[1])).epsilon(1e-4));
+    const auto dl = blas::cdot(l[0], l[1]), dh = blas::cdot(h[0], h[1]);
+    CHECK(std::abs(std::complex<double>(dl.real() - dh.real(), dl.imag() - dh.imag())) < 1e-4 * std::sqrt(blas::norm2(h[0]) * blas::norm2(h[1])));
+    const Kokkos::complex<double> a(0.3, -0.7), b(-1.1, 0.2);
+    blas::axpby(0.5, l[0], -2.0, l[1]);
+    blas::axpby(0.5, h[0], -2.0, h[1]);
+    CHECK(agree(h[1], l[1]) < 2e-4);
+    blas::caxpy(a, l[2], l[0]);
+    blas::caxpy(a, h[2], h[0]);
+    CHECK(agree(h[0], l[0]) < 2e-4);
+    blas::cxpaypbz(l[0], a, l[1], b, l[2], l[2]);
+    blas::cxpaypbz(h[0], a, h[1], b, h[2], h[2]);
+    CHECK(agree(h[2], l[2]) < 4e-4);
+  }
 }

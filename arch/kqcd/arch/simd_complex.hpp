@@ -402,6 +402,7 @@ template <class T, int N, class ISA> struct SIMDComplex {
   KOKKOS_FORCEINLINE_FUNCTION friend SIMDComplex cmul(const Kokkos::complex<T>& z, const SIMDComplex& b) {
     return madd_scalar(z.real(), z.imag(), b, zero());
   }
+  KOKKOS_FORCEINLINE_FUNCTION friend SIMDComplex operator*(const Kokkos::complex<T>& z, const SIMDComplex& b) { return cmul(z, b); }
   /// x a + y b (real scalars), as caxpby of one complex number.
   KOKKOS_FORCEINLINE_FUNCTION friend SIMDComplex caxpby(T x, const SIMDComplex& a, T y, const SIMDComplex& b) {
     return axpby(x, a, y, b);

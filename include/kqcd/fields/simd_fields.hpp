@@ -156,10 +156,40 @@ template <class ExecSpace> constexpr void require_host_space() {
 }
 } // namespace detail
 
+namespace detail {
+/// What the SIMD-layout spinors share: the lane split, the parity, the sites (L lanes of each vector
+/// site) and the check that the split has L lanes.
+template <int L, class ExecSpace> class LaneSites {
+public:
+  LaneSites() = default;
+  LaneSites(const SIMDGeometry& g, int parity, const char* who) : geom_(g), parity_(parity) {
+    require_host_space<ExecSpace>();
+    if (g.lanes() != L)
+      throw invalid_argument(std::string(who) + ": geometry has " + std::to_string(g.lanes()) + " lanes, the type holds " +
+                             std::to_string(L));
+  }
+  const SIMDGeometry& geometry() const { return geom_; }
+  const Lattice& lattice() const { return geom_.global(); }
+  int parity() const { return parity_; }
+  /// Sites (lanes of vector sites) of this rank: the rows of view() that hold them.
+  int sites() const { return geom_.vsites() * L; }
+
+protected:
+  int vsites_with_ghosts() const { return geom_.vsites() + geom_.ghost_vsites(); }
+  SIMDGeometry geom_;
+  int parity_ = 0;
+};
+} // namespace detail
+
 /// One parity of a spinor in the SIMD layout: [vsite][colour][spin][lane] complex numbers (lane_view),
 /// V = SIMDComplex, then the ghost vector sites of a distributed lattice. view() holds the same
 /// numbers as [vsite * lanes][colour][spin] for the BLAS (its first sites() rows are this rank's).
-template <class V, class ExecSpace> class SIMDSpinor {
+template <class V, class ExecSpace> class SIMDSpinor : public detail::LaneSites<V::lanes, ExecSpace> {
+  using Base = detail::LaneSites<V::lanes, ExecSpace>;
+  using Base::geom_;
+  using Base::parity_;
+  using Base::vsites_with_ghosts;
+
 public:
   using simd_type = V;
   using real_type = typename V::real_type;
@@ -176,26 +206,13 @@ public:
 
   SIMDSpinor() = default;
   SIMDSpinor(const SIMDGeometry& g, int parity, const std::string& label = "simd_spinor")
-      : geom_(g), parity_(parity), data_(label, std::size_t(g.vsites() + g.ghost_vsites()) * lanes) {
-    detail::require_host_space<ExecSpace>();
-    if (g.lanes() != lanes)
-      throw invalid_argument("SIMDSpinor: geometry has " + std::to_string(g.lanes()) + " lanes, the type holds " +
-                             std::to_string(lanes));
-  }
-  const SIMDGeometry& geometry() const { return geom_; }
-  const Lattice& lattice() const { return geom_.global(); }
-  int parity() const { return parity_; }
-  /// Rows of view() that hold this rank's sites.
-  int sites() const { return geom_.vsites() * lanes; }
+      : Base(g, parity, "SIMDSpinor"), data_(label, std::size_t(g.vsites() + g.ghost_vsites()) * lanes) {}
   const view_type& view() const { return data_; }
   lane_view_type lane_view() const { return lane_view_type(reinterpret_cast<real_type*>(data_.data()), vsites_with_ghosts()); }
   halo_view_type halo_view() const { return halo_view_type(data_.data(), vsites_with_ghosts()); }
   SIMDSpinor like(const std::string& label = "simd_spinor") const { return SIMDSpinor(geom_, parity_, label); }
 
 private:
-  int vsites_with_ghosts() const { return geom_.vsites() + geom_.ghost_vsites(); }
-  SIMDGeometry geom_;
-  int parity_ = 0;
   view_type data_;
 };
 
@@ -204,7 +221,11 @@ private:
 /// in units of its norm, norm() = [vsite][lane] (the largest magnitude of the site's reals), then
 /// the ghost vector sites of a distributed lattice. V is a single-precision register: the kernels
 /// compute in float.
-template <class V, class ExecSpace> class SIMDHalfSpinor {
+template <class V, class ExecSpace> class SIMDHalfSpinor : public detail::LaneSites<V::lanes, ExecSpace> {
+  using Base = detail::LaneSites<V::lanes, ExecSpace>;
+  using Base::geom_;
+  using Base::parity_;
+
 public:
   using simd_type = V;
   using real_type = typename V::real_type;
@@ -217,17 +238,8 @@ public:
 
   SIMDHalfSpinor() = default;
   SIMDHalfSpinor(const SIMDGeometry& g, int parity, const std::string& label = "simd_half_spinor")
-      : geom_(g), parity_(parity), data_(label, g.vsites() + g.ghost_vsites()), norm_(label + "_norm", g.vsites() + g.ghost_vsites()) {
-    detail::require_host_space<ExecSpace>();
-    if (g.lanes() != lanes)
-      throw invalid_argument("SIMDHalfSpinor: geometry has " + std::to_string(g.lanes()) + " lanes, the type holds " +
-                             std::to_string(lanes));
-  }
-  const SIMDGeometry& geometry() const { return geom_; }
-  const Lattice& lattice() const { return geom_.global(); }
-  int parity() const { return parity_; }
-  /// Sites (lanes of vector sites) of this rank.
-  int sites() const { return geom_.vsites() * lanes; }
+      : Base(g, parity, "SIMDHalfSpinor"), data_(label, g.vsites() + g.ghost_vsites()),
+        norm_(label + "_norm", g.vsites() + g.ghost_vsites()) {}
   const view_type& view() const { return data_; }
   const norm_type& norm() const { return norm_; }
   /// The reals of every vector site, ghosts included: the halo exchange's view (norm() beside it).
@@ -235,8 +247,6 @@ public:
   SIMDHalfSpinor like(const std::string& label = "simd_half_spinor") const { return SIMDHalfSpinor(geom_, parity_, label); }
 
 private:
-  SIMDGeometry geom_;
-  int parity_ = 0;
   view_type data_;
   norm_type norm_;
 };

@@ -295,98 +295,153 @@ template <HalfStorage S> void copy(S& dst, const S& src) {
 }
 
 namespace detail {
-/// z = f(x, y, w) component by component, in float, one site per iteration (each site of a half
-/// spinor shares one norm, so it is loaded and stored whole); z may alias any input. With
-/// n_inputs = 2, f's third argument is zero and w is not read (pass any spinor of the shape).
-template <int n_inputs, HalfStorage S, class F>
-void half_combine(const char* op, const S& x, const S& y, const S& w,
-                  S& z, F f) {
+/// 16-bit spinors whose sites are lanes of vector sites (SIMDHalfSpinor): combined and reduced a
+/// vector site (a register per component) at a time, each lane with its own norm.
+template <class S> constexpr bool lane_sites = requires(const S& s) { lane_reader(s); };
+
+/// z = f(x, y, w) component by component, in float, one site (or vector site) per iteration (each
+/// site of a 16-bit spinor shares one norm, so it is loaded and stored whole); z may alias any input.
+/// f takes complex numbers or registers of them. With n_inputs = 2, f's third argument is
+/// unspecified and w is not read (pass any spinor of the shape).
+template <int n_inputs, HalfStorage S, class F> void half_combine(const char* op, const S& x, const S& y, const S& w, S& z, F f) {
   check_same_shape(x, z, op);
   check_same_shape(y, z, op);
   check_same_shape(w, z, op);
-  using A = SpinorAccess<S>;
-  const auto xr = A::template read<float>(x);
-  const auto yr = A::template read<float>(y);
-  const auto wr = A::template read<float>(w);
-  const auto zw = A::template write<float>(z);
-  Kokkos::parallel_for(std::string("kqcd::blas::") + op + "_half", range(z), KOKKOS_LAMBDA(int i) {
-    const auto& w_in = wr; // captured here: nvcc cannot first-capture inside if constexpr
-    Kokkos::complex<float> xv[Nc][Ns], yv[Nc][Ns], wv[Nc][Ns];
-    xr.load(i, xv);
-    yr.load(i, yv);
-    if constexpr (n_inputs == 3) w_in.load(i, wv);
-    for (int c = 0; c < Nc; ++c)
-      for (int sp = 0; sp < Ns; ++sp) xv[c][sp] = f(xv[c][sp], yv[c][sp], wv[c][sp]);
-    zw.store(i, xv);
-  });
+  const std::string label = std::string("kqcd::blas::") + op + "_half";
+  if constexpr (lane_sites<S>) {
+    using V = typename S::simd_type;
+    const auto xr = lane_reader(x), yr = lane_reader(y), wr = lane_reader(w);
+    const auto zw = lane_writer(z);
+    Kokkos::parallel_for(label, Kokkos::RangePolicy<typename S::execution_space>(0, z.geometry().vsites()), [=](int vs) {
+      V xv[Nc][Ns], yv[Nc][Ns], wv[Nc][Ns];
+      xr.load(vs, xv);
+      yr.load(vs, yv);
+      if constexpr (n_inputs == 3) wr.load(vs, wv);
+      for (int c = 0; c < Nc; ++c)
+        for (int sp = 0; sp < Ns; ++sp) xv[c][sp] = f(xv[c][sp], yv[c][sp], n_inputs == 3 ? wv[c][sp] : xv[c][sp]);
+      zw.store(vs, xv);
+    });
+  } else {
+    using A = SpinorAccess<S>;
+    const auto xr = A::template read<float>(x);
+    const auto yr = A::template read<float>(y);
+    const auto wr = A::template read<float>(w);
+    const auto zw = A::template write<float>(z);
+    Kokkos::parallel_for(label, range(z), KOKKOS_LAMBDA(int i) {
+      const auto& w_in = wr; // captured here: nvcc cannot first-capture inside if constexpr
+      Kokkos::complex<float> xv[Nc][Ns], yv[Nc][Ns], wv[Nc][Ns];
+      xr.load(i, xv);
+      yr.load(i, yv);
+      if constexpr (n_inputs == 3) w_in.load(i, wv);
+      for (int c = 0; c < Nc; ++c)
+        for (int sp = 0; sp < Ns; ++sp) xv[c][sp] = f(xv[c][sp], yv[c][sp], wv[c][sp]);
+      zw.store(i, xv);
+    });
+  }
 }
+
+/// The updates of half_combine, for complex numbers and registers alike.
+struct Axpby {
+  float a, b;
+  template <class C> KOKKOS_FORCEINLINE_FUNCTION C operator()(const C& x, const C& y, const C&) const { return a * x + b * y; }
+};
+struct Caxpy {
+  Kokkos::complex<float> a;
+  template <class C> KOKKOS_FORCEINLINE_FUNCTION C operator()(const C& x, const C& y, const C&) const { return a * x + y; }
+};
+struct Cxpaypbz {
+  Kokkos::complex<float> a, b;
+  template <class C> KOKKOS_FORCEINLINE_FUNCTION C operator()(const C& x, const C& y, const C& w) const { return x + a * y + b * w; }
+};
+
+/// sum over the sites of term(x site, y site) in double: per site from complex numbers, per vector
+/// site from each register's reals (term(xr, xi, yr, yi, acc) on one lane's parts; y is read only
+/// where Term::reads_y).
+template <class T, HalfStorage S, class Term> T half_reduce(const char* op, const S& x, const S& y, Term term) {
+  check_same_shape(x, y, op);
+  const std::string label = std::string("kqcd::blas::") + op + "_half";
+  T sum{};
+  if constexpr (lane_sites<S>) {
+    using V = typename S::simd_type;
+    constexpr int R = 2 * V::lanes;
+    const auto xr = lane_reader(x), yr = lane_reader(y);
+    Kokkos::parallel_reduce(
+        label, Kokkos::RangePolicy<typename S::execution_space>(0, x.geometry().vsites()),
+        [=](int vs, T& acc) {
+          V xv[Nc][Ns], yv[Nc][Ns];
+          xr.load(vs, xv);
+          if constexpr (Term::reads_y) yr.load(vs, yv);
+          float tx[R], ty[R];
+          for (int c = 0; c < Nc; ++c)
+            for (int sp = 0; sp < Ns; ++sp) {
+              xv[c][sp].store(tx);
+              if constexpr (Term::reads_y) yv[c][sp].store(ty);
+              for (int l = 0; l < R; l += 2) {
+                if constexpr (Term::reads_y) term(tx[l], tx[l + 1], ty[l], ty[l + 1], acc);
+                else term(tx[l], tx[l + 1], 0.0f, 0.0f, acc);
+              }
+            }
+        },
+        sum);
+  } else {
+    using A = SpinorAccess<S>;
+    const auto xr = A::template read<float>(x);
+    const auto yr = A::template read<float>(y);
+    Kokkos::parallel_reduce(
+        label, range(x),
+        KOKKOS_LAMBDA(int i, T& acc) {
+          // Captured here: nvcc cannot first-capture inside if constexpr.
+          const auto& y_in = yr;
+          const auto& term_of = term;
+          Kokkos::complex<float> xv[Nc][Ns], yv[Nc][Ns];
+          xr.load(i, xv);
+          if constexpr (Term::reads_y) y_in.load(i, yv);
+          for (int c = 0; c < Nc; ++c)
+            for (int sp = 0; sp < Ns; ++sp) {
+              if constexpr (Term::reads_y) term_of(xv[c][sp].real(), xv[c][sp].imag(), yv[c][sp].real(), yv[c][sp].imag(), acc);
+              else term_of(xv[c][sp].real(), xv[c][sp].imag(), 0.0f, 0.0f, acc);
+            }
+        },
+        sum);
+  }
+  return comm::sum(x.lattice(), sum);
+}
+struct NormTerm {
+  static constexpr bool reads_y = false;
+  KOKKOS_FORCEINLINE_FUNCTION void operator()(float xr, float xi, float, float, double& acc) const {
+    acc += double(xr) * xr + double(xi) * xi;
+  }
+};
+struct DotTerm {
+  static constexpr bool reads_y = true;
+  KOKKOS_FORCEINLINE_FUNCTION void operator()(float xr, float xi, float yr, float yi, Kokkos::complex<double>& acc) const {
+    const double a = xr, b = xi, c = yr, d = yi;
+    acc += Kokkos::complex<double>(a * c + b * d, a * d - b * c);
+  }
+};
 } // namespace detail
 
 /// y = a x + b y, computed in float per site.
 template <HalfStorage S> void axpby(double a, const S& x, double b, S& y) {
-  const float af(a), bf(b);
-  detail::half_combine<2>("axpby", x, y, y, y,
-                       KOKKOS_LAMBDA(Kokkos::complex<float> xv, Kokkos::complex<float> yv, Kokkos::complex<float>) {
-                         return af * xv + bf * yv;
-                       });
+  detail::half_combine<2>("axpby", x, y, y, y, detail::Axpby{float(a), float(b)});
 }
 /// y = a x + y (complex a), in float per site.
 template <HalfStorage S> void caxpy(Kokkos::complex<double> a, const S& x, S& y) {
-  const Kokkos::complex<float> ac(float(a.real()), float(a.imag()));
-  detail::half_combine<2>("caxpy", x, y, y, y,
-                       KOKKOS_LAMBDA(Kokkos::complex<float> xv, Kokkos::complex<float> yv, Kokkos::complex<float>) {
-                         return ac * xv + yv;
-                       });
+  detail::half_combine<2>("caxpy", x, y, y, y, detail::Caxpy{{float(a.real()), float(a.imag())}});
 }
 /// z = x + a y + b w (complex a, b), in float per site.
 template <HalfStorage S>
-void cxpaypbz(const S& x, Kokkos::complex<double> a, const S& y, Kokkos::complex<double> b,
-              const S& w, S& z) {
-  const Kokkos::complex<float> ac(float(a.real()), float(a.imag())), bc(float(b.real()), float(b.imag()));
+void cxpaypbz(const S& x, Kokkos::complex<double> a, const S& y, Kokkos::complex<double> b, const S& w, S& z) {
   detail::half_combine<3>("cxpaypbz", x, y, w, z,
-                       KOKKOS_LAMBDA(Kokkos::complex<float> xv, Kokkos::complex<float> yv, Kokkos::complex<float> wv) {
-                         return xv + ac * yv + bc * wv;
-                       });
+                          detail::Cxpaypbz{{float(a.real()), float(a.imag())}, {float(b.real()), float(b.imag())}});
 }
 
 template <HalfStorage S> void axpy(double a, const S& x, S& y) { axpby(a, x, 1.0, y); }
 template <HalfStorage S> void scale(double a, S& y) { axpby(0.0, y, a, y); }
 
-template <HalfStorage S> double norm2(const S& x) {
-  const auto xr = SpinorAccess<S>::template read<float>(x);
-  double sum = 0.0;
-  Kokkos::parallel_reduce(
-      "kqcd::blas::norm2_half", detail::range(x),
-      KOKKOS_LAMBDA(int i, double& acc) {
-        Kokkos::complex<float> v[Nc][Ns];
-        xr.load(i, v);
-        for (int c = 0; c < Nc; ++c)
-          for (int sp = 0; sp < Ns; ++sp) acc += double(v[c][sp].real()) * v[c][sp].real() + double(v[c][sp].imag()) * v[c][sp].imag();
-      },
-      sum);
-  return comm::sum(x.lattice(), sum);
-}
-
+template <HalfStorage S> double norm2(const S& x) { return detail::half_reduce<double>("norm2", x, x, detail::NormTerm{}); }
 template <HalfStorage S> Kokkos::complex<double> cdot(const S& x, const S& y) {
-  detail::check_same_shape(x, y, "cdot");
-  using A = SpinorAccess<S>;
-  const auto xr = A::template read<float>(x);
-  const auto yr = A::template read<float>(y);
-  Kokkos::complex<double> sum(0.0);
-  Kokkos::parallel_reduce(
-      "kqcd::blas::cdot_half", detail::range(x),
-      KOKKOS_LAMBDA(int i, Kokkos::complex<double>& acc) {
-        Kokkos::complex<float> xv[Nc][Ns], yv[Nc][Ns];
-        xr.load(i, xv);
-        yr.load(i, yv);
-        for (int c = 0; c < Nc; ++c)
-          for (int sp = 0; sp < Ns; ++sp) {
-            const double xre = xv[c][sp].real(), xim = xv[c][sp].imag(), yre = yv[c][sp].real(), yim = yv[c][sp].imag();
-            acc += Kokkos::complex<double>(xre * yre + xim * yim, xre * yim - xim * yre);
-          }
-      },
-      sum);
-  return comm::sum(x.lattice(), sum);
+  return detail::half_reduce<Kokkos::complex<double>>("cdot", x, y, detail::DotTerm{});
 }
 template <HalfStorage S> double rdot(const S& x, const S& y) { return cdot(x, y).real(); }
 // The fused operations on 16-bit spinors: the two passes (each site's norm is rewritten on store).
