@@ -197,23 +197,29 @@ template <class ES> nlohmann::json time_solver(const SolverOptions& o, const Hos
       }
     }
   };
+  // One solve with outer's reliable updates around sloppy's iterations (the same operator for a
+  // single precision), from the same random source on every layout; on the SIMD layout the
+  // precision change moves each site to its lane in the sloppy operator's split.
+  auto solve = [&](const auto& outer, const auto& sloppy) {
+    auto b = outer.create_vector("b"), x = outer.create_vector("x");
+    nlohmann::json layout = {{"layout", "scalar"}};
+    if constexpr (requires { b.geometry(); }) {
+      CBSpinor<typename decltype(b)::value_type, Ns, ES> plain(lattice, 0);
+      random_spinor(plain, 5);
+      to_simd(b, plain);
+      layout = {{"layout", "simd"},
+                {"isa", decltype(b)::simd_type::isa::name},
+                {"simd_lanes", decltype(b)::lanes},
+                {"sloppy_simd_lanes", std::decay_t<decltype(sloppy)>::vector_type::lanes}};
+    } else {
+      random_spinor(b, 5);
+    }
+    run(outer, sloppy, x, b);
+    r.update(layout);
+  };
   // The solve in o.precision on operators made on demand (single: the float one alone; mixed: double
-  // outer, float inner), from the same random source on every layout.
+  // outer, float inner).
   auto by_precision = [&](const auto& make_double, const auto& make_float) {
-    auto solve = [&](const auto& outer, const auto& sloppy) {
-      auto b = outer.create_vector("b"), x = outer.create_vector("x");
-      nlohmann::json layout = {{"layout", "scalar"}};
-      if constexpr (requires { b.geometry(); }) {
-        CBSpinor<typename decltype(b)::value_type, Ns, ES> plain(lattice, 0);
-        random_spinor(plain, 5);
-        to_simd(b, plain);
-        layout = {{"layout", "simd"}, {"isa", decltype(b)::simd_type::isa::name}, {"simd_lanes", decltype(b)::lanes}};
-      } else {
-        random_spinor(b, 5);
-      }
-      run(outer, sloppy, x, b);
-      r.update(layout);
-    };
     if (o.precision == "single") {
       const auto opf = make_float();
       solve(opf, opf);
@@ -228,24 +234,6 @@ template <class ES> nlohmann::json time_solver(const SolverOptions& o, const Hos
     }
   };
   const bool simd = use_simd_layout<ES>(o, lattice);
-  // Double outer, 16-bit inner operator (scalar layout), or on the SIMD layout (16-bit float lanes;
-  // the precision change moves each site to its lane).
-  auto mixed_half = [&](const auto& opd, const auto& oph) {
-    auto b = opd.create_vector("b"), x = opd.create_vector("x");
-    if constexpr (requires { b.geometry(); }) {
-      CBSpinor<Kokkos::complex<double>, Ns, ES> plain(lattice, 0);
-      random_spinor(plain, 5);
-      to_simd(b, plain);
-      r.update({{"layout", "simd"}, {"isa", decltype(b)::simd_type::isa::name}, {"simd_lanes", decltype(b)::lanes},
-                {"sloppy_simd_lanes", std::decay_t<decltype(oph)>::vector_type::lanes}});
-    } else {
-      random_spinor(b, 5);
-      r["layout"] = "scalar";
-    }
-    const nlohmann::json layout = r;
-    run(opd, oph, x, b);
-    r.update(layout);
-  };
   // A site-local term (clover, twisted mass, twisted clover) in double, float and half: EvenOddOperator
   // or its SIMD form.
   auto with_term = [&]<class Td, class Tf, class Th>(auto... args) {
@@ -253,8 +241,8 @@ template <class ES> nlohmann::json time_solver(const SolverOptions& o, const Hos
     if (o.precision == "mixed-half") {
       if constexpr (precision_compiled<half>) {
         if constexpr (ArchTraits<ES>::simd_layout)
-          if (simd) return mixed_half(SIMDEvenOddOperator<Td>(u, bc, mass, args...), SIMDEvenOddOperator<Th>(uf, bc, mass, args...));
-        mixed_half(EvenOddOperator<Td>(u, bc, mass, args...), EvenOddOperator<Th>(uf, bc, mass, args...));
+          if (simd) return solve(SIMDEvenOddOperator<Td>(u, bc, mass, args...), SIMDEvenOddOperator<Th>(uf, bc, mass, args...));
+        solve(EvenOddOperator<Td>(u, bc, mass, args...), EvenOddOperator<Th>(uf, bc, mass, args...));
       } else {
         throw not_compiled("precision half (of mixed-half)", compiled_precisions, "KQCD_PRECISIONS");
       }
@@ -290,11 +278,11 @@ template <class ES> nlohmann::json time_solver(const SolverOptions& o, const Hos
     if constexpr (precision_compiled<half> && recon_compiled<Recon12>) {
       if constexpr (ArchTraits<ES>::simd_layout) {
         if (simd) {
-          mixed_half(SIMDEvenOddOperator<WilsonMassTerm<double, ES>>(u, bc, mass), SIMDEvenOddOperator<WilsonMassTerm<half, ES>>(uf, bc, mass));
+          solve(SIMDEvenOddOperator<WilsonMassTerm<double, ES>>(u, bc, mass), SIMDEvenOddOperator<WilsonMassTerm<half, ES>>(uf, bc, mass));
           return r;
         }
       }
-      mixed_half(EOd(u, bc, mass), WilsonEOOperator<half, ES, ArchTraits<ES>::neighbour_mode, Recon12>(uf, bc, mass));
+      solve(EOd(u, bc, mass), WilsonEOOperator<half, ES, ArchTraits<ES>::neighbour_mode, Recon12>(uf, bc, mass));
     } else {
       if constexpr (!precision_compiled<half>) throw not_compiled("precision half (of mixed-half)", compiled_precisions, "KQCD_PRECISIONS");
       else throw not_compiled("reconstruction 12 (of mixed-half)", compiled_reconstructions, "KQCD_RECONSTRUCT");
