@@ -5,7 +5,8 @@
 // one right-hand side per lane against the single-spinor operator, and multi-RHS CG on them; 16-bit
 // spinors and links on the lanes (the hopping term on every lane split and reconstruction, every
 // even-odd operator, mixed double-half CG and BiCGStab) against double precision and the host
-// reference, the 16-bit BLAS on lanes against the plain layout's.
+// reference, 16-bit clover blocks against float ones, the 16-bit BLAS on lanes against the plain
+// layout's.
 #include "test_harness.hpp"
 
 #include <kqcd/fields/host_convert.hpp>
@@ -420,6 +421,56 @@ TEMPLATE_LIST_TEST_CASE("16-bit SIMD even-odd operators: their apply to 16-bit a
       REQUIRE(r < 1e-9);
     }
   });
+}
+
+TEMPLATE_LIST_TEST_CASE("16-bit SIMD clover blocks apply the clover term and its inverses to 16-bit accuracy",
+                        "[simd][half][clover]", SIMDSpaces) {
+  using ES = TestType;
+  using V = typename ArchTraits<ES>::template simd_complex<float>;
+  const Lattice lat({8, 4, 8, 8});
+  const auto uf = device_gauge<float, ES>(lat, random_host_gauge(lat, 191));
+  const SIMDGeometry geom(lat, V::lanes);
+  // Clover blocks (A, the twisted X = B A and the small W = mu B) of one twisted-clover field.
+  const TwistedCloverTerm<float, ES> term(uf, mass, csw, mu);
+  for (int p = 0; p < 2; ++p) {
+    CAPTURE(p);
+    SIMDSpinor<V, ES> in(geom, p), want(geom, p), got(geom, p);
+    CBSpinor<Kokkos::complex<float>, Ns, ES> t(lat, p);
+    random_spinor(t, 192 + std::uint64_t(p));
+    to_simd(in, t);
+    const auto relative = [&] {
+      blas::axpy(-1.0, want, got);
+      return std::sqrt(blas::norm2(got) / blas::norm2(want));
+    };
+    for (const auto& view : {term.field().term(p), term.field().inverse(p), term.field().inverse_twist(p)}) {
+      const SIMDHermitianBlocks<V, ES> f(view, geom, p);
+      const SIMDHermitianBlocks<V, ES, short> h(view, geom, p);
+      // 21 slots of 2 reals per block and lane, and one unit per block and lane.
+      REQUIRE(f.memory_bytes() == 2 * 21 * 2 * sizeof(float) * double(lat.cb_volume()));
+      REQUIRE(h.memory_bytes() == (2 * 21 * 2 * sizeof(short) + 2 * sizeof(float)) * double(lat.cb_volume()));
+      const LaneHermitianBlocks<V> exact{f.view().data()};
+      const LaneHermitianBlocks<V, short> sixteen{h.view().data(), h.unit().data()};
+      // The block product (stored integers, scaled once per block).
+      apply_site_local(want, in, PackedHermitianLocal<float, LaneHermitianBlocks<V>>{exact});
+      apply_site_local(got, in, PackedHermitianLocal<float, LaneHermitianBlocks<V, short>>{sixteen});
+      const double d = relative();
+      CAPTURE(d);
+      REQUIRE(d < 1e-4);
+      REQUIRE(d > 1e-7); // really 16-bit
+    }
+    // Entries read one by one, scaled (the in-kernel Cholesky solve of the dynamic inverse).
+    const SIMDHermitianBlocks<V, ES> f(term.field().term(p), geom, p);
+    const SIMDHermitianBlocks<V, ES, short> h(term.field().term(p), geom, p);
+    apply_site_local(want, in, CholeskyInverseLocal<float, LaneHermitianBlocks<V>>{{f.view().data()}});
+    apply_site_local(got, in, CholeskyInverseLocal<float, LaneHermitianBlocks<V, short>>{{h.view().data(), h.unit().data()}});
+    const double d = relative();
+    CAPTURE(d);
+    REQUIRE(d < 1e-4);
+    REQUIRE(d > 1e-7);
+  }
+  // The 16-bit clover operator holds its lane blocks in 16 bits (A and A^-1 on both parities).
+  const SIMDEvenOddOperator<CloverTerm<kqcd::half, ES>> op(uf, mixed_bc(), mass, csw);
+  REQUIRE(op.layout().memory_bytes() == 4 * (2 * 21 * 2 * sizeof(short) + 2 * sizeof(float)) * double(lat.cb_volume()));
 }
 
 TEMPLATE_LIST_TEST_CASE("16-bit BLAS on SIMD lanes equals the 16-bit BLAS on the plain layout", "[simd][half][blas]", SIMDSpaces) {

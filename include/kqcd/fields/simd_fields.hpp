@@ -29,12 +29,14 @@
 #include <kqcd/core/error.hpp>
 #include <kqcd/core/site_table.hpp>
 #include <kqcd/fields/cb_spinor.hpp>
+#include <kqcd/fields/clover_field.hpp>
 #include <kqcd/fields/gauge_field.hpp>
 #include <kqcd/fields/packed_gauge.hpp>
 #include <kqcd/fields/spinor_access.hpp>
 
 #include <array>
 #include <string>
+#include <type_traits>
 
 namespace kqcd {
 
@@ -671,33 +673,54 @@ private:
 /// [site][2][36] packing of kernels/local_terms.hpp) in the SIMD layout: [vsite][2][21 slots][2 lanes
 /// reals], slot i < 6 the real diagonal entry i in both halves of each lane (one multiply scales a
 /// lane's complex number), slot 6 + i (i - 1) / 2 + j the complex entry (i, j), i > j.
-template <class V, class ExecSpace> class SIMDHermitianBlocks {
+/// Store = short keeps each block of each lane in 16-bit fixed point, in units of its own largest
+/// magnitude: unit() = [vsite][2][lanes] holds that magnitude / half_scale (the 16-bit operators'
+/// blocks: half the bytes of float lanes).
+template <class V, class ExecSpace, class Store = typename V::real_type> class SIMDHermitianBlocks {
 public:
   using real_type = typename V::real_type;
+  using store_type = Store;
+  static constexpr bool fixed_point = std::is_same_v<Store, short>;
   static constexpr int lanes = V::lanes;
   static constexpr int slots = 21;
-  using view_type = Kokkos::View<real_type* [2][slots][2 * lanes], Kokkos::LayoutRight, Kokkos::HostSpace>;
+  using view_type = Kokkos::View<Store* [2][slots][2 * lanes], Kokkos::LayoutRight, Kokkos::HostSpace>;
+  using unit_type = Kokkos::View<real_type* [2][lanes], Kokkos::LayoutRight, Kokkos::HostSpace>;
 
   SIMDHermitianBlocks() = default;
   /// packed: the blocks of the sites of `parity` in the plain checkerboard order.
   template <class PackedView>
   SIMDHermitianBlocks(const PackedView& packed, const SIMDGeometry& g, int parity)
-      : data_(Kokkos::view_alloc(Kokkos::WithoutInitializing, "simd_hermitian_blocks"), g.vsites()) {
+      : data_(Kokkos::view_alloc(Kokkos::WithoutInitializing, "simd_hermitian_blocks"), g.vsites()),
+        unit_(Kokkos::view_alloc(Kokkos::WithoutInitializing, "simd_hermitian_units"), fixed_point ? g.vsites() : 0) {
     detail::require_host_space<ExecSpace>();
     if (packed.extent(0) != std::size_t(g.global().cb_volume()))
       throw invalid_argument("SIMDHermitianBlocks: " + std::to_string(packed.extent(0)) + " packed sites, expected " +
                              std::to_string(g.global().cb_volume()) + " (one parity of " + g.global().to_string() + ")");
     const view_type d = data_;
+    const unit_type u = unit_;
     Kokkos::parallel_for("kqcd::SIMDHermitianBlocks", Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace>(0, g.vsites()),
                          [=](int vs) {
                            for (int lane = 0; lane < lanes; ++lane) {
                              const int site = g.global().cb_index(g.coords(vs, lane, parity));
                              for (int b = 0; b < 2; ++b) {
-                               for (int i = 0; i < 6; ++i)
-                                 d(vs, b, i, 2 * lane) = d(vs, b, i, 2 * lane + 1) = real_type(packed(site, b, i));
+                               // Entry k of the packing in the stored units.
+                               double scale = 1.0;
+                               if constexpr (fixed_point) {
+                                 double m = 0;
+                                 for (int k = 0; k < clover_pack::reals_per_block; ++k) m = Kokkos::fmax(m, Kokkos::fabs(double(packed(site, b, k))));
+                                 m = m > 0 ? m : 1.0; // a zero block stores zeros with a finite unit
+                                 u(vs, b, lane) = real_type(m / half_scale);
+                                 scale = 1.0 / m; // to_fixed16 takes magnitudes up to 1
+                               }
+                               const auto stored = [&](int k) {
+                                 const double x = double(packed(site, b, k)) * scale;
+                                 if constexpr (fixed_point) return to_fixed16(float(x));
+                                 else return Store(x);
+                               };
+                               for (int i = 0; i < 6; ++i) d(vs, b, i, 2 * lane) = d(vs, b, i, 2 * lane + 1) = stored(i);
                                for (int k = 0; k < 15; ++k) {
-                                 d(vs, b, 6 + k, 2 * lane) = real_type(packed(site, b, 6 + 2 * k));
-                                 d(vs, b, 6 + k, 2 * lane + 1) = real_type(packed(site, b, 7 + 2 * k));
+                                 d(vs, b, 6 + k, 2 * lane) = stored(6 + 2 * k);
+                                 d(vs, b, 6 + k, 2 * lane + 1) = stored(7 + 2 * k);
                                }
                              }
                            }
@@ -705,113 +728,99 @@ public:
     Kokkos::fence();
   }
   const view_type& view() const { return data_; }
-  double memory_bytes() const { return double(data_.span()) * sizeof(real_type); }
+  /// Each block's unit (fixed point only; empty otherwise).
+  const unit_type& unit() const { return unit_; }
+  double memory_bytes() const { return double(data_.span()) * sizeof(Store) + double(unit_.span()) * sizeof(real_type); }
 
 private:
   view_type data_;
+  unit_type unit_;
 };
 
 /// The site-local policies' block accessor (kernels/local_terms.hpp, detail::hermitian6_mv) of
-/// SIMDHermitianBlocks: lane-aligned registers.
-template <class V> struct LaneHermitianBlocks {
+/// SIMDHermitianBlocks: lane-aligned registers. In 16 bits each entry is scaled by its block's unit
+/// as read; the block product instead multiplies integer-valued entries and scales its 6 results
+/// once (unscaled(), block_unit()).
+template <class V, class Store = typename V::real_type, bool scaled = true> struct LaneHermitianBlocks {
   using real = typename V::real_type;
   static constexpr bool block_accessor = true;
+  static constexpr bool fixed_point = std::is_same_v<Store, short>;
   static constexpr int R = 2 * V::lanes;
-  const real* p; ///< [vsite][2][21][R]
-  KOKKOS_FORCEINLINE_FUNCTION const real* slot(int site, int b, int k) const {
+  const Store* p;              ///< [vsite][2][21][R]
+  const real* units = nullptr; ///< [vsite][2][lanes] (fixed point)
+  KOKKOS_FORCEINLINE_FUNCTION const Store* slot(int site, int b, int k) const {
     return p + ((std::size_t(site) * 2 + b) * 21 + k) * R;
   }
+  /// Each lane's unit of block (site, b) in both halves of the lane.
+  KOKKOS_FORCEINLINE_FUNCTION V block_unit(int site, int b) const {
+    return V::load_pairs(units + (std::size_t(site) * 2 + b) * V::lanes);
+  }
+  KOKKOS_FORCEINLINE_FUNCTION V entry(int site, int b, int k) const {
+    if constexpr (!fixed_point) return V::load(slot(site, b, k));
+    else if constexpr (scaled) return V::scale_lanes(block_unit(site, b), V::load_fixed16(slot(site, b, k)));
+    else return V::load_fixed16(slot(site, b, k));
+  }
+  /// The same blocks read as the stored integers (a block product scales its results by block_unit).
+  KOKKOS_FORCEINLINE_FUNCTION LaneHermitianBlocks<V, Store, false> unscaled() const
+    requires(fixed_point && scaled)
+  {
+    return {p, units};
+  }
   /// Diagonal entry i in both halves of each lane (a real scale for V::scale_lanes).
-  KOKKOS_FORCEINLINE_FUNCTION V diag(int site, int b, int i) const { return V::load(slot(site, b, i)); }
+  KOKKOS_FORCEINLINE_FUNCTION V diag(int site, int b, int i) const { return entry(site, b, i); }
   KOKKOS_FORCEINLINE_FUNCTION V diag_mul(int site, int b, int i, const V& v) const { return V::scale_lanes(diag(site, b, i), v); }
   template <class C = V> KOKKOS_FORCEINLINE_FUNCTION V offdiag(int site, int b, int i, int j) const {
-    return V::load(slot(site, b, 6 + i * (i - 1) / 2 + j));
+    return entry(site, b, 6 + i * (i - 1) / 2 + j);
   }
 };
 
-/// Copy an ordinary checkerboarded spinor into the SIMD layout (same parity and lattice).
-template <class V, class ExecSpace, class ST>
-void to_simd(SIMDSpinor<V, ExecSpace>& out, const CBSpinor<ST, Ns, ExecSpace>& in) {
+/// Copy an ordinary checkerboarded spinor into a SIMD-layout spinor S (same parity and lattice;
+/// 16-bit storage rounds each site to its own norm).
+template <class S, class ExecSpace, class ST>
+  requires requires(const S& s) { s.geometry(); SpinorAccess<S>::site_bytes; }
+void to_simd(S& out, const CBSpinor<ST, Ns, ExecSpace>& in) {
   const SIMDGeometry g = out.geometry();
   if (!(in.lattice() == g.global()) || in.parity() != out.parity())
     throw invalid_argument("to_simd: spinor on parity " + std::to_string(in.parity()) + " of " + in.lattice().to_string() +
                            ", SIMD spinor on parity " + std::to_string(out.parity()) + " of " + g.global().to_string());
+  using R = typename ST::value_type;
   const auto s = in.view();
-  const auto d = out.lane_view();
+  const auto w = SpinorAccess<S>::template write<R>(out);
+  constexpr int L = S::lanes;
   const int p = out.parity();
   Kokkos::parallel_for("kqcd::to_simd", Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace>(0, g.vsites()), [=](int vs) {
-    for (int lane = 0; lane < V::lanes; ++lane) {
+    for (int lane = 0; lane < L; ++lane) {
       const int site = g.global().cb_index(g.coords(vs, lane, p));
+      Kokkos::complex<R> v[Nc][Ns];
       for (int c = 0; c < Nc; ++c)
-        for (int sp = 0; sp < Ns; ++sp) {
-          d(vs, c, sp, 2 * lane) = s(site, c, sp).real();
-          d(vs, c, sp, 2 * lane + 1) = s(site, c, sp).imag();
-        }
+        for (int sp = 0; sp < Ns; ++sp) v[c][sp] = Kokkos::complex<R>(s(site, c, sp).real(), s(site, c, sp).imag());
+      w.store(vs * L + lane, v);
     }
   });
   Kokkos::fence();
 }
 
 /// Copy a SIMD-layout spinor back into an ordinary checkerboarded spinor.
-template <class V, class ExecSpace, class ST>
-void from_simd(CBSpinor<ST, Ns, ExecSpace>& out, const SIMDSpinor<V, ExecSpace>& in) {
+template <class S, class ExecSpace, class ST>
+  requires requires(const S& s) { s.geometry(); SpinorAccess<S>::site_bytes; }
+void from_simd(CBSpinor<ST, Ns, ExecSpace>& out, const S& in) {
   const SIMDGeometry g = in.geometry();
   if (!(out.lattice() == g.global()) || in.parity() != out.parity())
     throw invalid_argument("from_simd: SIMD spinor on parity " + std::to_string(in.parity()) + " of " +
                            g.global().to_string() + ", spinor on parity " + std::to_string(out.parity()) + " of " +
                            out.lattice().to_string());
-  const auto s = in.lane_view();
+  using R = typename ST::value_type;
+  const auto r = SpinorAccess<S>::template read<R>(in);
   const auto d = out.view();
+  constexpr int L = S::lanes;
   const int p = in.parity();
   Kokkos::parallel_for("kqcd::from_simd", Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace>(0, g.vsites()), [=](int vs) {
-    for (int lane = 0; lane < V::lanes; ++lane) {
+    for (int lane = 0; lane < L; ++lane) {
       const int site = g.global().cb_index(g.coords(vs, lane, p));
+      Kokkos::complex<R> v[Nc][Ns];
+      r.load(vs * L + lane, v);
       for (int c = 0; c < Nc; ++c)
-        for (int sp = 0; sp < Ns; ++sp) d(site, c, sp) = ST(s(vs, c, sp, 2 * lane), s(vs, c, sp, 2 * lane + 1));
-    }
-  });
-  Kokkos::fence();
-}
-
-/// The same for 16-bit SIMD spinors (each site rounded to its own norm, and back).
-template <class V, class ExecSpace, class ST>
-void to_simd(SIMDHalfSpinor<V, ExecSpace>& out, const CBSpinor<ST, Ns, ExecSpace>& in) {
-  const SIMDGeometry g = out.geometry();
-  if (!(in.lattice() == g.global()) || in.parity() != out.parity())
-    throw invalid_argument("to_simd: spinor on parity " + std::to_string(in.parity()) + " of " + in.lattice().to_string() +
-                           ", SIMD spinor on parity " + std::to_string(out.parity()) + " of " + g.global().to_string());
-  const auto s = in.view();
-  const auto w = SpinorAccess<SIMDHalfSpinor<V, ExecSpace>>::template write<double>(out);
-  const int p = out.parity();
-  Kokkos::parallel_for("kqcd::to_simd_half", Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace>(0, g.vsites()), [=](int vs) {
-    for (int lane = 0; lane < V::lanes; ++lane) {
-      const int site = g.global().cb_index(g.coords(vs, lane, p));
-      Kokkos::complex<double> v[Nc][Ns];
-      for (int c = 0; c < Nc; ++c)
-        for (int sp = 0; sp < Ns; ++sp) v[c][sp] = Kokkos::complex<double>(double(s(site, c, sp).real()), double(s(site, c, sp).imag()));
-      w.store(vs * V::lanes + lane, v);
-    }
-  });
-  Kokkos::fence();
-}
-template <class V, class ExecSpace, class ST>
-void from_simd(CBSpinor<ST, Ns, ExecSpace>& out, const SIMDHalfSpinor<V, ExecSpace>& in) {
-  const SIMDGeometry g = in.geometry();
-  if (!(out.lattice() == g.global()) || in.parity() != out.parity())
-    throw invalid_argument("from_simd: SIMD spinor on parity " + std::to_string(in.parity()) + " of " +
-                           g.global().to_string() + ", spinor on parity " + std::to_string(out.parity()) + " of " +
-                           out.lattice().to_string());
-  const auto r = SpinorAccess<SIMDHalfSpinor<V, ExecSpace>>::template read<double>(in);
-  const auto d = out.view();
-  const int p = in.parity();
-  using R = typename ST::value_type;
-  Kokkos::parallel_for("kqcd::from_simd_half", Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace>(0, g.vsites()), [=](int vs) {
-    for (int lane = 0; lane < V::lanes; ++lane) {
-      const int site = g.global().cb_index(g.coords(vs, lane, p));
-      Kokkos::complex<double> v[Nc][Ns];
-      r.load(vs * V::lanes + lane, v);
-      for (int c = 0; c < Nc; ++c)
-        for (int sp = 0; sp < Ns; ++sp) d(site, c, sp) = ST(R(v[c][sp].real()), R(v[c][sp].imag()));
+        for (int sp = 0; sp < Ns; ++sp) d(site, c, sp) = ST(v[c][sp].real(), v[c][sp].imag());
     }
   });
   Kokkos::fence();

@@ -94,16 +94,24 @@ template <class B> KOKKOS_FORCEINLINE_FUNCTION auto packed_blocks(const B& c) {
 }
 
 /// r = M v for the packed Hermitian block (site, b) of c (a [site][2][36] view or a block accessor).
+/// Blocks stored in fixed point with a unit per block (accessors with unscaled()) multiply the
+/// stored integers and scale the 6 results once.
 template <class Blocks, class C>
 KOKKOS_FORCEINLINE_FUNCTION void hermitian6_mv(const Blocks& blocks, int site, int b, const C v[6], C r[6]) {
   const auto c = packed_blocks(blocks);
-  for (int i = 0; i < 6; ++i) r[i] = c.diag_mul(site, b, i, v[i]);
-  for (int i = 1; i < 6; ++i)
-    for (int j = 0; j < i; ++j) {
-      const C m = c.template offdiag<C>(site, b, i, j);
-      r[i] = cmadd(m, v[j], r[i]);  // M_ij v_j
-      r[j] = cjmadd(m, v[i], r[j]); // M_ji = conj(M_ij)
-    }
+  if constexpr (requires { c.unscaled(); }) {
+    hermitian6_mv(c.unscaled(), site, b, v, r);
+    const C u = c.block_unit(site, b);
+    for (int i = 0; i < 6; ++i) r[i] = C::scale_lanes(u, r[i]);
+  } else {
+    for (int i = 0; i < 6; ++i) r[i] = c.diag_mul(site, b, i, v[i]);
+    for (int i = 1; i < 6; ++i)
+      for (int j = 0; j < i; ++j) {
+        const C m = c.template offdiag<C>(site, b, i, j);
+        r[i] = cmadd(m, v[j], r[i]);  // M_ij v_j
+        r[j] = cjmadd(m, v[i], r[j]); // M_ji = conj(M_ij)
+      }
+  }
 }
 
 /// Square-root-free Cholesky (L D L^dag, L unit lower) of a Hermitian 6x6 matrix given by its

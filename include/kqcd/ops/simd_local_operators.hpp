@@ -36,9 +36,8 @@ void apply_site_local(S& out, const S& in, const Local& local) {
 /// to_simd / from_simd. Blocks of right-hand sides are SIMDBlockSpinor, one right-hand side per
 /// lane, on SIMDBlockWilsonDslash: its one-lane doubled links are built from the links given here
 /// when a block is first applied (memory only for those who use blocks).
-/// P: float, double or kqcd::half (SIMDHalfSpinor and 16-bit links, clover blocks in
-/// float lanes; no blocks of right-hand sides, no full spinors: the sloppy operator of double-half
-/// solves).
+/// P: float, double or kqcd::half (SIMDHalfSpinor, 16-bit links and 16-bit clover blocks; no
+/// blocks of right-hand sides, no full spinors: the sloppy operator of double-half solves).
 template <class P, class ES, class Recon = Recon18, class V = typename ArchTraits<ES>::template simd_complex<compute_t<P>>>
 class SIMDLayout {
 public:
@@ -72,7 +71,7 @@ public:
   template <class Local> void adopt(const Local& local, int parity) {
     (void)local.map_blocks([&](const auto& view) {
       if (!find(view.data())) blocks_.emplace_back(view.data(), blocks_type(view, geometry(), parity));
-      return LaneHermitianBlocks<V>{nullptr};
+      return blocks_accessor{nullptr};
     });
   }
   /// The policy with its blocks in the lane layout.
@@ -80,7 +79,7 @@ public:
     return local.map_blocks([&](const auto& view) {
       const blocks_type* blocks = find(view.data());
       if (!blocks) throw invalid_argument("SIMDLayout: a site-local policy reads packed blocks that were not adopted");
-      return LaneHermitianBlocks<V>{blocks->view().data()};
+      return blocks_accessor{blocks->view().data(), blocks->unit().data()};
     });
   }
   /// The policy for blocks of right-hand sides: each site's plain blocks broadcast to the lanes.
@@ -97,7 +96,9 @@ public:
   }
 
 private:
-  using blocks_type = SIMDHermitianBlocks<V, ES>;
+  using block_store = std::conditional_t<PrecisionTraits<P>::is_half, short, Real>;
+  using blocks_type = SIMDHermitianBlocks<V, ES, block_store>;
+  using blocks_accessor = LaneHermitianBlocks<V, block_store>;
   const blocks_type* find(const void* key) const {
     for (const auto& [k, blocks] : blocks_)
       if (k == key) return &blocks;
