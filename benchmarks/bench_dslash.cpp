@@ -2,8 +2,8 @@
 // term of the preconditioned clover / twisted-mass / twisted-clover operators (A^-1 H on one parity,
 // QUDA's "Dslash" count: clover 1872, twisted mass 1368, twisted clover 1872 flops per site), on the
 // plain layout or the SIMD layout (--layout; auto: SIMD where the backend has it and the lattice splits).
-// Every case also runs in half precision (16-bit spinors and links, the clover blocks in float; on
-// either layout); the Wilson cases also with gauge reconstruct-12/8 and with a block of
+// Every case also runs in half precision (16-bit spinors, links and clover blocks; on either
+// layout); the Wilson cases also with gauge reconstruct-12/8 and with a block of
 // right-hand sides (multi-RHS hopping term); bytes count the stored sizes (no-reuse model).
 #include "bench.hpp"
 

@@ -14,6 +14,8 @@
 
 #include "host_fields.hpp"
 
+#include <catch2/catch_approx.hpp>
+
 #include <clover_reference.hpp>
 
 #include <numbers>
@@ -136,6 +138,56 @@ TEMPLATE_LIST_TEST_CASE("blocks of right-hand sides with the clover and twisted 
   check(std::type_identity<DynamicCloverEOOperator<Real, ES>>{}, 1.0, 0.0, 1.0);
   check(std::type_identity<TwistedMassEOOperator<Real, ES>>{}, 0.0, 0.1, 0.1);
   check(std::type_identity<TwistedCloverEOOperator<Real, ES>>{}, 1.0, 0.1, 1.0, 0.1);
+}
+
+TEMPLATE_LIST_TEST_CASE("16-bit clover blocks apply the clover term and its inverses to 16-bit accuracy", "[clover][half]",
+                        kqcd::EnabledExecutionSpaces) {
+  using ES = TestType;
+  const Lattice lat({4, 4, 4, 8});
+  GaugeField<Kokkos::complex<float>, ES> u(lat);
+  random_gauge(u, 15);
+  // A, the twisted X = B A and the small W = mu B of one twisted-clover field.
+  const TwistedCloverTerm<float, ES> term(u, -0.2, 1.0, 0.1);
+  for (int p = 0; p < 2; ++p) {
+    CAPTURE(p);
+    CBSpinor<Kokkos::complex<float>, Ns, ES> in(lat, p), want(lat, p), got(lat, p);
+    random_spinor(in, 16 + std::uint64_t(p));
+    const auto relative = [&] {
+      blas::axpy(-1.0, want, got);
+      return std::sqrt(blas::norm2(got) / blas::norm2(want));
+    };
+    for (const auto& view : {term.field().term(p), term.field().inverse(p), term.field().inverse_twist(p)}) {
+      const HalfHermitianBlocks<ES> h(view);
+      REQUIRE(h.memory_bytes() == (72 * sizeof(short) + 2 * sizeof(float)) * double(lat.cb_volume()));
+      using Blocks16 = detail::HalfPackedBlocks<typename HalfHermitianBlocks<ES>::view_type, typename HalfHermitianBlocks<ES>::unit_type>;
+      const Blocks16 sixteen{h.view(), h.unit()};
+      // The block product (stored integers, scaled once per block).
+      apply_site_local(want, in, PackedHermitianLocal<float, std::remove_cvref_t<decltype(view)>>{view});
+      apply_site_local(got, in, PackedHermitianLocal<float, Blocks16>{sixteen});
+      const double d = relative();
+      CAPTURE(d);
+      REQUIRE(d < 1e-4);
+      REQUIRE(d > 1e-7); // really 16-bit
+    }
+    // Entries read one by one, scaled: the in-kernel Cholesky solve of A.
+    const auto a = term.field().term(p);
+    const HalfHermitianBlocks<ES> h(a);
+    apply_site_local(want, in, CholeskyInverseLocal<float, std::remove_cvref_t<decltype(a)>>{a});
+    apply_site_local(got, in,
+                     CholeskyInverseLocal<float, detail::HalfPackedBlocks<typename HalfHermitianBlocks<ES>::view_type,
+                                                                  typename HalfHermitianBlocks<ES>::unit_type>>{{h.view(), h.unit()}});
+    const double d = relative();
+    CAPTURE(d);
+    REQUIRE(d < 1e-4);
+    REQUIRE(d > 1e-7);
+  }
+  // The 16-bit operators hold 16-bit copies of every block view their policies read (76 bytes a
+  // block against the term's 144 in float).
+  const EvenOddOperator<TwistedCloverTerm<kqcd::half, ES>> op(u, BoundaryPhases::antiperiodic_time(), -0.2, 1.0, 0.1);
+  REQUIRE(op.layout().memory_bytes() * 144 == Catch::Approx(op.term().memory_bytes() * 76));
+  const EvenOddOperator<CloverTerm<kqcd::half, ES>> clover(u, BoundaryPhases::antiperiodic_time(), -0.2, 1.0);
+  REQUIRE(clover.layout().memory_bytes() * 144 == Catch::Approx(clover.term().memory_bytes() * 76));
+  REQUIRE(EvenOddOperator<CloverTerm<float, ES>>(u, BoundaryPhases::antiperiodic_time(), -0.2, 1.0).layout().memory_bytes() == 0);
 }
 
 TEMPLATE_LIST_TEST_CASE("16-bit clover and twisted operators: their apply to half accuracy, mixed double-half solves to 1e-10",

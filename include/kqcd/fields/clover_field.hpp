@@ -9,6 +9,7 @@
 #include <kqcd/arch/arch_traits.hpp>
 #include <kqcd/build_info.hpp>
 #include <kqcd/core/lattice.hpp>
+#include <kqcd/core/precision.hpp>
 #include <kqcd/fields/gauge_field.hpp>
 #include <kqcd/fields/spinor_access.hpp>
 
@@ -69,6 +70,51 @@ public:
 private:
   Lattice lattice_;
   std::array<view_type, 2> a_, inv_, twist_;
+};
+
+namespace detail {
+/// d, u = packed blocks in 16 bits with a unit per block (HalfHermitianBlocks; outside the
+/// constructor, where nvcc allows no extended lambda).
+template <class ExecSpace, class View, class UnitView, class PackedView>
+void pack_half_blocks(const View& d, const UnitView& u, const PackedView& packed) {
+  Kokkos::parallel_for("kqcd::HalfHermitianBlocks", Kokkos::RangePolicy<ExecSpace>(0, packed.extent(0)), KOKKOS_LAMBDA(int site) {
+    for (int b = 0; b < 2; ++b) {
+      float m = 0;
+      for (int k = 0; k < clover_pack::reals_per_block; ++k) m = Kokkos::fmax(m, Kokkos::fabs(float(packed(site, b, k))));
+      m = m > 0 ? m : 1.0f; // a zero block stores zeros with a finite unit
+      u(site, b) = m / half_scale;
+      const float inv = 1.0f / m; // to_fixed16 takes magnitudes up to 1
+      for (int k = 0; k < clover_pack::reals_per_block; ++k) d(site, b, k) = to_fixed16(float(packed(site, b, k)) * inv);
+    }
+  });
+  Kokkos::fence();
+}
+} // namespace detail
+
+/// Packed Hermitian blocks of one parity in 16 bits (the 16-bit operators' clover term and inverses
+/// on the plain layout): the [site][2][36] packing as fixed point, each block in units of its
+/// largest magnitude (unit() = [site][2], that magnitude / half_scale), built on the device from
+/// float or double blocks. 76 bytes per block against 144 in float.
+template <class ExecSpace = Kokkos::DefaultExecutionSpace> class HalfHermitianBlocks {
+public:
+  using traits = ArchTraits<ExecSpace>;
+  using view_type = Kokkos::View<short* [2][clover_pack::reals_per_block], typename traits::spinor_layout, typename traits::memory_space>;
+  using unit_type = Kokkos::View<float* [2], typename traits::spinor_layout, typename traits::memory_space>;
+
+  HalfHermitianBlocks() = default;
+  template <class PackedView>
+  explicit HalfHermitianBlocks(const PackedView& packed)
+      : data_(Kokkos::view_alloc(Kokkos::WithoutInitializing, "half_hermitian_blocks"), packed.extent(0)),
+        unit_(Kokkos::view_alloc(Kokkos::WithoutInitializing, "half_hermitian_units"), packed.extent(0)) {
+    detail::pack_half_blocks<ExecSpace>(data_, unit_, packed);
+  }
+  const view_type& view() const { return data_; }
+  const unit_type& unit() const { return unit_; }
+  double memory_bytes() const { return double(data_.span()) * sizeof(short) + double(unit_.span()) * sizeof(float); }
+
+private:
+  view_type data_;
+  unit_type unit_;
 };
 
 } // namespace kqcd

@@ -69,6 +69,33 @@ template <class View> struct PackedBlocks {
     return C(c(site, b, k), c(site, b, k + 1));
   }
 };
+/// Packed Hermitian blocks in 16 bits (HalfHermitianBlocks): each entry scaled by its block's unit
+/// as read; a block product instead multiplies the stored integers and scales its results once
+/// (unscaled(), block_unit()).
+template <class View, class UnitView, bool scaled = true> struct HalfPackedBlocks {
+  static constexpr bool block_accessor = true;
+  View c;
+  UnitView u;
+  KOKKOS_FORCEINLINE_FUNCTION float block_unit(int site, int b) const { return u(site, b); }
+  KOKKOS_FORCEINLINE_FUNCTION float entry(int site, int b, int k) const {
+    if constexpr (scaled) return float(c(site, b, k)) * u(site, b);
+    else return float(c(site, b, k));
+  }
+  KOKKOS_FORCEINLINE_FUNCTION HalfPackedBlocks<View, UnitView, false> unscaled() const
+    requires scaled
+  {
+    return {c, u};
+  }
+  KOKKOS_FORCEINLINE_FUNCTION float diag(int site, int b, int i) const { return entry(site, b, i); }
+  template <class C> KOKKOS_FORCEINLINE_FUNCTION C diag_mul(int site, int b, int i, const C& v) const {
+    const float d = entry(site, b, i);
+    return C(d * v.real(), d * v.imag());
+  }
+  template <class C> KOKKOS_FORCEINLINE_FUNCTION C offdiag(int site, int b, int i, int j) const {
+    const int k = clover_pack::offdiag(i, j);
+    return C(entry(site, b, k), entry(site, b, k + 1));
+  }
+};
 /// Packed Hermitian blocks of a plain [site][2][36] view, each entry broadcast to every lane of V:
 /// the blocks of a site whose lanes hold right-hand sides (SIMDBlockSpinor).
 template <class V, class View> struct BroadcastBlocks {
@@ -101,8 +128,8 @@ KOKKOS_FORCEINLINE_FUNCTION void hermitian6_mv(const Blocks& blocks, int site, i
   const auto c = packed_blocks(blocks);
   if constexpr (requires { c.unscaled(); }) {
     hermitian6_mv(c.unscaled(), site, b, v, r);
-    const C u = c.block_unit(site, b);
-    for (int i = 0; i < 6; ++i) r[i] = C::scale_lanes(u, r[i]);
+    const auto u = c.block_unit(site, b);
+    for (int i = 0; i < 6; ++i) r[i] = rscale(u, r[i]);
   } else {
     for (int i = 0; i < 6; ++i) r[i] = c.diag_mul(site, b, i, v[i]);
     for (int i = 1; i < 6; ++i)

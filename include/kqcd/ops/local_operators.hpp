@@ -3,7 +3,7 @@
 // A "term" is a small host class that hands the kernel a device policy (kernels/local_terms.hpp)
 // for A and for A^-1 on one parity, for D (isign = +1) or D^dag (isign = -1; D^dag = g5 D g5 with
 // mu -> -mu). Terms take the operator's storage precision P (float, double, kqcd::half) and compute
-// in compute_t<P>; the half operators keep the clover blocks in float.
+// in compute_t<P>; the half operators' layouts read 16-bit copies of the term's float clover blocks.
 //   WilsonMassTerm        A = 4 + m (a constant: folded into the hopping kernels' xpay coefficients)
 //   TwistedMassTerm       A = 4 + m + i mu g5, analytic inverse (a - i mu g5) / (a^2 + mu^2)
 //   CloverTerm<stored>    packed Hermitian chiral blocks of A and of A^-1
@@ -32,6 +32,7 @@
 #include <string>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 namespace kqcd {
 
@@ -272,8 +273,8 @@ template <class D> constexpr bool has_blocks() {
 
 /// Where an EvenOddOperator keeps its fields and how its kernels read them: the plain layout is
 /// WilsonDslash on CBSpinor (storage precision P: float, double or kqcd::half; neighbour mode and
-/// link reconstruction as given), the term's site-local policies as the term hands them out;
-/// ops/simd_local_operators.hpp has the SIMD one.
+/// link reconstruction as given), the term's site-local policies as the term hands them out (in
+/// half re-pointed at 16-bit copies of their blocks); ops/simd_local_operators.hpp has the SIMD one.
 template <class P, class ES, NeighbourMode mode = ArchTraits<ES>::neighbour_mode, class Recon = Recon18> class PlainLayout {
 public:
   using dslash_type = WilsonDslash<P, ES, mode, Recon>;
@@ -299,16 +300,46 @@ public:
     return multi_spinor_type(lattice(), parity, n_rhs, label);
   }
   full_spinor_type create_full(const std::string& label) const { return full_spinor_type(lattice(), label); }
-  /// Nothing to copy: the kernels read the term's own fields.
-  template <class Local> void adopt(const Local&, int) {}
-  template <class Local> Local site_local(const Local& local) const { return local; }
+  /// The kernels read the term's own fields, but in 16 bits: then each packed block view is copied
+  /// once into 16-bit blocks (HalfHermitianBlocks) and the policies are re-pointed at the copies.
+  template <class Local> void adopt(const Local& local, int) {
+    if constexpr (half_blocks)
+      (void)local.map_blocks([&](const auto& view) {
+        if (!find(view.data())) blocks_.emplace_back(view.data(), blocks_type(view));
+        return blocks_accessor{};
+      });
+  }
+  template <class Local> auto site_local(const Local& local) const {
+    if constexpr (half_blocks)
+      return local.map_blocks([&](const auto& view) {
+        const blocks_type* blocks = find(view.data());
+        if (!blocks) throw invalid_argument("PlainLayout: a site-local policy reads packed blocks that were not adopted");
+        return blocks_accessor{blocks->view(), blocks->unit()};
+      });
+    else return local;
+  }
   template <class Local> Local block_site_local(const Local& local) const { return local; }
   void to_layout(spinor_type& dst, const plain_spinor_type& src) const { Kokkos::deep_copy(dst.view(), src.view()); }
   void from_layout(plain_spinor_type& dst, const spinor_type& src) const { Kokkos::deep_copy(dst.view(), src.view()); }
-  double memory_bytes() const { return 0.0; }
+  /// The 16-bit copies of the site-local blocks (the term keeps its own besides).
+  double memory_bytes() const {
+    double b = 0;
+    for (const auto& [key, blocks] : blocks_) b += blocks.memory_bytes();
+    return b;
+  }
 
 private:
+  static constexpr bool half_blocks = PrecisionTraits<P>::is_half;
+  using blocks_type = HalfHermitianBlocks<ES>;
+  using blocks_accessor =
+      detail::HalfPackedBlocks<ReadOnlyView<typename blocks_type::view_type>, ReadOnlyView<typename blocks_type::unit_type>>;
+  const blocks_type* find(const void* key) const {
+    for (const auto& [k, blocks] : blocks_)
+      if (k == key) return &blocks;
+    return nullptr;
+  }
   dslash_type dslash_;
+  std::vector<std::pair<const void*, blocks_type>> blocks_; ///< 16-bit copies keyed by the term's view data
 };
 
 namespace detail {
@@ -472,7 +503,9 @@ public:
   /// Flops and bytes (no-reuse model plus the site-local data read) of apply_hopping_inverse.
   double hopping_flops() const { return lattice().cb_volume() * (WilsonDslash<Real>::flops_per_site + Term::local_flops); }
   double hopping_bytes() const {
-    return dslash().bytes(false) + lattice().cb_volume() * double(sizeof(Real)) * Term::local_reals;
+    // Packed block reals as stored: 16 bits each plus a float unit per block of 36 in half.
+    constexpr double real_bytes = PrecisionTraits<typename Term::precision>::is_half ? 2.0 + sizeof(float) / 36.0 : sizeof(Real);
+    return dslash().bytes(false) + lattice().cb_volume() * real_bytes * Term::local_reals;
   }
   /// Bytes of one apply() in the no-reuse model of the hopping term (constant diagonal: the
   /// second kernel reads the xpay addend).
