@@ -101,19 +101,25 @@ public:
   SiteTable(const Lattice& lat, const BoundaryPhases& bc) : detail::BoundaryData<ExecSpace>(lat, bc) {
     for (int p = 0; p < 2; ++p) table_[p] = build(lat, p);
   }
-  /// The neighbour table of the sites of one parity (public only because CUDA lambdas need it).
+  /// The neighbour table of the sites of one parity.
   static table_view build(const Lattice& lat, int p) {
     table_view t(Kokkos::view_alloc(Kokkos::WithoutInitializing, "site_table"), lat.cb_volume());
-    Kokkos::parallel_for(
-        "kqcd::SiteTable::build", Kokkos::RangePolicy<ExecSpace>(0, lat.cb_volume()), KOKKOS_LAMBDA(int s) {
-          for (int mu = 0; mu < Nd; ++mu)
-            for (int d = 0; d < 2; ++d) {
-              const Neighbour n = detail::compute_neighbour(lat, s, p, mu, d == 0 ? 1 : -1);
-              t(s, 2 * mu + d) = std::uint32_t(n.index) | (n.crossed ? 0x80000000u : 0u);
-            }
-        });
+    Kokkos::parallel_for("kqcd::SiteTable::build", Kokkos::RangePolicy<ExecSpace>(0, lat.cb_volume()), TableRow{lat, p, t});
     return t;
   }
+  /// Row s of the table (a functor rather than a KOKKOS_LAMBDA: see ops/blas.hpp).
+  struct TableRow {
+    Lattice lat;
+    int p;
+    table_view t;
+    KOKKOS_FUNCTION void operator()(int s) const {
+      for (int mu = 0; mu < Nd; ++mu)
+        for (int d = 0; d < 2; ++d) {
+          const Neighbour n = detail::compute_neighbour(lat, s, p, mu, d == 0 ? 1 : -1);
+          t(s, 2 * mu + d) = std::uint32_t(n.index) | (n.crossed ? 0x80000000u : 0u);
+        }
+    }
+  };
   template <int mu, int dir> KOKKOS_INLINE_FUNCTION Neighbour neighbour(int cb_site, int parity) const {
     const std::uint32_t e = table_[parity](cb_site, 2 * mu + (dir > 0 ? 0 : 1));
     return {int(e & 0x7fffffffu), (e & 0x80000000u) != 0};

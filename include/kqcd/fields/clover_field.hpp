@@ -73,11 +73,12 @@ private:
 };
 
 namespace detail {
-/// d, u = packed blocks in 16 bits with a unit per block (HalfHermitianBlocks; outside the
-/// constructor, where nvcc allows no extended lambda).
-template <class ExecSpace, class View, class UnitView, class PackedView>
-void pack_half_blocks(const View& d, const UnitView& u, const PackedView& packed) {
-  Kokkos::parallel_for("kqcd::HalfHermitianBlocks", Kokkos::RangePolicy<ExecSpace>(0, packed.extent(0)), KOKKOS_LAMBDA(int site) {
+/// Site i's two packed blocks into 16 bits with a unit per block (HalfHermitianBlocks).
+template <class View, class UnitView, class PackedView> struct PackHalfBlocks {
+  View d;
+  UnitView u;
+  PackedView packed;
+  KOKKOS_FUNCTION void operator()(int site) const {
     for (int b = 0; b < 2; ++b) {
       float m = 0;
       for (int k = 0; k < clover_pack::reals_per_block; ++k) m = Kokkos::fmax(m, Kokkos::fabs(float(packed(site, b, k))));
@@ -86,9 +87,8 @@ void pack_half_blocks(const View& d, const UnitView& u, const PackedView& packed
       const float inv = 1.0f / m; // to_fixed16 takes magnitudes up to 1
       for (int k = 0; k < clover_pack::reals_per_block; ++k) d(site, b, k) = to_fixed16(float(packed(site, b, k)) * inv);
     }
-  });
-  Kokkos::fence();
-}
+  }
+};
 } // namespace detail
 
 /// Packed Hermitian blocks of one parity in 16 bits (the 16-bit operators' clover term and inverses
@@ -106,7 +106,9 @@ public:
   explicit HalfHermitianBlocks(const PackedView& packed)
       : data_(Kokkos::view_alloc(Kokkos::WithoutInitializing, "half_hermitian_blocks"), packed.extent(0)),
         unit_(Kokkos::view_alloc(Kokkos::WithoutInitializing, "half_hermitian_units"), packed.extent(0)) {
-    detail::pack_half_blocks<ExecSpace>(data_, unit_, packed);
+    Kokkos::parallel_for("kqcd::HalfHermitianBlocks", Kokkos::RangePolicy<ExecSpace>(0, packed.extent(0)),
+                         detail::PackHalfBlocks<view_type, unit_type, PackedView>{data_, unit_, packed});
+    Kokkos::fence();
   }
   const view_type& view() const { return data_; }
   const unit_type& unit() const { return unit_; }

@@ -14,17 +14,23 @@
 namespace kqcd {
 
 namespace detail {
-/// Copy between a block's right-hand side r and a single spinor (to the block when `in`). A free
-/// function: CUDA forbids extended lambdas in private member functions.
-template <class BlockView, class View, class ExecSpace>
-void transfer_rhs(const BlockView& b, const View& v, int sites, int n, int r, bool in) {
-  Kokkos::parallel_for("kqcd::MultiCBSpinor::transfer", Kokkos::RangePolicy<ExecSpace>(0, sites), KOKKOS_LAMBDA(int i) {
+/// Copy between a block's right-hand side r and a single spinor (to the block when `in`), site i.
+template <class BlockView, class View> struct TransferRhs {
+  BlockView b;
+  View v;
+  int n, r;
+  bool in;
+  KOKKOS_FUNCTION void operator()(int i) const {
     for (int c = 0; c < Nc; ++c)
       for (int sp = 0; sp < Ns; ++sp) {
         if (in) b(std::size_t(i) * n + r, c, sp) = v(i, c, sp);
         else v(i, c, sp) = b(std::size_t(i) * n + r, c, sp);
       }
-  });
+  }
+};
+template <class BlockView, class View, class ExecSpace>
+void transfer_rhs(const BlockView& b, const View& v, int sites, int n, int r, bool in) {
+  Kokkos::parallel_for("kqcd::MultiCBSpinor::transfer", Kokkos::RangePolicy<ExecSpace>(0, sites), TransferRhs<BlockView, View>{b, v, n, r, in});
 }
 } // namespace detail
 

@@ -9,21 +9,69 @@
 
 namespace kqcd {
 
+namespace detail {
+// Functors rather than KOKKOS_LAMBDAs (see ops/blas.hpp: nvcc's extended lambdas in templates
+// instantiated by several translation units).
+template <class View> struct RandomLinks {
+  Lattice lat;
+  Philox rng;
+  int parity;
+  View v;
+  KOKKOS_FUNCTION void operator()(int s) const {
+    using GT = typename View::non_const_value_type;
+    const auto site = std::uint32_t(lat.global_lex_index(lat.cb_coords(s, parity)));
+    for (int mu = 0; mu < Nd; ++mu) {
+      Kokkos::complex<double> m[3][3];
+      random_su3(rng, site, std::uint32_t(mu), 0u, m);
+      for (int a = 0; a < Nc; ++a)
+        for (int b = 0; b < Nc; ++b) v(s, mu, a, b) = GT(m[a][b].real(), m[a][b].imag());
+    }
+  }
+};
+template <class View> struct UnitLinks {
+  View v;
+  KOKKOS_FUNCTION void operator()(int s) const {
+    using GT = typename View::non_const_value_type;
+    for (int mu = 0; mu < Nd; ++mu)
+      for (int a = 0; a < Nc; ++a)
+        for (int b = 0; b < Nc; ++b) v(s, mu, a, b) = GT(a == b ? 1 : 0, 0);
+  }
+};
+template <int nspin, class View> struct GaussianSpinor {
+  Lattice lat;
+  Philox rng;
+  int parity;
+  View v;
+  KOKKOS_FUNCTION void operator()(int s) const {
+    using ST = typename View::non_const_value_type;
+    const auto site = std::uint32_t(lat.global_lex_index(lat.cb_coords(s, parity)));
+    for (int c = 0; c < Nc; ++c)
+      for (int sp = 0; sp < nspin; ++sp) {
+        const auto z = rng.gaussian_pair(site, std::uint32_t(c * nspin + sp), 0u, 0x5350u);
+        v(s, c, sp) = ST(z.real(), z.imag());
+      }
+  }
+};
+template <class Dst, class Src> struct ConvertLinks {
+  Dst d;
+  Src s;
+  KOKKOS_FUNCTION void operator()(int i) const {
+    using GT = typename Dst::non_const_value_type;
+    for (int mu = 0; mu < Nd; ++mu)
+      for (int a = 0; a < Nc; ++a)
+        for (int b = 0; b < Nc; ++b) d(i, mu, a, b) = GT(s(i, mu, a, b).real(), s(i, mu, a, b).imag());
+  }
+};
+} // namespace detail
+
 /// Every link a Haar-random SU(3) matrix.
 template <class GT, class ES> void random_gauge(GaugeField<GT, ES>& u, std::uint64_t seed) {
   const Lattice lat = u.lattice();
   const Philox rng{seed};
   for (int p = 0; p < 2; ++p) {
     auto v = u[p].view();
-    Kokkos::parallel_for("kqcd::random_gauge", Kokkos::RangePolicy<ES>(0, lat.cb_volume()), KOKKOS_LAMBDA(int s) {
-      const auto site = std::uint32_t(lat.global_lex_index(lat.cb_coords(s, p)));
-      for (int mu = 0; mu < Nd; ++mu) {
-        Kokkos::complex<double> m[3][3];
-        random_su3(rng, site, std::uint32_t(mu), 0u, m);
-        for (int a = 0; a < Nc; ++a)
-          for (int b = 0; b < Nc; ++b) v(s, mu, a, b) = GT(m[a][b].real(), m[a][b].imag());
-      }
-    });
+    Kokkos::parallel_for("kqcd::random_gauge", Kokkos::RangePolicy<ES>(0, lat.cb_volume()),
+                         detail::RandomLinks<decltype(v)>{lat, rng, p, v});
   }
 }
 
@@ -31,11 +79,8 @@ template <class GT, class ES> void random_gauge(GaugeField<GT, ES>& u, std::uint
 template <class GT, class ES> void unit_gauge(GaugeField<GT, ES>& u) {
   for (int p = 0; p < 2; ++p) {
     auto v = u[p].view();
-    Kokkos::parallel_for("kqcd::unit_gauge", Kokkos::RangePolicy<ES>(0, u.lattice().cb_volume()), KOKKOS_LAMBDA(int s) {
-      for (int mu = 0; mu < Nd; ++mu)
-        for (int a = 0; a < Nc; ++a)
-          for (int b = 0; b < Nc; ++b) v(s, mu, a, b) = GT(a == b ? 1 : 0, 0);
-    });
+    Kokkos::parallel_for("kqcd::unit_gauge", Kokkos::RangePolicy<ES>(0, u.lattice().cb_volume()),
+                         detail::UnitLinks<decltype(v)>{v});
   }
 }
 
@@ -45,14 +90,8 @@ template <class ST, int nspin, class ES> void random_spinor(CBSpinor<ST, nspin, 
   const int parity = psi.parity();
   const Philox rng{seed};
   auto v = psi.view();
-  Kokkos::parallel_for("kqcd::random_spinor", Kokkos::RangePolicy<ES>(0, lat.cb_volume()), KOKKOS_LAMBDA(int s) {
-    const auto site = std::uint32_t(lat.global_lex_index(lat.cb_coords(s, parity)));
-    for (int c = 0; c < Nc; ++c)
-      for (int sp = 0; sp < nspin; ++sp) {
-        const auto z = rng.gaussian_pair(site, std::uint32_t(c * nspin + sp), 0u, 0x5350u);
-        v(s, c, sp) = ST(z.real(), z.imag());
-      }
-  });
+  Kokkos::parallel_for("kqcd::random_spinor", Kokkos::RangePolicy<ES>(0, lat.cb_volume()),
+                       detail::GaussianSpinor<nspin, decltype(v)>{lat, rng, parity, v});
 }
 
 template <class ST, int nspin, class ES> void random_spinor(SpinorField<ST, nspin, ES>& psi, std::uint64_t seed) {
@@ -65,11 +104,8 @@ template <class GT1, class ES1, class GT2, class ES2> void convert_gauge(GaugeFi
   for (int p = 0; p < 2; ++p) {
     auto d = dst[p].view();
     auto s = Kokkos::create_mirror_view_and_copy(typename ES1::memory_space(), src[p].view());
-    Kokkos::parallel_for("kqcd::convert_gauge", Kokkos::RangePolicy<ES1>(0, dst.lattice().cb_volume()), KOKKOS_LAMBDA(int i) {
-      for (int mu = 0; mu < Nd; ++mu)
-        for (int a = 0; a < Nc; ++a)
-          for (int b = 0; b < Nc; ++b) d(i, mu, a, b) = GT1(s(i, mu, a, b).real(), s(i, mu, a, b).imag());
-    });
+    Kokkos::parallel_for("kqcd::convert_gauge", Kokkos::RangePolicy<ES1>(0, dst.lattice().cb_volume()),
+                         detail::ConvertLinks<decltype(d), decltype(s)>{d, s});
   }
 }
 

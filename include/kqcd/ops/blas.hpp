@@ -71,28 +71,107 @@ template <class T, int n_spin, bool contiguous, class Term> KOKKOS_FORCEINLINE_F
 }
 } // namespace detail
 
-/// Apply f(site, colour, spin) to every component of a spinor's sites.
-template <class Spinor, class F> void for_each_component(const char* label, const Spinor& s, const F& f) {
-  Kokkos::parallel_for(label, detail::range(s), KOKKOS_LAMBDA(int i) {
-    for (int c = 0; c < Nc; ++c)
-      for (int sp = 0; sp < Spinor::n_spin; ++sp) f(i, c, sp);
-  });
+namespace detail {
+// The kernels are functors rather than KOKKOS_LAMBDAs: nvcc gives an extended __host__ __device__
+// lambda in a template private per-translation-unit helper state, and a program linked from several
+// translation units that instantiate the template can call through a null pointer of it (CUDA solves
+// crashed so in some builds; ArborX and IPPL met the same).
+
+/// |a|^2 in double precision.
+template <class T> KOKKOS_FORCEINLINE_FUNCTION double norm_term(const T& a) {
+  const double ar = a.real(), ai = a.imag();
+  return ar * ar + ai * ai;
+}
+/// conj(a) b in double precision.
+template <class T> KOKKOS_FORCEINLINE_FUNCTION Kokkos::complex<double> dot_term(const T& a, const T& b) {
+  const double ar = a.real(), ai = a.imag(), br = b.real(), bi = b.imag();
+  return {ar * br + ai * bi, ar * bi - ai * br};
 }
 
-template <class Spinor> void zero(Spinor& x) { Kokkos::deep_copy(x.view(), typename Spinor::value_type(0)); }
+/// The view type of a spinor S.
+template <class S> using view_of = std::remove_cvref_t<decltype(std::declval<const S&>().view())>;
 
-namespace detail {
+/// d = s per component, converting precision.
+template <int n_spin, class D, class S> struct CopyKernel {
+  D d;
+  S s;
+  KOKKOS_FUNCTION void operator()(int i) const {
+    using T = typename D::non_const_value_type;
+    using R = typename T::value_type;
+    for (int c = 0; c < Nc; ++c)
+      for (int sp = 0; sp < n_spin; ++sp) d(i, c, sp) = T(R(s(i, c, sp).real()), R(s(i, c, sp).imag()));
+  }
+};
+/// y = a x + b y (real a, b).
+template <int n_spin, class R, class View> struct AxpbyKernel {
+  R a, b;
+  View x, y;
+  KOKKOS_FUNCTION void operator()(int i) const {
+    for_site_components<n_spin>(i, [&](auto& yk, auto xk) { yk = a * xk + b * yk; }, y, x);
+  }
+};
+/// y = y + a x, then x = z + b x (real a, b).
+template <int n_spin, class R, class View> struct AxpyZpbxKernel {
+  R a, b;
+  View x, y, z;
+  KOKKOS_FUNCTION void operator()(int i) const {
+    for_site_components<n_spin>(i, [&](auto& xk, auto& yk, auto zk) {
+      yk += a * xk;
+      xk = zk + b * xk;
+    }, x, y, z);
+  }
+};
+/// z = x + a y + b w (complex a, b), or with three = false z = z + a x (y, w, b unread).
+template <int n_spin, bool three, class T, class View> struct CxpaypbzKernel {
+  T a, b;
+  View x, y, w, z;
+  KOKKOS_FUNCTION void operator()(int i) const {
+    for (int c = 0; c < Nc; ++c)
+      for (int sp = 0; sp < n_spin; ++sp) {
+        if constexpr (three) z(i, c, sp) = x(i, c, sp) + a * y(i, c, sp) + b * w(i, c, sp);
+        else z(i, c, sp) += a * x(i, c, sp);
+      }
+  }
+};
+/// sum |x|^2.
+template <int n_spin, class View> struct Norm2Kernel {
+  View x;
+  KOKKOS_FUNCTION void operator()(int i, double& acc) const {
+    acc += site_sum<double, n_spin, contiguous_sites<View>>([&](int c, int sp) { return norm_term(x(i, c, sp)); });
+  }
+};
+/// sum conj(x) y, and with norm also |x|^2.
+template <int n_spin, class View> struct CdotKernel {
+  View x, y;
+  KOKKOS_FUNCTION void operator()(int i, Kokkos::complex<double>& acc) const {
+    acc += site_sum<Kokkos::complex<double>, n_spin, contiguous_sites<View>>(
+        [&](int c, int sp) { return dot_term(x(i, c, sp), y(i, c, sp)); });
+  }
+  KOKKOS_FUNCTION void operator()(int i, Kokkos::complex<double>& acc, double& nacc) const {
+    (*this)(i, acc);
+    nacc += site_sum<double, n_spin, contiguous_sites<View>>([&](int c, int sp) { return norm_term(x(i, c, sp)); });
+  }
+};
+/// y = a x + y, summing |y|^2.
+template <int n_spin, class A, class View> struct AxpyNorm2Kernel {
+  A a;
+  View x, y;
+  KOKKOS_FUNCTION void operator()(int i, double& acc) const {
+    acc += site_sum<double, n_spin, contiguous_sites<View>>([&](int c, int sp) {
+      const auto v = a * x(i, c, sp) + y(i, c, sp);
+      y(i, c, sp) = v;
+      return norm_term(v);
+    });
+  }
+};
+
 /// dst = src component by component (the same site order in both), converting precision.
 template <class Dst, class Src> void copy_components(Dst& dst, const Src& src) {
-  using DT = typename Dst::value_type;
-  using DR = typename Dst::real_type;
-  auto d = dst.view();
-  auto s = src.view();
-  for_each_component("kqcd::blas::copy", dst, KOKKOS_LAMBDA(int i, int c, int sp) {
-    d(i, c, sp) = DT(DR(s(i, c, sp).real()), DR(s(i, c, sp).imag()));
-  });
+  Kokkos::parallel_for("kqcd::blas::copy", range(dst), CopyKernel<Dst::n_spin, view_of<Dst>, view_of<Src>>{dst.view(), src.view()});
 }
 } // namespace detail
+
+template <class Spinor> void zero(Spinor& x) { Kokkos::deep_copy(x.view(), typename Spinor::value_type(0)); }
 
 /// dst = src, converting precision where the two differ.
 template <class Dst, class Src> void copy(Dst& dst, const Src& src) {
@@ -110,11 +189,8 @@ template <class VD, class VS, class ES> void copy(SIMDSpinor<VD, ES>& dst, const
 template <class Spinor> void axpby(double a, const Spinor& x, double b, Spinor& y) {
   detail::check_same_shape(x, y, "axpby");
   using R = typename Spinor::real_type;
-  const R ar(a), br(b);
-  const auto xv = x.view(), yv = y.view();
-  Kokkos::parallel_for("kqcd::blas::axpby", detail::range(y), KOKKOS_LAMBDA(int i) {
-    detail::for_site_components<Spinor::n_spin>(i, [&](auto& yk, auto xk) { yk = ar * xk + br * yk; }, yv, xv);
-  });
+  using View = detail::view_of<Spinor>;
+  Kokkos::parallel_for("kqcd::blas::axpby", detail::range(y), detail::AxpbyKernel<Spinor::n_spin, R, View>{R(a), R(b), x.view(), y.view()});
 }
 template <class Spinor> void axpy(double a, const Spinor& x, Spinor& y) { axpby(a, x, 1.0, y); }
 template <class Spinor> void scale(double a, Spinor& y) { axpby(0.0, y, a, y); }
@@ -123,10 +199,10 @@ template <class Spinor> void scale(double a, Spinor& y) { axpby(0.0, y, a, y); }
 template <class Spinor> void caxpy(Kokkos::complex<double> a, const Spinor& x, Spinor& y) {
   detail::check_same_shape(x, y, "caxpy");
   using R = typename Spinor::real_type;
-  const typename Spinor::value_type ac(R(a.real()), R(a.imag()));
-  auto xv = x.view();
-  auto yv = y.view();
-  for_each_component("kqcd::blas::caxpy", y, KOKKOS_LAMBDA(int i, int c, int sp) { yv(i, c, sp) += ac * xv(i, c, sp); });
+  using T = typename Spinor::value_type;
+  using View = detail::view_of<Spinor>;
+  Kokkos::parallel_for("kqcd::blas::caxpy", detail::range(y),
+                       detail::CxpaypbzKernel<Spinor::n_spin, false, T, View>{T(R(a.real()), R(a.imag())), T(0), x.view(), x.view(), x.view(), y.view()});
 }
 
 /// z = x + a y + b w (complex a, b); used by BiCGStab's direction update.
@@ -136,75 +212,34 @@ void cxpaypbz(const Spinor& x, Kokkos::complex<double> a, const Spinor& y, Kokko
   detail::check_same_shape(x, z, "cxpaypbz");
   using R = typename Spinor::real_type;
   using T = typename Spinor::value_type;
-  const T ac(R(a.real()), R(a.imag())), bc(R(b.real()), R(b.imag()));
-  auto xv = x.view();
-  auto yv = y.view();
-  auto wv = w.view();
-  auto zv = z.view();
-  for_each_component("kqcd::blas::cxpaypbz", z, KOKKOS_LAMBDA(int i, int c, int sp) {
-    zv(i, c, sp) = xv(i, c, sp) + ac * yv(i, c, sp) + bc * wv(i, c, sp);
-  });
+  using View = detail::view_of<Spinor>;
+  Kokkos::parallel_for("kqcd::blas::cxpaypbz", detail::range(z),
+                       detail::CxpaypbzKernel<Spinor::n_spin, true, T, View>{T(R(a.real()), R(a.imag())), T(R(b.real()), R(b.imag())),
+                                                                             x.view(), y.view(), w.view(), z.view()});
 }
-
-namespace detail {
-/// |a|^2 in double precision.
-template <class T> KOKKOS_FORCEINLINE_FUNCTION double norm_term(const T& a) {
-  const double ar = a.real(), ai = a.imag();
-  return ar * ar + ai * ai;
-}
-/// conj(a) b in double precision.
-template <class T> KOKKOS_FORCEINLINE_FUNCTION Kokkos::complex<double> dot_term(const T& a, const T& b) {
-  const double ar = a.real(), ai = a.imag(), br = b.real(), bi = b.imag();
-  return {ar * br + ai * bi, ar * bi - ai * br};
-}
-} // namespace detail
 
 /// |x|^2
 template <class Spinor> double norm2(const Spinor& x) {
-  auto xv = x.view();
   double sum = 0.0;
-  Kokkos::parallel_reduce(
-      "kqcd::blas::norm2", detail::range(x),
-      KOKKOS_LAMBDA(int i, double& acc) {
-        acc += detail::site_sum<double, Spinor::n_spin, detail::contiguous_sites<decltype(xv)>>(
-            [&](int c, int sp) { return detail::norm_term(xv(i, c, sp)); });
-      },
-      sum);
+  Kokkos::parallel_reduce("kqcd::blas::norm2", detail::range(x), detail::Norm2Kernel<Spinor::n_spin, detail::view_of<Spinor>>{x.view()}, sum);
   return comm::sum(x.lattice(), sum);
 }
 
 /// <x, y> = sum conj(x) y
 template <class Spinor> Kokkos::complex<double> cdot(const Spinor& x, const Spinor& y) {
   detail::check_same_shape(x, y, "cdot");
-  auto xv = x.view();
-  auto yv = y.view();
   Kokkos::complex<double> sum(0.0);
-  Kokkos::parallel_reduce(
-      "kqcd::blas::cdot", detail::range(x),
-      KOKKOS_LAMBDA(int i, Kokkos::complex<double>& acc) {
-        acc += detail::site_sum<Kokkos::complex<double>, Spinor::n_spin, detail::contiguous_sites<decltype(xv)>>(
-            [&](int c, int sp) { return detail::dot_term(xv(i, c, sp), yv(i, c, sp)); });
-      },
-      sum);
+  Kokkos::parallel_reduce("kqcd::blas::cdot", detail::range(x), detail::CdotKernel<Spinor::n_spin, detail::view_of<Spinor>>{x.view(), y.view()}, sum);
   return comm::sum(x.lattice(), sum);
 }
 
 /// <x, y> and |x|^2 in one pass (BiCGStab's omega = <t, s> / |t|^2).
 template <class Spinor> std::pair<Kokkos::complex<double>, double> cdot_norm2(const Spinor& x, const Spinor& y) {
   detail::check_same_shape(x, y, "cdot_norm2");
-  auto xv = x.view();
-  auto yv = y.view();
   Kokkos::complex<double> dot(0.0);
   double n2 = 0.0;
-  Kokkos::parallel_reduce(
-      "kqcd::blas::cdot_norm2", detail::range(x),
-      KOKKOS_LAMBDA(int i, Kokkos::complex<double>& acc, double& nacc) {
-        acc += detail::site_sum<Kokkos::complex<double>, Spinor::n_spin, detail::contiguous_sites<decltype(xv)>>(
-            [&](int c, int sp) { return detail::dot_term(xv(i, c, sp), yv(i, c, sp)); });
-        nacc += detail::site_sum<double, Spinor::n_spin, detail::contiguous_sites<decltype(xv)>>(
-            [&](int c, int sp) { return detail::norm_term(xv(i, c, sp)); });
-      },
-      dot, n2);
+  Kokkos::parallel_reduce("kqcd::blas::cdot_norm2", detail::range(x), detail::CdotKernel<Spinor::n_spin, detail::view_of<Spinor>>{x.view(), y.view()},
+                          dot, n2);
   return {comm::sum(x.lattice(), dot), comm::sum(x.lattice(), n2)};
 }
 
@@ -212,19 +247,8 @@ namespace detail {
 /// y = a x + y with a of type A (real or complex in the spinor's precision), returning |y|^2.
 template <class A, class Spinor> double axpy_norm2(const char* label, A a, const Spinor& x, Spinor& y) {
   check_same_shape(x, y, label);
-  auto xv = x.view();
-  auto yv = y.view();
   double sum = 0.0;
-  Kokkos::parallel_reduce(
-      label, range(y),
-      KOKKOS_LAMBDA(int i, double& acc) {
-        acc += site_sum<double, Spinor::n_spin, contiguous_sites<decltype(yv)>>([&](int c, int sp) {
-          const auto v = a * xv(i, c, sp) + yv(i, c, sp);
-          yv(i, c, sp) = v;
-          return norm_term(v);
-        });
-      },
-      sum);
+  Kokkos::parallel_reduce(label, range(y), AxpyNorm2Kernel<Spinor::n_spin, A, view_of<Spinor>>{a, x.view(), y.view()}, sum);
   return comm::sum(y.lattice(), sum);
 }
 } // namespace detail
@@ -248,14 +272,9 @@ template <class Spinor> void axpy_zpbx(double a, Spinor& x, Spinor& y, const Spi
   detail::check_same_shape(x, y, "axpy_zpbx");
   detail::check_same_shape(x, z, "axpy_zpbx");
   using R = typename Spinor::real_type;
-  const R ar(a), br(b);
-  const auto xv = x.view(), yv = y.view(), zv = z.view();
-  Kokkos::parallel_for("kqcd::blas::axpy_zpbx", detail::range(x), KOKKOS_LAMBDA(int i) {
-    detail::for_site_components<Spinor::n_spin>(i, [&](auto& xk, auto& yk, auto zk) {
-      yk += ar * xk;
-      xk = zk + br * xk;
-    }, xv, yv, zv);
-  });
+  using View = detail::view_of<Spinor>;
+  Kokkos::parallel_for("kqcd::blas::axpy_zpbx", detail::range(x),
+                       detail::AxpyZpbxKernel<Spinor::n_spin, R, View>{R(a), R(b), x.view(), y.view(), z.view()});
 }
 
 // ---- 16-bit storage: through the site accessors (fields/spinor_access.hpp) ----
@@ -263,16 +282,53 @@ template <class Spinor> void axpy_zpbx(double a, Spinor& x, Spinor& y, const Spi
 template <class S> concept HalfStorage = requires(const S& s) { s.norm(); };
 
 namespace detail {
+/// Site i through the accessors: w = r.
+template <class Reader, class Writer> struct CopySitesKernel {
+  Reader r;
+  Writer w;
+  KOKKOS_FUNCTION void operator()(int i) const {
+    Kokkos::complex<double> v[Nc][Ns];
+    r.load(i, v);
+    w.store(i, v);
+  }
+};
+/// Site i of 16-bit spinors through the accessors: z = f(x, y, w) in float (w read where n_inputs = 3).
+template <int n_inputs, class Reader, class Writer, class F> struct HalfCombineKernel {
+  Reader x, y, w;
+  Writer z;
+  F f;
+  KOKKOS_FUNCTION void operator()(int i) const {
+    Kokkos::complex<float> xv[Nc][Ns], yv[Nc][Ns], wv[Nc][Ns];
+    x.load(i, xv);
+    y.load(i, yv);
+    if constexpr (n_inputs == 3) w.load(i, wv);
+    for (int c = 0; c < Nc; ++c)
+      for (int sp = 0; sp < Ns; ++sp) xv[c][sp] = f(xv[c][sp], yv[c][sp], wv[c][sp]);
+    z.store(i, xv);
+  }
+};
+/// Site i of 16-bit spinors through the accessors: acc += term over its components (y read where Term::reads_y).
+template <class T, class Reader, class Term> struct HalfReduceKernel {
+  Reader x, y;
+  Term term;
+  KOKKOS_FUNCTION void operator()(int i, T& acc) const {
+    Kokkos::complex<float> xv[Nc][Ns], yv[Nc][Ns];
+    x.load(i, xv);
+    if constexpr (Term::reads_y) y.load(i, yv);
+    for (int c = 0; c < Nc; ++c)
+      for (int sp = 0; sp < Ns; ++sp) {
+        if constexpr (Term::reads_y) term(xv[c][sp].real(), xv[c][sp].imag(), yv[c][sp].real(), yv[c][sp].imag(), acc);
+        else term(xv[c][sp].real(), xv[c][sp].imag(), 0.0f, 0.0f, acc);
+      }
+  }
+};
+
 /// dst = src site by site through the accessors, converting whatever the two formats.
 template <class Dst, class Src> void copy_sites(Dst& dst, const Src& src) {
   check_same_shape(dst, src, "copy");
   const auto r = SpinorAccess<Src>::template read<double>(src);
   const auto w = SpinorAccess<Dst>::template write<double>(dst);
-  Kokkos::parallel_for("kqcd::blas::copy_sites", range(dst), KOKKOS_LAMBDA(int i) {
-    Kokkos::complex<double> v[Nc][Ns];
-    r.load(i, v);
-    w.store(i, v);
-  });
+  Kokkos::parallel_for("kqcd::blas::copy_sites", range(dst), CopySitesKernel<decltype(r), decltype(w)>{r, w});
 }
 /// copy_sites, or between SIMD layouts of other lanes or splits convert_layout.
 template <class Dst, class Src> void copy_or_convert(Dst& dst, const Src& src) {
@@ -327,16 +383,7 @@ template <int n_inputs, HalfStorage S, class F> void half_combine(const char* op
     const auto yr = A::template read<float>(y);
     const auto wr = A::template read<float>(w);
     const auto zw = A::template write<float>(z);
-    Kokkos::parallel_for(label, range(z), KOKKOS_LAMBDA(int i) {
-      const auto& w_in = wr; // captured here: nvcc cannot first-capture inside if constexpr
-      Kokkos::complex<float> xv[Nc][Ns], yv[Nc][Ns], wv[Nc][Ns];
-      xr.load(i, xv);
-      yr.load(i, yv);
-      if constexpr (n_inputs == 3) w_in.load(i, wv);
-      for (int c = 0; c < Nc; ++c)
-        for (int sp = 0; sp < Ns; ++sp) xv[c][sp] = f(xv[c][sp], yv[c][sp], wv[c][sp]);
-      zw.store(i, xv);
-    });
+    Kokkos::parallel_for(label, range(z), HalfCombineKernel<n_inputs, decltype(xr), decltype(zw), F>{xr, yr, wr, zw, f});
   }
 }
 
@@ -387,22 +434,7 @@ template <class T, HalfStorage S, class Term> T half_reduce(const char* op, cons
     using A = SpinorAccess<S>;
     const auto xr = A::template read<float>(x);
     const auto yr = A::template read<float>(y);
-    Kokkos::parallel_reduce(
-        label, range(x),
-        KOKKOS_LAMBDA(int i, T& acc) {
-          // Captured here: nvcc cannot first-capture inside if constexpr.
-          const auto& y_in = yr;
-          const auto& term_of = term;
-          Kokkos::complex<float> xv[Nc][Ns], yv[Nc][Ns];
-          xr.load(i, xv);
-          if constexpr (Term::reads_y) y_in.load(i, yv);
-          for (int c = 0; c < Nc; ++c)
-            for (int sp = 0; sp < Ns; ++sp) {
-              if constexpr (Term::reads_y) term_of(xv[c][sp].real(), xv[c][sp].imag(), yv[c][sp].real(), yv[c][sp].imag(), acc);
-              else term_of(xv[c][sp].real(), xv[c][sp].imag(), 0.0f, 0.0f, acc);
-            }
-        },
-        sum);
+    Kokkos::parallel_reduce(label, range(x), HalfReduceKernel<T, decltype(xr), Term>{xr, yr, term}, sum);
   }
   return comm::sum(x.lattice(), sum);
 }

@@ -156,6 +156,39 @@ template <class ST, class ES> std::vector<double> rdot_each(const MultiCBSpinor<
 }
 template <class ST, class ES> std::vector<double> norm2_each(const MultiCBSpinor<ST, ES>& x) { return rdot_each(x, x); }
 
+namespace detail {
+/// y_r = a_r x_r + b_r y_r at (site, r) = (k / n, k % n) (functors, not KOKKOS_LAMBDAs: see blas.hpp).
+template <class View> struct AxpbyEachKernel {
+  PerRhs a, b;
+  int n;
+  View x, y;
+  KOKKOS_FUNCTION void operator()(int k) const {
+    using R = typename View::non_const_value_type::value_type;
+    const int r = k % n;
+    const R ar(a.v[r]), br(b.v[r]);
+    for (int c = 0; c < Nc; ++c)
+      for (int s = 0; s < Ns; ++s) y(k, c, s) = ar * x(k, c, s) + br * y(k, c, s);
+  }
+};
+/// y_r = y_r + a_r x_r, then x_r = c_r z_r + b_r x_r at (site, r) = (k / n, k % n).
+template <class View> struct AxpyZpbxEachKernel {
+  PerRhs a, b, c;
+  int n;
+  View x, y, z;
+  KOKKOS_FUNCTION void operator()(int k) const {
+    using R = typename View::non_const_value_type::value_type;
+    const int r = k % n;
+    const R ar(a.v[r]), br(b.v[r]), cr(c.v[r]);
+    for (int col = 0; col < Nc; ++col)
+      for (int s = 0; s < Ns; ++s) {
+        const auto xk = x(k, col, s);
+        y(k, col, s) += ar * xk;
+        x(k, col, s) = cr * z(k, col, s) + br * xk;
+      }
+  }
+};
+} // namespace detail
+
 /// y_r = a_r x_r + b_r y_r for each right-hand side r.
 template <class ST, class ES>
 void axpby_each(const std::vector<double>& a, const MultiCBSpinor<ST, ES>& x, const std::vector<double>& b,
@@ -164,17 +197,10 @@ void axpby_each(const std::vector<double>& a, const MultiCBSpinor<ST, ES>& x, co
   if (int(a.size()) != x.n_rhs() || int(b.size()) != x.n_rhs())
     throw invalid_argument("blas::axpby_each: " + std::to_string(a.size()) + " coefficients for " + std::to_string(x.n_rhs()) +
                            " right-hand sides");
-  using R = typename ST::value_type;
-  const PerRhs pa = detail::per_rhs(a), pb = detail::per_rhs(b);
   const int n = x.n_rhs();
-  auto xv = x.view();
-  auto yv = y.view();
-  Kokkos::parallel_for("kqcd::blas::axpby_each", Kokkos::RangePolicy<ES>(0, x.sites() * n), KOKKOS_LAMBDA(int k) {
-    const int r = k % n;
-    const R ar(pa.v[r]), br(pb.v[r]);
-    for (int c = 0; c < Nc; ++c)
-      for (int s = 0; s < Ns; ++s) yv(k, c, s) = ar * xv(k, c, s) + br * yv(k, c, s);
-  });
+  using View = std::remove_cvref_t<decltype(y.view())>;
+  Kokkos::parallel_for("kqcd::blas::axpby_each", Kokkos::RangePolicy<ES>(0, x.sites() * n),
+                       detail::AxpbyEachKernel<View>{detail::per_rhs(a), detail::per_rhs(b), n, x.view(), y.view()});
 }
 
 namespace detail {
@@ -237,20 +263,11 @@ void axpy_zpbx_each(const std::vector<double>& a, MultiCBSpinor<ST, ES>& x, Mult
   detail::check_same_block(x, y, "axpy_zpbx_each");
   detail::check_same_block(x, z, "axpy_zpbx_each");
   for (const auto* co : {&a, &b, &c}) detail::check_coefficients(x, *co, "axpy_zpbx_each");
-  using R = typename ST::value_type;
-  const PerRhs pa = detail::per_rhs(a), pb = detail::per_rhs(b), pc = detail::per_rhs(c);
   const int n = x.n_rhs();
-  const auto xv = x.view(), yv = y.view(), zv = z.view();
-  Kokkos::parallel_for("kqcd::blas::axpy_zpbx_each", Kokkos::RangePolicy<ES>(0, x.sites() * n), KOKKOS_LAMBDA(int k) {
-    const int r = k % n;
-    const R ar(pa.v[r]), br(pb.v[r]), cr(pc.v[r]);
-    for (int col = 0; col < Nc; ++col)
-      for (int s = 0; s < Ns; ++s) {
-        const auto xk = xv(k, col, s);
-        yv(k, col, s) += ar * xk;
-        xv(k, col, s) = cr * zv(k, col, s) + br * xk;
-      }
-  });
+  using View = std::remove_cvref_t<decltype(x.view())>;
+  Kokkos::parallel_for("kqcd::blas::axpy_zpbx_each", Kokkos::RangePolicy<ES>(0, x.sites() * n),
+                       detail::AxpyZpbxEachKernel<View>{detail::per_rhs(a), detail::per_rhs(b), detail::per_rhs(c), n, x.view(),
+                                                        y.view(), z.view()});
 }
 
 // ---- blocks with one right-hand side per SIMD lane (SIMDBlockSpinor; host execution spaces) ----

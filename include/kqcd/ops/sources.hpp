@@ -92,6 +92,44 @@ inline SourceSpec parse_source(const std::string& text, const Lattice* lat = nul
   return s;
 }
 
+namespace detail {
+/// The source column (spin, colour) on the sites of one parity (a functor rather than a
+/// KOKKOS_LAMBDA: see ops/blas.hpp).
+template <class View> struct SourceColumn {
+  Lattice lat;
+  int parity, spin, colour;
+  SourceKind kind;
+  Coords x0;
+  Philox rng;
+  View v;
+  KOKKOS_FUNCTION void operator()(int s) const {
+    using ST = typename View::non_const_value_type;
+    Coords c = lat.cb_coords(s, parity);
+    const std::int64_t key = lat.global_lex_index(c); // the noise is keyed by the global site
+    for (int mu = 0; mu < Nd; ++mu) c.x[mu] += lat.origin(mu);
+    if (c.x[3] != x0.x[3]) return;
+    double re = 0, im = 0;
+    switch (kind) {
+    case SourceKind::point:
+      if (c.x[0] == x0.x[0] && c.x[1] == x0.x[1] && c.x[2] == x0.x[2]) re = 1;
+      break;
+    case SourceKind::wall: re = 1; break;
+    case SourceKind::z2:
+    case SourceKind::z4: {
+      const auto w = rng.words(std::uint32_t(key), 0x4e4f4953u, 0u, 0u).v[0];
+      if (kind == SourceKind::z2) re = (w & 1u) ? -1 : 1;
+      else {
+        const int k = int(w & 3u);
+        re = k == 0 ? 1 : k == 2 ? -1 : 0;
+        im = k == 1 ? 1 : k == 3 ? -1 : 0;
+      }
+    } break;
+    }
+    v(s, colour, spin) = ST(re, im);
+  }
+};
+} // namespace detail
+
 /// Fill b with the source column (spin, colour) of `spec` (zero elsewhere), on the device.
 template <class ST, class ES> void make_source(SpinorField<ST, Ns, ES>& b, const SourceSpec& spec, int spin, int colour) {
   // The origin is a global site; on a distributed lattice each rank fills its own sites.
@@ -107,30 +145,8 @@ template <class ST, class ES> void make_source(SpinorField<ST, Ns, ES>& b, const
   for (int p = 0; p < 2; ++p) {
     auto v = b[p].view();
     Kokkos::deep_copy(v, ST(0, 0));
-    Kokkos::parallel_for("kqcd::make_source", Kokkos::RangePolicy<ES>(0, lat.cb_volume()), KOKKOS_LAMBDA(int s) {
-      Coords c = lat.cb_coords(s, p);
-      const std::int64_t key = lat.global_lex_index(c); // the noise is keyed by the global site
-      for (int mu = 0; mu < Nd; ++mu) c.x[mu] += lat.origin(mu);
-      if (c.x[3] != x0.x[3]) return;
-      double re = 0, im = 0;
-      switch (kind) {
-      case SourceKind::point:
-        if (c.x[0] == x0.x[0] && c.x[1] == x0.x[1] && c.x[2] == x0.x[2]) re = 1;
-        break;
-      case SourceKind::wall: re = 1; break;
-      case SourceKind::z2:
-      case SourceKind::z4: {
-        const auto w = rng.words(std::uint32_t(key), 0x4e4f4953u, 0u, 0u).v[0];
-        if (kind == SourceKind::z2) re = (w & 1u) ? -1 : 1;
-        else {
-          const int k = int(w & 3u);
-          re = k == 0 ? 1 : k == 2 ? -1 : 0;
-          im = k == 1 ? 1 : k == 3 ? -1 : 0;
-        }
-      } break;
-      }
-      v(s, colour, spin) = ST(re, im);
-    });
+    Kokkos::parallel_for("kqcd::make_source", Kokkos::RangePolicy<ES>(0, lat.cb_volume()),
+                         detail::SourceColumn<decltype(v)>{lat, p, spin, colour, kind, x0, rng, v});
   }
 }
 
