@@ -696,36 +696,13 @@ public:
     if (packed.extent(0) != std::size_t(g.global().cb_volume()))
       throw invalid_argument("SIMDHermitianBlocks: " + std::to_string(packed.extent(0)) + " packed sites, expected " +
                              std::to_string(g.global().cb_volume()) + " (one parity of " + g.global().to_string() + ")");
-    const view_type d = data_;
-    const unit_type u = unit_;
-    Kokkos::parallel_for("kqcd::SIMDHermitianBlocks", Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace>(0, g.vsites()),
-                         [=](int vs) {
-                           for (int lane = 0; lane < lanes; ++lane) {
-                             const int site = g.global().cb_index(g.coords(vs, lane, parity));
-                             for (int b = 0; b < 2; ++b) {
-                               // Entry k of the packing in the stored units.
-                               double scale = 1.0;
-                               if constexpr (fixed_point) {
-                                 double m = 0;
-                                 for (int k = 0; k < clover_pack::reals_per_block; ++k) m = Kokkos::fmax(m, Kokkos::fabs(double(packed(site, b, k))));
-                                 m = m > 0 ? m : 1.0; // a zero block stores zeros with a finite unit
-                                 u(vs, b, lane) = real_type(m / half_scale);
-                                 scale = 1.0 / m; // to_fixed16 takes magnitudes up to 1
-                               }
-                               const auto stored = [&](int k) {
-                                 const double x = double(packed(site, b, k)) * scale;
-                                 if constexpr (fixed_point) return to_fixed16(float(x));
-                                 else return Store(x);
-                               };
-                               for (int i = 0; i < 6; ++i) d(vs, b, i, 2 * lane) = d(vs, b, i, 2 * lane + 1) = stored(i);
-                               for (int k = 0; k < 15; ++k) {
-                                 d(vs, b, 6 + k, 2 * lane) = stored(6 + 2 * k);
-                                 d(vs, b, 6 + k, 2 * lane + 1) = stored(7 + 2 * k);
-                               }
-                             }
-                           }
-                         });
-    Kokkos::fence();
+    if constexpr (fixed_point) {
+      // One rounding rule for 16-bit blocks: HalfHermitianBlocks', its entries and units moved into lanes.
+      const HalfHermitianBlocks<ExecSpace> half(packed);
+      const unit_type u = unit_;
+      const auto units = half.unit();
+      scatter(half.view(), g, parity, [=](int vs, int lane, int site, int b) { u(vs, b, lane) = units(site, b); });
+    } else scatter(packed, g, parity, [](int, int, int, int) {});
   }
   const view_type& view() const { return data_; }
   /// Each block's unit (fixed point only; empty otherwise).
@@ -733,6 +710,26 @@ public:
   double memory_bytes() const { return double(data_.span()) * sizeof(Store) + double(unit_.span()) * sizeof(real_type); }
 
 private:
+  /// Entry k of each block of src (the plain checkerboard order) into its slot and lane; unit(vsite,
+  /// lane, site, block) for whatever else a block carries.
+  template <class Source, class Unit> void scatter(const Source& src, const SIMDGeometry& g, int parity, const Unit& unit) {
+    const view_type d = data_;
+    Kokkos::parallel_for("kqcd::SIMDHermitianBlocks", Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace>(0, g.vsites()),
+                         [=](int vs) {
+                           for (int lane = 0; lane < lanes; ++lane) {
+                             const int site = g.global().cb_index(g.coords(vs, lane, parity));
+                             for (int b = 0; b < 2; ++b) {
+                               unit(vs, lane, site, b);
+                               for (int i = 0; i < 6; ++i) d(vs, b, i, 2 * lane) = d(vs, b, i, 2 * lane + 1) = Store(src(site, b, i));
+                               for (int k = 0; k < 15; ++k) {
+                                 d(vs, b, 6 + k, 2 * lane) = Store(src(site, b, 6 + 2 * k));
+                                 d(vs, b, 6 + k, 2 * lane + 1) = Store(src(site, b, 7 + 2 * k));
+                               }
+                             }
+                           }
+                         });
+    Kokkos::fence();
+  }
   view_type data_;
   unit_type unit_;
 };
@@ -773,6 +770,10 @@ template <class V, class Store = typename V::real_type, bool scaled = true> stru
     return entry(site, b, 6 + i * (i - 1) / 2 + j);
   }
 };
+/// The site-local policies' accessor of SIMDHermitianBlocks.
+template <class V, class ES, class Store> LaneHermitianBlocks<V, Store> block_reader(const SIMDHermitianBlocks<V, ES, Store>& b) {
+  return {b.view().data(), b.unit().data()};
+}
 
 /// Copy an ordinary checkerboarded spinor into a SIMD-layout spinor S (same parity and lattice;
 /// 16-bit storage rounds each site to its own norm).

@@ -96,6 +96,13 @@ template <class View, class UnitView, bool scaled = true> struct HalfPackedBlock
     return C(entry(site, b, k), entry(site, b, k + 1));
   }
 };
+} // namespace detail
+/// The site-local policies' accessor of HalfHermitianBlocks.
+template <class ES> auto block_reader(const HalfHermitianBlocks<ES>& b) {
+  using Blocks = HalfHermitianBlocks<ES>;
+  return detail::HalfPackedBlocks<ReadOnlyView<typename Blocks::view_type>, ReadOnlyView<typename Blocks::unit_type>>{b.view(), b.unit()};
+}
+namespace detail {
 /// Packed Hermitian blocks of a plain [site][2][36] view, each entry broadcast to every lane of V:
 /// the blocks of a site whose lanes hold right-hand sides (SIMDBlockSpinor).
 template <class V, class View> struct BroadcastBlocks {

@@ -269,6 +269,47 @@ template <class D> constexpr bool has_blocks() {
   if constexpr (requires { D::has_blocks; }) return D::has_blocks;
   else return false;
 }
+
+/// A layout's copies of the packed block views that a term's site-local policies read, in the
+/// layout's storage (Blocks: 16 bits, SIMD lanes): each view copied once (adopt, make(view)) and
+/// keyed by its data; site_local re-points a policy at the copies (block_reader). Blocks = void: the
+/// layout reads the term's own blocks.
+template <class Blocks> class AdoptedBlocks {
+public:
+  template <class Local, class Make> void adopt(const Local& local, const Make& make) {
+    (void)local.map_blocks([&](const auto& view) {
+      const Blocks* blocks = find(view.data());
+      if (!blocks) blocks = &copies_.emplace_back(view.data(), make(view)).second;
+      return block_reader(*blocks);
+    });
+  }
+  template <class Local> auto site_local(const Local& local) const {
+    return local.map_blocks([&](const auto& view) {
+      const Blocks* blocks = find(view.data());
+      if (!blocks) throw invalid_argument("a site-local policy reads packed blocks that its operator's layout did not adopt");
+      return block_reader(*blocks);
+    });
+  }
+  double memory_bytes() const {
+    double b = 0;
+    for (const auto& [key, blocks] : copies_) b += blocks.memory_bytes();
+    return b;
+  }
+
+private:
+  const Blocks* find(const void* key) const {
+    for (const auto& [k, blocks] : copies_)
+      if (k == key) return &blocks;
+    return nullptr;
+  }
+  std::vector<std::pair<const void*, Blocks>> copies_;
+};
+template <> class AdoptedBlocks<void> {
+public:
+  template <class Local, class Make> void adopt(const Local&, const Make&) {}
+  template <class Local> const Local& site_local(const Local& local) const { return local; }
+  double memory_bytes() const { return 0.0; }
+};
 } // namespace detail
 
 /// Where an EvenOddOperator keeps its fields and how its kernels read them: the plain layout is
@@ -303,43 +344,18 @@ public:
   /// The kernels read the term's own fields, but in 16 bits: then each packed block view is copied
   /// once into 16-bit blocks (HalfHermitianBlocks) and the policies are re-pointed at the copies.
   template <class Local> void adopt(const Local& local, int) {
-    if constexpr (half_blocks)
-      (void)local.map_blocks([&](const auto& view) {
-        if (!find(view.data())) blocks_.emplace_back(view.data(), blocks_type(view));
-        return blocks_accessor{};
-      });
+    blocks_.adopt(local, [](const auto& view) { return HalfHermitianBlocks<ES>(view); });
   }
-  template <class Local> auto site_local(const Local& local) const {
-    if constexpr (half_blocks)
-      return local.map_blocks([&](const auto& view) {
-        const blocks_type* blocks = find(view.data());
-        if (!blocks) throw invalid_argument("PlainLayout: a site-local policy reads packed blocks that were not adopted");
-        return blocks_accessor{blocks->view(), blocks->unit()};
-      });
-    else return local;
-  }
+  template <class Local> auto site_local(const Local& local) const { return blocks_.site_local(local); }
   template <class Local> Local block_site_local(const Local& local) const { return local; }
   void to_layout(spinor_type& dst, const plain_spinor_type& src) const { Kokkos::deep_copy(dst.view(), src.view()); }
   void from_layout(plain_spinor_type& dst, const spinor_type& src) const { Kokkos::deep_copy(dst.view(), src.view()); }
   /// The 16-bit copies of the site-local blocks (the term keeps its own besides).
-  double memory_bytes() const {
-    double b = 0;
-    for (const auto& [key, blocks] : blocks_) b += blocks.memory_bytes();
-    return b;
-  }
+  double memory_bytes() const { return blocks_.memory_bytes(); }
 
 private:
-  static constexpr bool half_blocks = PrecisionTraits<P>::is_half;
-  using blocks_type = HalfHermitianBlocks<ES>;
-  using blocks_accessor =
-      detail::HalfPackedBlocks<ReadOnlyView<typename blocks_type::view_type>, ReadOnlyView<typename blocks_type::unit_type>>;
-  const blocks_type* find(const void* key) const {
-    for (const auto& [k, blocks] : blocks_)
-      if (k == key) return &blocks;
-    return nullptr;
-  }
   dslash_type dslash_;
-  std::vector<std::pair<const void*, blocks_type>> blocks_; ///< 16-bit copies keyed by the term's view data
+  detail::AdoptedBlocks<std::conditional_t<PrecisionTraits<P>::is_half, HalfHermitianBlocks<ES>, void>> blocks_;
 };
 
 namespace detail {
@@ -503,8 +519,9 @@ public:
   /// Flops and bytes (no-reuse model plus the site-local data read) of apply_hopping_inverse.
   double hopping_flops() const { return lattice().cb_volume() * (WilsonDslash<Real>::flops_per_site + Term::local_flops); }
   double hopping_bytes() const {
-    // Packed block reals as stored: 16 bits each plus a float unit per block of 36 in half.
-    constexpr double real_bytes = PrecisionTraits<typename Term::precision>::is_half ? 2.0 + sizeof(float) / 36.0 : sizeof(Real);
+    // Packed block reals as stored: 16 bits each plus a float unit per block in half.
+    constexpr double real_bytes =
+        PrecisionTraits<typename Term::precision>::is_half ? 2.0 + double(sizeof(float)) / clover_pack::reals_per_block : sizeof(Real);
     return dslash().bytes(false) + lattice().cb_volume() * real_bytes * Term::local_reals;
   }
   /// Bytes of one apply() in the no-reuse model of the hopping term (constant diagonal: the

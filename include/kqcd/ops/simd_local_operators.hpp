@@ -69,19 +69,10 @@ public:
   full_spinor_type create_full(const std::string& label) const { return full_spinor_type(geometry(), label); }
   /// Copies the packed blocks a policy of `parity` reads into lanes (each view once).
   template <class Local> void adopt(const Local& local, int parity) {
-    (void)local.map_blocks([&](const auto& view) {
-      if (!find(view.data())) blocks_.emplace_back(view.data(), blocks_type(view, geometry(), parity));
-      return blocks_accessor{nullptr};
-    });
+    blocks_.adopt(local, [&](const auto& view) { return blocks_type(view, geometry(), parity); });
   }
   /// The policy with its blocks in the lane layout.
-  template <class Local> auto site_local(const Local& local) const {
-    return local.map_blocks([&](const auto& view) {
-      const blocks_type* blocks = find(view.data());
-      if (!blocks) throw invalid_argument("SIMDLayout: a site-local policy reads packed blocks that were not adopted");
-      return blocks_accessor{blocks->view().data(), blocks->unit().data()};
-    });
-  }
+  template <class Local> auto site_local(const Local& local) const { return blocks_.site_local(local); }
   /// The policy for blocks of right-hand sides: each site's plain blocks broadcast to the lanes.
   template <class Local> auto block_site_local(const Local& local) const {
     return local.map_blocks([](const auto& view) { return detail::BroadcastBlocks<V, std::remove_cvref_t<decltype(view)>>{view}; });
@@ -89,26 +80,15 @@ public:
   void to_layout(spinor_type& dst, const plain_spinor_type& src) const { to_simd(dst, src); }
   void from_layout(plain_spinor_type& dst, const spinor_type& src) const { from_simd(dst, src); }
   /// The lane copies of the site-local blocks (the term keeps its plain ones besides).
-  double memory_bytes() const {
-    double b = 0;
-    for (const auto& [key, blocks] : blocks_) b += blocks.memory_bytes();
-    return b;
-  }
+  double memory_bytes() const { return blocks_.memory_bytes(); }
 
 private:
-  using block_store = std::conditional_t<PrecisionTraits<P>::is_half, short, Real>;
-  using blocks_type = SIMDHermitianBlocks<V, ES, block_store>;
-  using blocks_accessor = LaneHermitianBlocks<V, block_store>;
-  const blocks_type* find(const void* key) const {
-    for (const auto& [k, blocks] : blocks_)
-      if (k == key) return &blocks;
-    return nullptr;
-  }
+  using blocks_type = SIMDHermitianBlocks<V, ES, std::conditional_t<PrecisionTraits<P>::is_half, short, Real>>;
   dslash_type dslash_;
   gauge_type u_; ///< the links (a view handle) for the block hopping term
   BoundaryPhases bc_;
   mutable std::optional<block_dslash_type> block_dslash_;
-  std::vector<std::pair<const void*, blocks_type>> blocks_; ///< lane copies keyed by the plain view's data
+  detail::AdoptedBlocks<blocks_type> blocks_;
 };
 
 /// D_hat = A_ee - (1/4) H_eo A_oo^-1 H_oe (EvenOddOperator<Term>) on the SIMD layout: the solvers'
