@@ -164,9 +164,34 @@ template <class ES> nlohmann::json time_solver(const SolverOptions& o, const Hos
   params.tol = o.precision == "single" ? std::max(o.tol, 1e-6) : o.tol;
   params.max_iter = 10000;
   params.label = "bench";
+  // An operator's applications, seconds and rate inside the solve (each application fenced).
+  auto in_solver = [](const auto& timed, const auto& op) {
+    return nlohmann::json{{"applications", timed.applies},
+                          {"seconds", timed.seconds},
+                          {"gflops", timed.applies > 0 ? timed.applies * op.flops() / timed.seconds * 1e-9 : 0.0}};
+  };
+  // An operator's rate outside the solver, timed as inside it (fenced applications alternating
+  // with the adjoint, the pattern of the normal equations).
+  auto bare_gflops = [](const auto& op, const auto& src) {
+    auto in = op.create_vector("bare_in"), out = op.create_vector("bare_out");
+    blas::copy(in, src);
+    TimedOperator<std::decay_t<decltype(op)>, ES> timed{op};
+    for (int i = 0; i < 2; ++i) timed.apply(out, in, 1);
+    timed.seconds = 0;
+    timed.applies = 0;
+    for (int i = 0; i < 10; ++i) {
+      timed.apply(out, in, 1);
+      timed.apply(in, out, -1);
+      blas::copy(in, src); // keeps the vector's magnitude (and a 16-bit field's scale) as in the solve
+    }
+    return timed.applies * op.flops() / timed.seconds * 1e-9;
+  };
   auto run = [&](const auto& outer, const auto& sloppy, auto& x, const auto& b) {
     TimedOperator<std::decay_t<decltype(outer)>, ES> t_outer{outer};
     TimedOperator<std::decay_t<decltype(sloppy)>, ES> t_sloppy{sloppy};
+    using Outer = std::decay_t<decltype(outer)>;
+    using Sloppy = std::decay_t<decltype(sloppy)>;
+    constexpr bool mixed = !std::is_same_v<Outer, Sloppy>;
     SolverResult res;
     double best = 1e30;
     for (int rep = 0; rep < (o.quick ? 1 : 3); ++rep) { // the first solve warms up
@@ -174,9 +199,7 @@ template <class ES> nlohmann::json time_solver(const SolverOptions& o, const Hos
       t_outer.seconds = t_sloppy.seconds = 0;
       t_outer.applies = t_sloppy.applies = 0;
       const bool cg = o.solver == "cg";
-      using Outer = std::decay_t<decltype(outer)>;
-      using Sloppy = std::decay_t<decltype(sloppy)>;
-      if constexpr (std::is_same_v<Outer, Sloppy>)
+      if constexpr (!mixed)
         res = cg ? cg_normal(t_outer, x, b, params) : bicgstab(t_outer, x, b, params);
       else
         res = cg ? cg_normal(t_outer, t_sloppy, x, b, params) : bicgstab(t_outer, t_sloppy, x, b, params);
@@ -193,9 +216,20 @@ template <class ES> nlohmann::json time_solver(const SolverOptions& o, const Hos
              {"operator_fraction", op_seconds / res.seconds},
              {"operator_applications", t_outer.applies + t_sloppy.applies},
              {"seconds_per_iteration", res.seconds / std::max(res.iterations, 1)},
-             {"gflops", flops / res.seconds * 1e-9}};
+             {"gflops", flops / res.seconds * 1e-9},
+             {"residual_updates", res.residual_updates},
+             {"outer_operator", in_solver(t_outer, outer)}};
+        if constexpr (mixed) r["sloppy_operator"] = in_solver(t_sloppy, sloppy);
       }
     }
+    // The operators' bare rates on the same source, for the in-solver fractions.
+    auto compare = [&](const char* key, const auto& op) {
+      const double rate = bare_gflops(op, b);
+      r[key]["bare_gflops"] = rate;
+      r[key]["in_solver_fraction"] = r[key]["gflops"].template get<double>() / rate;
+    };
+    compare("outer_operator", outer);
+    if constexpr (mixed) compare("sloppy_operator", sloppy);
   };
   // One solve with outer's reliable updates around sloppy's iterations (the same operator for a
   // single precision), from the same random source on every layout; on the SIMD layout the

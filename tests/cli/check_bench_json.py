@@ -84,6 +84,13 @@ for i, rec in enumerate(records):
             bad.append(f"{where}: {rec['status']}, true residual {rec['true_residual']} (tol {rec['tol']})")
         if not 0 < rec["operator_fraction"] <= 1:
             bad.append(f"{where}: operator fraction {rec['operator_fraction']}")
+        if "outer_operator" in rec:  # single right-hand-side solves: each operator inside the solve and bare
+            ops = [rec[k] for k in ("outer_operator", "sloppy_operator") if k in rec]
+            if sum(op["applications"] for op in ops) != rec["operator_applications"]:
+                bad.append(f"{where}: operators' applications {[op['applications'] for op in ops]} do not add up to {rec['operator_applications']}")
+            for op in ops:
+                if not (op["gflops"] > 0 and op["bare_gflops"] > 0 and op["in_solver_fraction"] > 0):
+                    bad.append(f"{where}: operator rates {op}")
 if len(progress) == 0:
     bad.append("no per-case progress line on stderr")
 rows = [l for l in r.stdout.splitlines() if any(l.startswith(rec["benchmark"] + " ") for rec in records)]
