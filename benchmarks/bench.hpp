@@ -79,6 +79,7 @@ struct SolverOptions {
   std::string precision = "double"; ///< double | single | mixed (single inner) | mixed-half (half inner, recon 12; cg)
   double kappa = 0.12;
   double tol = 1e-10;
+  double reliable_delta = 0.1;      ///< mixed precision: a true-residual update when the residual fell by this factor
   std::string backend;
   std::string layout = "auto";      ///< auto | scalar | simd (host backends: the virtual-node SIMD layout)
   std::string op = "wilson";        ///< wilson | clover | twisted | twisted-clover (one right-hand side)

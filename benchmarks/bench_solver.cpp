@@ -162,6 +162,7 @@ template <class ES> nlohmann::json time_solver(const SolverOptions& o, const Hos
   }
   SolverParams params;
   params.tol = o.precision == "single" ? std::max(o.tol, 1e-6) : o.tol;
+  params.reliable_delta = o.reliable_delta;
   params.max_iter = 10000;
   params.label = "bench";
   // An operator's applications, seconds and rate inside the solve (each application fenced).
@@ -367,6 +368,7 @@ nlohmann::json run_solver(const SolverOptions& o, double copy_gbytes_per_s) {
   r["precision"] = o.precision;
   r["kappa"] = o.kappa;
   r["tol"] = o.precision == "single" ? std::max(o.tol, 1e-6) : o.tol; // what the solve was asked for
+  if (o.precision == "mixed" || o.precision == "mixed-half") r["reliable_delta"] = o.reliable_delta;
   r["flops_note"] = o.op == "wilson"  ? "2688 flops per even site per operator application (QUDA's MatPC count)"
                    : o.op == "twisted" ? "2 x (1320 + 48) flops per even site per operator application"
                                        : "2 x (1320 + 552) flops per even site per operator application (QUDA's clover count)";

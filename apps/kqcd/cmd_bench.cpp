@@ -209,6 +209,10 @@ void add_bench_command(CLI::App& app, Action& action) {
   cg->add_option("--mu", s->cg.mu, "Twisted mass mu (twisted, twisted-clover)")->capture_default_str();
   cg->add_option("--kappa", s->cg.kappa, "Hopping parameter")->check(CLI::PositiveNumber)->capture_default_str();
   cg->add_option("--tol", s->cg.tol, "Target relative residual")->check(CLI::PositiveNumber)->capture_default_str();
+  cg->add_option("--reliable-delta", s->cg.reliable_delta,
+                 "Mixed precision: recompute the true residual in double whenever the iterated one fell by this factor")
+      ->check(CLI::Range(1e-12, 0.999999))
+      ->capture_default_str();
   cg->add_option("--layout", s->cg.layout,
                  "auto (simd on host backends where the lattice splits into the lanes; --rhs up "
                  "to the double lanes, one right-hand side per lane), scalar, or simd (the virtual-node AVX-512/AVX2 layout)")
