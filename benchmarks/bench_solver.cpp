@@ -165,15 +165,17 @@ template <class ES> nlohmann::json time_solver(const SolverOptions& o, const Hos
   params.reliable_delta = o.reliable_delta;
   params.max_iter = 10000;
   params.label = "bench";
+  // The GFLOP/s of an operator's timed applications (TimedOperator).
+  auto gflops_of = [](const auto& timed, const auto& op) {
+    return timed.applies > 0 ? timed.applies * op.flops() / timed.seconds * 1e-9 : 0.0;
+  };
   // An operator's applications, seconds and rate inside the solve (each application fenced).
-  auto in_solver = [](const auto& timed, const auto& op) {
-    return nlohmann::json{{"applications", timed.applies},
-                          {"seconds", timed.seconds},
-                          {"gflops", timed.applies > 0 ? timed.applies * op.flops() / timed.seconds * 1e-9 : 0.0}};
+  auto in_solver = [&](const auto& timed, const auto& op) {
+    return nlohmann::json{{"applications", timed.applies}, {"seconds", timed.seconds}, {"gflops", gflops_of(timed, op)}};
   };
   // An operator's rate outside the solver, timed as inside it (fenced applications alternating
   // with the adjoint, the pattern of the normal equations).
-  auto bare_gflops = [](const auto& op, const auto& src) {
+  auto bare_gflops = [&](const auto& op, const auto& src) {
     auto in = op.create_vector("bare_in"), out = op.create_vector("bare_out");
     blas::copy(in, src);
     TimedOperator<std::decay_t<decltype(op)>, ES> timed{op};
@@ -185,7 +187,7 @@ template <class ES> nlohmann::json time_solver(const SolverOptions& o, const Hos
       timed.apply(in, out, -1);
       blas::copy(in, src); // keeps the vector's magnitude (and a 16-bit field's scale) as in the solve
     }
-    return timed.applies * op.flops() / timed.seconds * 1e-9;
+    return gflops_of(timed, op);
   };
   auto run = [&](const auto& outer, const auto& sloppy, auto& x, const auto& b) {
     TimedOperator<std::decay_t<decltype(outer)>, ES> t_outer{outer};
