@@ -251,7 +251,7 @@ template <class ES, class Real, class Recon> nlohmann::json time_multi(const Dsl
   typename D::multi_spinor_type in(opts.lattice, 1, opts.rhs, "bench_in"), out(opts.lattice, 0, opts.rhs, "bench_out");
   typename D::spinor_type one(opts.lattice, 1);
   for (int r = 0; r < opts.rhs; ++r) {
-    random_spinor(one, 42 + std::uint64_t(r));
+    fill_random(one, 42 + std::uint64_t(r));
     in.insert(r, one);
   }
   const auto call = [&] { d.apply(out, in, 1, 0); };
@@ -280,7 +280,7 @@ template <class ES, class Real> nlohmann::json time_block_simd(const DslashOptio
   auto in = d.create_spinor(1, "bench_in"), out = d.create_spinor(0, "bench_out");
   CBSpinor<Kokkos::complex<Real>, Ns, ES> one(opts.lattice, 1);
   for (int r = 0; r < opts.rhs; ++r) {
-    random_spinor(one, 42 + std::uint64_t(r));
+    fill_random(one, 42 + std::uint64_t(r));
     in.insert(r, one);
   }
   const auto [per_call, iters] = time_calls<ES>(opts, [&] { d.apply(out, in, 1, 0); });
@@ -374,13 +374,11 @@ template <class ES, class Real> nlohmann::json time_dslash_layout(const DslashOp
   // Compression, half precision and multi-RHS run in the backend's neighbour mode only (compile time).
   if (opts.recon != 18 || std::is_same_v<Real, half> || opts.rhs > 1) {
     if (n != "auto") throw invalid_argument("--recon 12/8, --precision half and --rhs > 1 run with --neighbours auto only");
-    if (opts.rhs > 1 && std::is_same_v<Real, half>) throw invalid_argument("--rhs > 1 runs in single or double precision");
     if (opts.rhs > 1 && opts.op != "dslash" && opts.op != "wilson")
       throw invalid_argument("--rhs > 1 runs with --operator dslash only");
     auto with_recon = [&]<class Recon>() -> nlohmann::json {
       if constexpr (!recon_compiled<Recon>)
         throw not_compiled(std::string("reconstruction ") + Recon::name, compiled_reconstructions, "KQCD_RECONSTRUCT");
-      else if constexpr (std::is_same_v<Real, half>) return time_dslash<ES, Real, native, Recon>(opts);
       else return opts.rhs > 1 ? time_multi<ES, Real, Recon>(opts) : time_dslash<ES, Real, native, Recon>(opts);
     };
     if (opts.recon == 12) return with_recon.template operator()<Recon12>();

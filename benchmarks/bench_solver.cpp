@@ -4,8 +4,9 @@
 // around 16-bit inner iterations: mixed-half, Wilson's with reconstruct-12 links on the plain layout,
 // 16-bit float lanes on the SIMD layout), on a gauge
 // file or a random (hot) gauge field, and the split of that time between operator applications
-// (the Dslash) and the linear algebra. With --rhs N (double, every operator): a block of N systems by
-// multi-RHS CG or block CG, against N single-RHS CG solves of the same systems in the same run.
+// (the Dslash) and the linear algebra. With --rhs N (every operator): a block of N systems by
+// multi-RHS CG (double, mixed or mixed-half; 16-bit blocks on the plain layout) or block CG
+// (double), against N single-RHS CG solves of the same systems in the same run.
 #include "bench.hpp"
 
 #include <kqcd/core/error.hpp>
@@ -48,11 +49,12 @@ template <class Op, class ES> struct TimedOperator {
 
 /// A block of o.rhs systems (double) on the even-odd operator op (plain layout, or the SIMD
 /// layout with one right-hand side per lane): multi-RHS CG or block CG, then the same systems one by
-/// one.
-template <class ES, class EO> nlohmann::json time_block(const SolverOptions& o, const EO& op) {
+/// one; mixed where the sloppy operator sop differs from op.
+template <class ES, class EO, class Sloppy> nlohmann::json time_block(const SolverOptions& o, const EO& op, const Sloppy& sop) {
   SolverParams params;
   params.tol = o.tol;
   params.label = "bench";
+  params.reliable_delta = o.reliable_delta;
   const int n = o.rhs;
   auto b = op.create_multi(n, "b"), x = op.create_multi(n, "x");
   std::vector<typename EO::vector_type> b_s, x_s;
@@ -72,25 +74,28 @@ template <class ES, class EO> nlohmann::json time_block(const SolverOptions& o, 
     blas::axpby_each(std::vector<double>(std::size_t(n), 0.0), b, std::vector<double>(std::size_t(n), 0.0), x);
     ES().fence();
     Kokkos::Timer t;
-    const auto res = block ? block_cg_normal(op, x, b, params) : cg_normal_multi(op, x, b, params);
+    std::vector<SolverResult> res;
+    if constexpr (std::is_same_v<EO, Sloppy>) res = block ? block_cg_normal(op, x, b, params) : cg_normal_multi(op, x, b, params);
+    else res = cg_normal_multi(op, sop, x, b, params);
     ES().fence();
     const double s = t.seconds();
     double single = 0.0;
     int single_iterations = 0;
     for (int k = 0; k < n; ++k) {
       blas::zero(x_s[std::size_t(k)]);
-      const auto one = cg_normal(op, x_s[std::size_t(k)], b_s[std::size_t(k)], params);
+      const auto one = cg_normal(op, sop, x_s[std::size_t(k)], b_s[std::size_t(k)], params);
       single += one.seconds;
       single_iterations = std::max(single_iterations, one.iterations);
     }
     best_single = std::min(best_single, single);
     if (s < best) {
       best = s;
-      int iterations = 0;
+      int iterations = 0, updates = 0;
       double worst = 0.0;
       bool converged = true;
       for (const auto& e : res) {
         iterations = std::max(iterations, e.iterations);
+        updates = std::max(updates, e.residual_updates);
         worst = std::max(worst, e.true_residual);
         converged = converged && e.converged();
       }
@@ -98,6 +103,7 @@ template <class ES, class EO> nlohmann::json time_block(const SolverOptions& o, 
            {"true_residual", worst},
            {"status", converged ? "converged" : "not converged"},
            {"time_to_solution_s", s},
+           {"residual_updates", updates},
            {"rhs", n},
            {"single_rhs_iterations", single_iterations}};
     }
@@ -116,6 +122,7 @@ template <class ES> bool use_simd_layout(const SolverOptions& o, const Lattice& 
     if ((o.rhs > 1 || o.solver == "block-cg") && o.rhs > lanes)
       return "a block holds one right-hand side per double-precision lane, at most " + std::to_string(lanes) + " (" +
              ArchTraits<ES>::template simd_complex<double>::isa::name + "), found --rhs " + std::to_string(o.rhs);
+    if (o.rhs > 1 && o.precision == "mixed-half") return "16-bit blocks of right-hand sides run on the scalar layout";
     // Every precision the solve uses must split the lattice into its lanes (the geometry's error names it).
     try {
       if (o.precision != "single") SIMDGeometry(lat, ArchTraits<ES>::template simd_complex<double>::lanes);
@@ -139,27 +146,42 @@ template <class ES> nlohmann::json time_solver(const SolverOptions& o, const Hos
   const double mass = wilson_mass_from_kappa(o.kappa);
   const auto bc = BoundaryPhases::antiperiodic_time();
   nlohmann::json r;
-  // A block of o.rhs systems (double) with the term Td: one right-hand side per lane of the SIMD
-  // layout, or the plain layout's block.
+  GaugeField<Kokkos::complex<float>, ES> uf; // the float links of single, mixed and mixed-half solves
+  if (o.precision != "double") {
+    uf = GaugeField<Kokkos::complex<float>, ES>(lattice);
+    convert_gauge(uf, u);
+  }
+  // A block of o.rhs systems with the term Td, and for mixed solves the sloppy term (Tf: float; Th:
+  // 16 bits): one right-hand side per lane of the SIMD layout, or the plain layout's block.
   const bool blocks = o.rhs > 1 || o.solver == "block-cg";
-  auto solve_block = [&]<class Td>(auto... args) {
+  auto solve_block = [&]<class Td, class Tf, class Th>(auto... args) {
+    // make.template operator()<T>(links): the layout's operator with term T.
+    auto on_layout = [&](const auto& make) {
+      const auto opd = make.template operator()<Td>(u);
+      if (o.precision == "double") {
+        r = time_block<ES>(o, opd, opd);
+      } else if (o.precision == "mixed") {
+        r = time_block<ES>(o, opd, make.template operator()<Tf>(uf));
+      } else if constexpr (!precision_compiled<half>) {
+        throw not_compiled("precision half (of mixed-half)", compiled_precisions, "KQCD_PRECISIONS");
+      } else {
+        const auto oph = make.template operator()<Th>(uf);
+        if constexpr (std::decay_t<decltype(oph)>::has_blocks) r = time_block<ES>(o, opd, oph);
+        else throw invalid_argument("16-bit blocks of right-hand sides run on the scalar layout"); // use_simd_layout said so
+      }
+    };
     if constexpr (ArchTraits<ES>::simd_layout) {
       if (use_simd_layout<ES>(o, lattice)) {
         using V = typename ArchTraits<ES>::template simd_complex<double>;
-        r = time_block<ES>(o, SIMDEvenOddOperator<Td>(u, bc, mass, args...));
+        on_layout([&]<class T>(const auto& links) { return SIMDEvenOddOperator<T>(links, bc, mass, args...); });
         r.update({{"layout", "simd"}, {"isa", V::isa::name}, {"simd_lanes", V::lanes}});
         return;
       }
     }
     if (o.layout == "simd") use_simd_layout<ES>(o, lattice); // refuses
-    r = time_block<ES>(o, EvenOddOperator<Td>(u, bc, mass, args...));
+    on_layout([&]<class T>(const auto& links) { return EvenOddOperator<T>(links, bc, mass, args...); });
     r["layout"] = "scalar";
   };
-  GaugeField<Kokkos::complex<float>, ES> uf; // the float links of single, mixed and mixed-half solves
-  if (!blocks) {
-    uf = GaugeField<Kokkos::complex<float>, ES>(lattice);
-    convert_gauge(uf, u);
-  }
   SolverParams params;
   params.tol = o.precision == "single" ? std::max(o.tol, 1e-6) : o.tol;
   params.reliable_delta = o.reliable_delta;
@@ -274,7 +296,7 @@ template <class ES> nlohmann::json time_solver(const SolverOptions& o, const Hos
   // A site-local term (clover, twisted mass, twisted clover) in double, float and half: EvenOddOperator
   // or its SIMD form.
   auto with_term = [&]<class Td, class Tf, class Th>(auto... args) {
-    if (blocks) return solve_block.template operator()<Td>(args...);
+    if (blocks) return solve_block.template operator()<Td, Tf, Th>(args...);
     if (o.precision == "mixed-half") {
       if constexpr (precision_compiled<half>) {
         if constexpr (ArchTraits<ES>::simd_layout)
@@ -309,7 +331,7 @@ template <class ES> nlohmann::json time_solver(const SolverOptions& o, const Hos
                                                                                                                           o.mu);
     else refuse();
   } else if (blocks) {
-    solve_block.template operator()<WilsonMassTerm<double, ES>>();
+    solve_block.template operator()<WilsonMassTerm<double, ES>, WilsonMassTerm<float, ES>, WilsonMassTerm<half, ES>>();
   } else if (o.precision == "mixed-half") {
     // Wilson's sloppy operator also compresses the links (reconstruct-12) on the scalar layout.
     if constexpr (precision_compiled<half> && recon_compiled<Recon12>) {
@@ -344,8 +366,9 @@ nlohmann::json run_solver(const SolverOptions& o, double copy_gbytes_per_s) {
   if (o.solver != "cg" && o.solver != "bicgstab" && o.solver != "block-cg")
     throw invalid_argument("solver '" + o.solver + "': expected cg, bicgstab or block-cg");
   if (o.rhs < 1 || o.rhs > 16) throw invalid_argument("--rhs " + std::to_string(o.rhs) + ": expected 1 to 16");
-  if ((o.rhs > 1 || o.solver == "block-cg") && (o.solver == "bicgstab" || o.precision != "double"))
-    throw invalid_argument("--rhs > 1 and block-cg solve in double precision with cg or block-cg");
+  if (o.rhs > 1 && o.solver == "bicgstab") throw invalid_argument("--rhs > 1 solves with cg or block-cg, not bicgstab");
+  if (o.solver == "block-cg" && o.precision != "double") throw invalid_argument("block-cg solves in double precision");
+  if (o.rhs > 1 && o.precision == "single") throw invalid_argument("--rhs > 1 solves in double, mixed or mixed-half precision");
   if (o.op != "wilson" && o.op != "clover" && o.op != "twisted" && o.op != "twisted-clover")
     throw invalid_argument("operator '" + o.op + "': expected wilson, clover, twisted or twisted-clover");
   const std::string backend = backend_or_default(o.backend);

@@ -149,7 +149,7 @@ void add_bench_command(CLI::App& app, Action& action) {
   dslash->add_option("--recon", s->dslash.recon, "Gauge reconstruction 18, 12 or 8 (Wilson dslash and eo)")
       ->check(CLI::IsMember({18, 12, 8}))
       ->capture_default_str();
-  dslash->add_option("--rhs", s->dslash.rhs, "Right-hand sides per call (multi-RHS hopping term, single or double)")
+  dslash->add_option("--rhs", s->dslash.rhs, "Right-hand sides per call (multi-RHS hopping term; half, single or double)")
       ->check(CLI::Range(1, 16))
       ->capture_default_str();
   dslash->add_option("--operator", s->dslash.op,
@@ -194,7 +194,8 @@ void add_bench_command(CLI::App& app, Action& action) {
       ->check(CLI::IsMember({"cg", "bicgstab", "block-cg"}))
       ->capture_default_str();
   cg->add_option("--rhs", s->cg.rhs, "Right-hand sides (1-16): cg solves them as independent CGs sharing the multi-RHS "
-                                     "operator, block-cg in one Krylov space; both against as many single-RHS CG solves")
+                                     "operator (double, mixed or mixed-half; 16-bit blocks on the scalar layout), block-cg in "
+                                     "one Krylov space (double); both against as many single-RHS CG solves")
       ->check(CLI::Range(1, 16))
       ->capture_default_str();
   cg->add_option("--precision", s->cg.precision,

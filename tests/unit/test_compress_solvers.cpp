@@ -19,6 +19,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <optional>
 #include <utility>
 #include <vector>
@@ -147,6 +148,86 @@ TEMPLATE_LIST_TEST_CASE("multi-RHS Dslash equals the single-RHS one for each rig
   REQUIRE_THROWS_AS(Block(test_lattice, 0, 17), invalid_argument);
 }
 
+TEMPLATE_LIST_TEST_CASE("16-bit multi-RHS Dslash equals the 16-bit single-RHS one for each right-hand side, in every launch shape",
+                        "[compress][half][multi]", kqcd::EnabledExecutionSpaces) {
+  using ES = TestType;
+  typename WilsonDslash<double, ES>::gauge_type u(test_lattice);
+  import_gauge(u, random_host_gauge(test_lattice, 112));
+  GaugeField<Kokkos::complex<float>, ES> uf(test_lattice);
+  convert_gauge(uf, u);
+  const WilsonDslash<double, ES> reference(u, mixed_bc());
+  auto check = [&]<class Recon>() {
+    using D = WilsonDslash<kqcd::half, ES, ArchTraits<ES>::neighbour_mode, Recon>;
+    using Single = typename D::spinor_type;
+    using Block = typename D::multi_spinor_type;
+    static_assert(std::is_same_v<Block, HalfMultiCBSpinor<ES>>);
+    D d(uf, mixed_bc());
+    const int team = ArchTraits<ES>::max_team_size > 1 ? 32 : 1;
+    const std::vector<std::optional<LaunchConfig>> shapes = {std::nullopt,
+                                                             LaunchConfig{PolicyKind::team, team, team},
+                                                             LaunchConfig{PolicyKind::team_scratch, team, team},
+                                                             LaunchConfig{PolicyKind::mdrange, 0, 8, 2},
+                                                             LaunchConfig{PolicyKind::range, 0, 0}};
+    for (const auto& shape : shapes)
+    for (int n : {3, 8}) {
+      if (shape) d.set_block_launch(*shape);
+      CAPTURE(Recon::name, n, shape ? shape->to_string() : "tuned");
+      Block in(test_lattice, 1, n), x(test_lattice, 0, n), out(test_lattice, 0, n), out_xpay(test_lattice, 0, n);
+      std::vector<Single> in_s, x_s;
+      std::vector<CBSpinor<Kokkos::complex<double>, Ns, ES>> in_d;
+      for (int r = 0; r < n; ++r) {
+        // Right-hand sides of very different magnitudes: each (site, right-hand side) has its own norm.
+        in_d.emplace_back(test_lattice, 1);
+        CBSpinor<Kokkos::complex<double>, Ns, ES> xd(test_lattice, 0);
+        import_spinor(in_d.back(), random_host_spinor(test_lattice, 300 + 2 * r));
+        import_spinor(xd, random_host_spinor(test_lattice, 301 + 2 * r));
+        blas::scale(std::pow(10.0, 3 * r - 4), in_d.back());
+        in_s.emplace_back(test_lattice, 1);
+        x_s.emplace_back(test_lattice, 0);
+        blas::copy(in_s.back(), in_d.back());
+        blas::copy(x_s.back(), xd);
+        in.insert(r, in_s.back());
+        x.insert(r, x_s.back());
+      }
+      for (int isign : {1, -1}) {
+        d.apply(out, in, isign, 0);
+        d.apply_xpay(out_xpay, in, isign, 0, 0.7f, x, -0.3f);
+        for (int r = 0; r < n; ++r) {
+          Single want(test_lattice, 0), got(test_lattice, 0);
+          CBSpinor<Kokkos::complex<double>, Ns, ES> exact(test_lattice, 0);
+          d.apply(want, in_s[std::size_t(r)], isign, 0);
+          out.extract(r, got);
+          reference.apply(exact, in_d[std::size_t(r)], isign, 0);
+          std::vector<std::complex<double>> w(std::size_t(test_lattice.volume()) * 12, 0.0), g(w.size(), 0.0), e(w.size(), 0.0);
+          CBSpinor<Kokkos::complex<double>, Ns, ES> tmp(test_lattice, 0);
+          blas::copy(tmp, want);
+          export_spinor(tmp, w);
+          blas::copy(tmp, got);
+          export_spinor(tmp, g);
+          export_spinor(exact, e);
+          REQUIRE(ref::norm2(w) > 0.0);
+          // The same float arithmetic on the same 16-bit input; a call site's FMA contraction may move
+          // a rounding by one 16-bit step.
+          CAPTURE(ref::rel_diff(g, w), ref::rel_diff(g, e));
+          REQUIRE(ref::rel_diff(g, w) < 1e-4);
+          // 16-bit accuracy against the double operator on the unrounded input, and not closer.
+          REQUIRE(ref::rel_diff(g, e) < 1e-3);
+          REQUIRE(ref::rel_diff(g, e) > 1e-7);
+          d.apply_xpay(want, in_s[std::size_t(r)], isign, 0, 0.7f, x_s[std::size_t(r)], -0.3f);
+          out_xpay.extract(r, got);
+          blas::copy(tmp, want);
+          export_spinor(tmp, w);
+          blas::copy(tmp, got);
+          export_spinor(tmp, g);
+          REQUIRE(ref::rel_diff(g, w) < 1e-4);
+        }
+      }
+    }
+  };
+  check.template operator()<Recon18>();
+  check.template operator()<Recon12>();
+}
+
 TEMPLATE_LIST_TEST_CASE("multi-RHS CG solves each system of the block", "[compress][multi][solvers]", kqcd::test::Configs) {
   using ES = space_of<TestType>;
   using Real = real_of<TestType>;
@@ -176,6 +257,60 @@ TEMPLATE_LIST_TEST_CASE("multi-RHS CG solves each system of the block", "[compre
     REQUIRE(single.converged());
     blas::axpy(-1.0, xr, x1);
     REQUIRE(std::sqrt(blas::norm2(x1) / blas::norm2(xr)) < (sizeof(Real) == 8 ? 1e-7 : 1e-2)); // both solve to tol
+  }
+}
+
+TEMPLATE_LIST_TEST_CASE("mixed multi-RHS CG with float or 16-bit sloppy blocks reaches 1e-10 in every system",
+                        "[compress][half][multi][solvers]", kqcd::EnabledExecutionSpaces) {
+  using ES = TestType;
+  const Lattice lat({4, 4, 4, 8});
+  using EO = WilsonEOOperator<double, ES>;
+  typename EO::gauge_type u(lat);
+  random_gauge(u, 5);
+  const double mass = wilson_mass_from_kappa(0.12);
+  const auto bc = BoundaryPhases::antiperiodic_time();
+  const EO eo(u, bc, mass);
+  GaugeField<Kokkos::complex<float>, ES> uf(lat);
+  convert_gauge(uf, u);
+  const int n = 3;
+  std::vector<typename EO::field_type> b_full;
+  auto b = eo.create_multi(n);
+  for (int r = 0; r < n; ++r) {
+    b_full.emplace_back(lat);
+    random_spinor(b_full.back(), 700 + std::uint64_t(r));
+    auto b_hat = eo.create_vector();
+    eo.prepare_source(b_hat, b_full.back());
+    blas::scale(std::pow(10.0, 2 * r), b_hat); // systems of different scales
+    blas::scale(std::pow(10.0, 2 * r), b_full.back()[0]);
+    blas::scale(std::pow(10.0, 2 * r), b_full.back()[1]);
+    b.insert(r, b_hat);
+  }
+  auto check = [&](const auto& sloppy) {
+    auto x = eo.create_multi(n);
+    SolverParams params;
+    params.tol = 1e-10;
+    const auto res = cg_normal_multi(eo, sloppy, x, b, params);
+    REQUIRE(res.size() == std::size_t(n));
+    for (int r = 0; r < n; ++r) {
+      const auto& e = res[std::size_t(r)];
+      auto x_e = eo.create_vector();
+      x.extract(r, x_e);
+      typename EO::field_type xf(lat);
+      eo.reconstruct(xf, x_e, b_full[std::size_t(r)]);
+      // The full system, with the host reference operator in double.
+      std::array<std::complex<double>, 4> hb{1.0, 1.0, 1.0, -1.0};
+      const auto dx = ref::wilson(lat.dims(), export_gauge(u), export_spinor(xf), mass, hb, 1);
+      const double rel = ref::rel_diff(dx, export_spinor(b_full[std::size_t(r)]));
+      CAPTURE(r, e.iterations, e.residual_updates, e.true_residual, rel);
+      REQUIRE(e.converged());
+      REQUIRE(e.residual_updates > 2);
+      REQUIRE(rel < 1e-9);
+    }
+  };
+  SECTION("float sloppy blocks") { check(WilsonEOOperator<float, ES>(uf, bc, mass)); }
+  SECTION("16-bit sloppy blocks") { check(WilsonEOOperator<kqcd::half, ES>(uf, bc, mass)); }
+  SECTION("16-bit sloppy blocks with reconstruct-12 links") {
+    check(WilsonEOOperator<kqcd::half, ES, ArchTraits<ES>::neighbour_mode, Recon12>(uf, bc, mass));
   }
 }
 

@@ -31,7 +31,7 @@ template <class P, class ES> class SourceHalo {
 public:
   static constexpr bool is_half = PrecisionTraits<P>::is_half;
   using spinor_type = cb_spinor_t<P, ES>;
-  using block_type = MultiCBSpinor<Kokkos::complex<compute_t<P>>, ES>;
+  using block_type = multi_spinor_t<P, ES>;
   SourceHalo() = default;
   explicit SourceHalo(const Lattice& lat) : lat_(lat), sites_(lat) {
     if constexpr (is_half) norms_ = norm_exchange(lat, 1, 2 * Nd); // own tags: both are in flight together
@@ -49,10 +49,21 @@ public:
     if constexpr (is_half) norms_.finish(in.norm());
   }
   void start(const block_type& in, int isign) {
-    if (block_.rows() != in.n_rhs()) block_ = HaloExchange<typename block_type::view_type, ES>(lat_, in.n_rhs());
-    block_.start(in.view(), in.parity(), isign);
+    if (block_.rows() != in.n_rhs()) {
+      block_ = HaloExchange<typename block_type::view_type, ES>(lat_, in.n_rhs());
+      if constexpr (is_half) block_norms_ = norm_exchange(lat_, in.n_rhs(), 2 * Nd);
+    }
+    if constexpr (is_half) {
+      block_.start(in.view(), in.parity());
+      block_norms_.start(in.norm(), in.parity());
+    } else {
+      block_.start(in.view(), in.parity(), isign);
+    }
   }
-  void finish(const block_type& in) { block_.finish(in.view()); }
+  void finish(const block_type& in) {
+    block_.finish(in.view());
+    if constexpr (is_half) block_norms_.finish(in.norm());
+  }
   /// Bytes this rank sends per call for n_rhs right-hand sides (projected: if asked and possible).
   double bytes(bool projected, int n_rhs) const { return n_rhs * (sites_.bytes(projected) + norms_.bytes()); }
   std::string path() const { return sites_.path(); }
@@ -62,7 +73,7 @@ private:
   Lattice lat_;
   HaloExchange<typename spinor_type::view_type, ES> sites_;
   HaloExchange<typename block_type::view_type, ES> block_;
-  norm_exchange norms_;
+  norm_exchange norms_, block_norms_;
 };
 
 } // namespace kqcd::detail

@@ -126,16 +126,6 @@ template <class ST, class ES> struct SpinorAccess<CBSpinor<ST, Ns, ES>> {
   static constexpr double site_bytes = double(sizeof(ST)) * Nc * Ns;
 };
 
-template <class ST, class ES> struct SpinorAccess<MultiCBSpinor<ST, ES>> : SpinorAccess<CBSpinor<ST, Ns, ES>> {
-  using spinor_type = MultiCBSpinor<ST, ES>;
-  template <class Real> static auto read(const spinor_type& s) {
-    return typename SpinorAccess<CBSpinor<ST, Ns, ES>>::template read_type<Real>{s.view()};
-  }
-  template <class Real> static auto write(const spinor_type& s) {
-    return typename SpinorAccess<CBSpinor<ST, Ns, ES>>::template write_type<Real>{s.view()};
-  }
-};
-
 template <class ES> struct SpinorAccess<HalfCBSpinor<ES>> {
   using spinor_type = HalfCBSpinor<ES>;
   using view_type = typename spinor_type::view_type;
@@ -147,8 +137,26 @@ template <class ES> struct SpinorAccess<HalfCBSpinor<ES>> {
   static constexpr double site_bytes = double(sizeof(typename spinor_type::value_type)) * Nc + sizeof(float);
 };
 
+/// A block of right-hand sides: its rows read and written as the sites of a single spinor of its storage.
+template <class Single> struct SpinorAccess<SpinorBlock<Single>> : SpinorAccess<Single> {
+  using spinor_type = SpinorBlock<Single>;
+  template <class Real> static auto read(const spinor_type& s) {
+    using R = typename SpinorAccess<Single>::template read_type<Real>;
+    if constexpr (requires { s.norm(); }) return R{s.view(), s.norm()};
+    else return R{s.view()};
+  }
+  template <class Real> static auto write(const spinor_type& s) {
+    using W = typename SpinorAccess<Single>::template write_type<Real>;
+    if constexpr (requires { s.norm(); }) return W{s.view(), s.norm()};
+    else return W{s.view()};
+  }
+};
+
 /// The checkerboarded spinor a field of precision P is stored in.
 template <class P, class ES>
 using cb_spinor_t = std::conditional_t<PrecisionTraits<P>::is_half, HalfCBSpinor<ES>, CBSpinor<Kokkos::complex<compute_t<P>>, Ns, ES>>;
+
+/// A block of right-hand sides of precision P.
+template <class P, class ES> using multi_spinor_t = SpinorBlock<cb_spinor_t<P, ES>>;
 
 } // namespace kqcd

@@ -24,13 +24,20 @@ template <class A, class B> void check_same_shape(const A& a, const B& b, const 
     throw invalid_argument(std::string("blas::") + op + ": spinors differ in lattice or parity (" + a.lattice().to_string() +
                            " parity " + std::to_string(a.parity()) + " vs " + b.lattice().to_string() + " parity " +
                            std::to_string(b.parity()) + ")");
+  if constexpr (requires { a.n_rhs(); b.n_rhs(); })
+    if (a.n_rhs() != b.n_rhs())
+      throw invalid_argument(std::string("blas::") + op + ": blocks of " + std::to_string(a.n_rhs()) + " and " +
+                             std::to_string(b.n_rhs()) + " right-hand sides");
   if constexpr (lanes_a)
     if (!(a.geometry() == b.geometry()))
       throw invalid_argument(std::string("blas::") + op + ": SIMD spinors of different lane layouts (" +
                              std::to_string(a.geometry().lanes()) + " and " + std::to_string(b.geometry().lanes()) + " lanes)");
 }
+/// Every row of a spinor: its sites, or for a block of right-hand sides (fields/multi_spinor.hpp)
+/// each site's rows, so that a whole block combines as one spinor.
 template <class Spinor> auto range(const Spinor& s) {
-  return Kokkos::RangePolicy<typename Spinor::execution_space>(0, s.sites());
+  if constexpr (requires { s.n_rhs(); }) return Kokkos::RangePolicy<typename Spinor::execution_space>(0, s.sites() * s.n_rhs());
+  else return Kokkos::RangePolicy<typename Spinor::execution_space>(0, s.sites());
 }
 
 /// Whether a spinor view keeps each site's components contiguous (LayoutRight: the host layouts,
@@ -292,6 +299,11 @@ template <class Reader, class Writer> struct CopySitesKernel {
     w.store(i, v);
   }
 };
+/// The update of row i: f, or f.at(i) where the coefficients differ by row (a block's right-hand sides).
+template <class F> KOKKOS_FORCEINLINE_FUNCTION auto op_at(const F& f, int i) {
+  if constexpr (requires { f.at(i); }) return f.at(i);
+  else return f;
+}
 /// Site i of 16-bit spinors through the accessors: z = f(x, y, w) in float (w read where n_inputs = 3).
 template <int n_inputs, class Reader, class Writer, class F> struct HalfCombineKernel {
   Reader x, y, w;
@@ -302,8 +314,9 @@ template <int n_inputs, class Reader, class Writer, class F> struct HalfCombineK
     x.load(i, xv);
     y.load(i, yv);
     if constexpr (n_inputs == 3) w.load(i, wv);
+    const auto op = op_at(f, i);
     for (int c = 0; c < Nc; ++c)
-      for (int sp = 0; sp < Ns; ++sp) xv[c][sp] = f(xv[c][sp], yv[c][sp], wv[c][sp]);
+      for (int sp = 0; sp < Ns; ++sp) xv[c][sp] = op(xv[c][sp], yv[c][sp], wv[c][sp]);
     z.store(i, xv);
   }
 };

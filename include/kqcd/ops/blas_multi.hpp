@@ -1,6 +1,7 @@
 // Linear algebra on blocks of right-hand sides (MultiCBSpinor): one kernel per operation for the
 // whole block, with a coefficient per right-hand side, and per-right-hand-side reductions (an
-// array reduction, accumulated in double). For block Krylov methods also the n x n matrix of inner
+// array reduction, accumulated in double). Blocks of 16-bit spinors (HalfMultiCBSpinor) combine
+// and reduce through the accessors, with blas.hpp's 16-bit kernels and a coefficient per row. For block Krylov methods also the n x n matrix of inner
 // products between two blocks and the combination out_j = a_j + sum_i x_i c_ij with an n x n matrix.
 // The same operations on SIMDBlockSpinor (one right-hand side per SIMD lane) run lane-wise: the
 // reductions accumulate one double per lane real, so the loops over lanes vectorise.
@@ -10,7 +11,10 @@
 #include <kqcd/core/error.hpp>
 #include <kqcd/fields/multi_spinor.hpp>
 #include <kqcd/fields/simd_fields.hpp>
+#include <kqcd/fields/spinor_access.hpp>
+#include <kqcd/ops/blas.hpp>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -270,6 +274,84 @@ void axpy_zpbx_each(const std::vector<double>& a, MultiCBSpinor<ST, ES>& x, Mult
                                                         y.view(), z.view()});
 }
 
+// ---- blocks of 16-bit spinors (HalfMultiCBSpinor): blas.hpp's 16-bit kernels, coefficients by row ----
+namespace detail {
+/// y_r = a_r x_r + b_r y_r on row i, of right-hand side i % n.
+struct AxpbyEach {
+  PerRhs a, b;
+  int n;
+  KOKKOS_FUNCTION Axpby at(int i) const {
+    const int r = i % n;
+    return {float(a.v[r]), float(b.v[r])};
+  }
+};
+/// Re conj(x) y.
+struct RealDotTerm {
+  static constexpr bool reads_y = true;
+  KOKKOS_FORCEINLINE_FUNCTION void operator()(float xr, float xi, float yr, float yi, double& acc) const {
+    acc += double(xr) * yr + double(xi) * yi;
+  }
+};
+/// Term summed over the rows of 16-bit blocks into one sum per right-hand side (row i: i % n).
+template <class Reader, class Term> struct HalfRowSums {
+  using value_type = double[];
+  using size_type = int;
+  int value_count; ///< right-hand sides
+  Reader x, y;
+  Term term;
+  KOKKOS_FUNCTION void operator()(int i, value_type acc) const {
+    double row = 0.0;
+    HalfReduceKernel<double, Reader, Term>{x, y, term}(i, row);
+    acc[i % value_count] += row;
+  }
+  KOKKOS_INLINE_FUNCTION void init(value_type acc) const {
+    for (int r = 0; r < value_count; ++r) acc[r] = 0.0;
+  }
+  KOKKOS_INLINE_FUNCTION void join(value_type dst, const value_type src) const {
+    for (int r = 0; r < value_count; ++r) dst[r] += src[r];
+  }
+};
+template <class ES, class Term>
+std::vector<double> half_row_sums(const char* op, const HalfMultiCBSpinor<ES>& x, const HalfMultiCBSpinor<ES>& y, Term term) {
+  check_same_block(x, y, op);
+  using A = SpinorAccess<HalfMultiCBSpinor<ES>>;
+  const auto xr = A::template read<float>(x), yr = A::template read<float>(y);
+  std::vector<double> out(std::size_t(x.n_rhs()), 0.0);
+  const Kokkos::View<double*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> result(out.data(), out.size());
+  Kokkos::parallel_reduce(std::string("kqcd::blas::") + op + "_half", range(x), HalfRowSums<decltype(xr), Term>{x.n_rhs(), xr, yr, term},
+                          result);
+  comm::sum_in_place(x.lattice(), out.data(), int(out.size()));
+  return out;
+}
+} // namespace detail
+
+/// y_r = a_r x_r + b_r y_r for each right-hand side r, in float per row.
+template <class ES>
+void axpby_each(const std::vector<double>& a, const HalfMultiCBSpinor<ES>& x, const std::vector<double>& b, HalfMultiCBSpinor<ES>& y) {
+  detail::check_same_block(x, y, "axpby_each");
+  detail::check_coefficients(x, a, "axpby_each");
+  detail::check_coefficients(x, b, "axpby_each");
+  detail::half_combine<2>("axpby_each", x, y, y, y, detail::AxpbyEach{detail::per_rhs(a), detail::per_rhs(b), x.n_rhs()});
+}
+template <class ES> std::vector<double> rdot_each(const HalfMultiCBSpinor<ES>& x, const HalfMultiCBSpinor<ES>& y) {
+  return detail::half_row_sums("rdot_each", x, y, detail::RealDotTerm{});
+}
+template <class ES> std::vector<double> norm2_each(const HalfMultiCBSpinor<ES>& x) {
+  return detail::half_row_sums("norm2_each", x, x, detail::NormTerm{});
+}
+// The fused operations in two passes (each row's norm is rewritten on store), as on 16-bit spinors.
+template <class ES>
+std::vector<double> axpy_norm2_each(const std::vector<double>& a, const HalfMultiCBSpinor<ES>& x, HalfMultiCBSpinor<ES>& y) {
+  axpby_each(a, x, std::vector<double>(a.size(), 1.0), y);
+  return norm2_each(y);
+}
+template <class ES>
+void axpy_zpbx_each(const std::vector<double>& a, HalfMultiCBSpinor<ES>& x, HalfMultiCBSpinor<ES>& y, const std::vector<double>& c,
+                    const HalfMultiCBSpinor<ES>& z, const std::vector<double>& b) {
+  axpby_each(a, x, std::vector<double>(a.size(), 1.0), y);
+  axpby_each(c, z, b, x);
+}
+
 // ---- blocks with one right-hand side per SIMD lane (SIMDBlockSpinor; host execution spaces) ----
 namespace detail {
 /// x(i, c, s, k) y(i, c, s, k) summed over sites and components for each lane real k (2 per lane:
@@ -372,6 +454,31 @@ void axpby_each(const std::vector<double>& a, const SIMDBlockSpinor<V, ES>& x, c
       for (int s = 0; s < Ns; ++s)
         for (int k = 0; k < 2 * n; ++k) yv(i, c, s, k) = ca[k] * xv(i, c, s, k) + cb[k] * yv(i, c, s, k);
   });
+}
+
+namespace detail {
+/// dst = src lane real by lane real, converting precision; dst's lanes beyond src's are zero.
+template <class Dst, class Src, int dst_reals, int src_reals> struct LaneCopy {
+  Dst d;
+  Src s;
+  void operator()(int i) const {
+    using R = typename Dst::non_const_value_type;
+    for (int c = 0; c < Nc; ++c)
+      for (int sp = 0; sp < Ns; ++sp)
+        for (int k = 0; k < dst_reals; ++k) d(i, c, sp, k) = k < src_reals ? R(s(i, c, sp, k)) : R(0);
+  }
+};
+} // namespace detail
+
+/// dst = src between lane blocks of two precisions (mixed-precision multi-RHS solves): right-hand
+/// side r stays in lane r (each block holds at most the other's lanes in use).
+template <class VD, class VS, class ES> void copy(SIMDBlockSpinor<VD, ES>& dst, const SIMDBlockSpinor<VS, ES>& src) {
+  if (dst.parity() != src.parity() || !(dst.lattice() == src.lattice()) || dst.n_rhs() != src.n_rhs())
+    throw invalid_argument("blas::copy: lane blocks differ in lattice, parity or right-hand sides (" + std::to_string(dst.n_rhs()) +
+                           " vs " + std::to_string(src.n_rhs()) + ")");
+  using F = detail::LaneCopy<typename SIMDBlockSpinor<VD, ES>::view_type, typename SIMDBlockSpinor<VS, ES>::view_type, 2 * VD::lanes,
+                             2 * std::min(VD::lanes, VS::lanes)>;
+  Kokkos::parallel_for("kqcd::blas::copy_lanes", detail::lane_range(dst), F{dst.view(), src.view()});
 }
 
 /// M(i, j) = <x_i, y_j> for the right-hand sides i, j of two blocks.

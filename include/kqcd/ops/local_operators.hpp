@@ -323,7 +323,7 @@ public:
   using spinor_type = typename dslash_type::spinor_type;
   using plain_spinor_type = spinor_type;
   using full_spinor_type = SpinorField<Kokkos::complex<compute_t<P>>, Ns, ES>;
-  /// Blocks of right-hand sides: the hopping term's own (MultiCBSpinor; not in half).
+  /// Blocks of right-hand sides: the hopping term's own (SpinorBlock of spinor_type).
   using multi_spinor_type = typename detail::multi_spinor_of<dslash_type>::type;
   static constexpr bool has_blocks = detail::has_blocks<dslash_type>();
   struct options {}; ///< nothing to choose
@@ -347,7 +347,8 @@ public:
     blocks_.adopt(local, [](const auto& view) { return HalfHermitianBlocks<ES>(view); });
   }
   template <class Local> auto site_local(const Local& local) const { return blocks_.site_local(local); }
-  template <class Local> Local block_site_local(const Local& local) const { return local; }
+  /// Blocks of right-hand sides read the same blocks as single spinors.
+  template <class Local> auto block_site_local(const Local& local) const { return site_local(local); }
   void to_layout(spinor_type& dst, const plain_spinor_type& src) const { Kokkos::deep_copy(dst.view(), src.view()); }
   void from_layout(plain_spinor_type& dst, const spinor_type& src) const { Kokkos::deep_copy(dst.view(), src.view()); }
   /// The 16-bit copies of the site-local blocks (the term keeps its own besides).
@@ -481,8 +482,8 @@ public:
       d.then_apply_xpay(odd, out, tmp_odd_, isign, 0, Real(a), in, Real(-0.25 / a));
     });
   }
-  /// Multi-RHS: out_r = D_hat in_r for each right-hand side of a block (float and double; on the
-  /// SIMD layout at most the lane count). out may alias in.
+  /// Multi-RHS: out_r = D_hat in_r for each right-hand side of a block (on the SIMD layout at most
+  /// the lane count, in float and double). out may alias in.
   multi_vector_type create_multi(int n_rhs, const std::string& label = "eo_block") const
     requires has_blocks
   {

@@ -117,7 +117,9 @@ public:
   using execution_space = ES;
   BlockDslashLaunch(TuneKey key, const Functor& f, LaunchConfig default_config)
       : key_(std::move(key)), f_(f), default_(default_config) {}
-  template <class View> void overwrites(const View& v) { out_ = [v](OutputBackup& b) { b.add(v); }; }
+  template <class... Views> void overwrites(const Views&... v) {
+    out_ = [v...](OutputBackup& b) { (b.add(v), ...); };
+  }
   TuneKey tune_key() const { return key_; }
   LaunchConfig default_config() const { return default_; }
   std::vector<LaunchConfig> candidates() const {
@@ -242,11 +244,11 @@ public:
   using spinor_type = cb_spinor_t<P, ExecSpace>;
   using site_table_type = SiteTable<mode, ExecSpace>;
   using access = SpinorAccess<spinor_type>;
-  /// A block of right-hand sides (float and double).
-  using multi_spinor_type = MultiCBSpinor<complex_type, ExecSpace>;
-  /// Blocks of right-hand sides run in float and double storage with the backend's neighbour mode
-  /// (as in the bench tool); other instances compile no block kernels.
-  static constexpr bool has_blocks = !PrecisionTraits<P>::is_half && mode == ArchTraits<ExecSpace>::neighbour_mode;
+  /// A block of right-hand sides in the storage of spinor_type.
+  using multi_spinor_type = multi_spinor_t<P, ExecSpace>;
+  /// Blocks of right-hand sides run with the backend's neighbour mode (as in the bench tool); other
+  /// instances compile no block kernels.
+  static constexpr bool has_blocks = mode == ArchTraits<ExecSpace>::neighbour_mode;
   /// What the hopping kernel runs on: a spinor, or a block where the instance has blocks.
   template <class S>
   static constexpr bool hopping_spinor = std::is_same_v<S, spinor_type> || (has_blocks && std::is_same_v<S, multi_spinor_type>);
@@ -450,7 +452,8 @@ private:
       if (arg.n_rhs > 1) {
         using PairLB = typename traits::template launch_bounds_for<P, Recon, 2>;
         detail::BlockDslashLaunch<ExecSpace, LB, PairLB, Functor> l(key("kqcd::WilsonDslash::multi_rhs"), Functor{arg}, fixed);
-        l.overwrites(out.view());
+        if constexpr (requires { out.norm(); }) l.overwrites(out.view(), out.norm());
+        else l.overwrites(out.view());
         if (block_launch_ || sites_per_team_ > 0) {
           last_config_ = block_launch_ ? *block_launch_ : fixed;
           l.launch(last_config_);
