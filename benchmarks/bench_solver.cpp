@@ -5,7 +5,7 @@
 // 16-bit float lanes on the SIMD layout), on a gauge
 // file or a random (hot) gauge field, and the split of that time between operator applications
 // (the Dslash) and the linear algebra. With --rhs N (every operator): a block of N systems by
-// multi-RHS CG (double, mixed or mixed-half; 16-bit blocks on the plain layout) or block CG
+// multi-RHS CG (double, mixed or mixed-half) or block CG
 // (double), against N single-RHS CG solves of the same systems in the same run.
 #include "bench.hpp"
 
@@ -122,7 +122,6 @@ template <class ES> bool use_simd_layout(const SolverOptions& o, const Lattice& 
     if ((o.rhs > 1 || o.solver == "block-cg") && o.rhs > lanes)
       return "a block holds one right-hand side per double-precision lane, at most " + std::to_string(lanes) + " (" +
              ArchTraits<ES>::template simd_complex<double>::isa::name + "), found --rhs " + std::to_string(o.rhs);
-    if (o.rhs > 1 && o.precision == "mixed-half") return "16-bit blocks of right-hand sides run on the scalar layout";
     // Every precision the solve uses must split the lattice into its lanes (the geometry's error names it).
     try {
       if (o.precision != "single") SIMDGeometry(lat, ArchTraits<ES>::template simd_complex<double>::lanes);
@@ -165,9 +164,7 @@ template <class ES> nlohmann::json time_solver(const SolverOptions& o, const Hos
       } else if constexpr (!precision_compiled<half>) {
         throw not_compiled("precision half (of mixed-half)", compiled_precisions, "KQCD_PRECISIONS");
       } else {
-        const auto oph = make.template operator()<Th>(uf);
-        if constexpr (std::decay_t<decltype(oph)>::has_blocks) r = time_block<ES>(o, opd, oph);
-        else throw invalid_argument("16-bit blocks of right-hand sides run on the scalar layout"); // use_simd_layout said so
+        r = time_block<ES>(o, opd, make.template operator()<Th>(uf));
       }
     };
     if constexpr (ArchTraits<ES>::simd_layout) {

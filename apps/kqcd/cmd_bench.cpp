@@ -194,7 +194,7 @@ void add_bench_command(CLI::App& app, Action& action) {
       ->check(CLI::IsMember({"cg", "bicgstab", "block-cg"}))
       ->capture_default_str();
   cg->add_option("--rhs", s->cg.rhs, "Right-hand sides (1-16): cg solves them as independent CGs sharing the multi-RHS "
-                                     "operator (double, mixed or mixed-half; 16-bit blocks on the scalar layout), block-cg in "
+                                     "operator (double, mixed or mixed-half), block-cg in "
                                      "one Krylov space (double); both against as many single-RHS CG solves")
       ->check(CLI::Range(1, 16))
       ->capture_default_str();

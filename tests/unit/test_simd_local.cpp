@@ -6,7 +6,7 @@
 // spinors and links on the lanes (the hopping term on every lane split and reconstruction, every
 // even-odd operator, mixed double-half CG and BiCGStab) against double precision and the host
 // reference, 16-bit clover blocks against float ones, the 16-bit BLAS on lanes against the plain
-// layout's.
+// layout's; 16-bit lane blocks of right-hand sides (the hopping term, the block BLAS, mixed multi-RHS CG).
 #include "test_harness.hpp"
 
 #include <kqcd/fields/host_convert.hpp>
@@ -25,6 +25,7 @@
 #include <clover_reference.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <vector>
 
 using namespace kqcd;
@@ -511,4 +512,173 @@ TEMPLATE_LIST_TEST_CASE("16-bit BLAS on SIMD lanes equals the 16-bit BLAS on the
     blas::cxpaypbz(h[0], a, h[1], b, h[2], h[2]);
     CHECK(agree(h[2], l[2]) < 4e-4);
   }
+}
+
+TEMPLATE_LIST_TEST_CASE("16-bit lane blocks: the hopping term to 16-bit accuracy, the block BLAS against the plain 16-bit blocks",
+                        "[simd][half][multi]", SIMDSpaces) {
+  using ES = TestType;
+  using V = typename ArchTraits<ES>::template simd_complex<float>;
+  using HalfBlock = SIMDBlockSpinor<V, ES, short>;
+  static_assert(std::is_same_v<typename SIMDBlockWilsonDslash<kqcd::half, ES>::spinor_type, HalfBlock>);
+  const Lattice lat({4, 4, 4, 8});
+  const auto u_host = random_host_gauge(lat, 211);
+  const auto u = device_gauge<double, ES>(lat, u_host);
+  const auto uf = device_gauge<float, ES>(lat, u_host);
+  const auto bc = mixed_bc();
+  const SIMDBlockWilsonDslash<kqcd::half, ES> dh(uf, bc);
+  const WilsonDslash<double, ES> dd(u, bc);
+  using Plain = CBSpinor<Kokkos::complex<double>, Ns, ES>;
+  for (int n : {3, V::lanes}) {
+    CAPTURE(n);
+    // Right-hand sides of very different magnitudes: each site's lane has its own norm.
+    std::vector<Plain> in, x;
+    HalfBlock in_h(lat, 1, n, "in"), x_h(lat, 0, n, "x"), out_h(lat, 0, n, "out");
+    for (int r = 0; r < n; ++r) {
+      in.emplace_back(lat, 1);
+      x.emplace_back(lat, 0);
+      import_spinor(in.back(), random_host_spinor(lat, 212 + 2 * r));
+      import_spinor(x.back(), random_host_spinor(lat, 213 + 2 * r));
+      blas::scale(std::pow(10.0, 2 * (r % 4) - 3), in.back());
+      in_h.insert(r, in.back());
+      x_h.insert(r, x.back());
+    }
+    for (int isign : {1, -1})
+      for (bool xpay : {false, true}) {
+        CAPTURE(isign, xpay);
+        if (xpay) dh.apply_xpay(out_h, in_h, isign, 0, 0.7f, x_h, -0.3f);
+        else dh.apply(out_h, in_h, isign, 0);
+        for (int r = 0; r < n; ++r) {
+          Plain want(lat, 0), got(lat, 0);
+          if (xpay) dd.apply_xpay(want, in[std::size_t(r)], isign, 0, 0.7, x[std::size_t(r)], -0.3);
+          else dd.apply(want, in[std::size_t(r)], isign, 0);
+          out_h.extract(r, got);
+          const double d = ref::rel_diff(export_spinor_cb(got), export_spinor_cb(want));
+          CAPTURE(r, d);
+          REQUIRE(d < 1e-3);
+          REQUIRE(d > 1e-7); // really 16 bits
+        }
+        // The lanes past n stay zero.
+        bool unused_zero = true;
+        for (int i = 0; i < lat.cb_volume(); ++i)
+          for (int c = 0; c < Nc; ++c)
+            for (int sp = 0; sp < Ns; ++sp)
+              for (int k = 2 * n; k < 2 * V::lanes; ++k) unused_zero = unused_zero && out_h.view()(i, c, sp, k) == 0;
+        REQUIRE(unused_zero);
+      }
+
+    // The block BLAS against the same operations on plain 16-bit blocks (HalfMultiCBSpinor).
+    HalfBlock a(lat, 0, n, "a"), b(lat, 0, n, "b");
+    HalfMultiCBSpinor<ES> pa(lat, 0, n, "pa"), pb(lat, 0, n, "pb");
+    for (int r = 0; r < n; ++r) {
+      a.insert(r, x[std::size_t(r)]);
+      HalfCBSpinor<ES> t(lat, 0);
+      blas::copy(t, x[std::size_t(r)]);
+      pa.insert(r, t);
+      Plain s(lat, 0);
+      random_spinor(s, 230 + std::uint64_t(r));
+      blas::scale(1.0 + r, s);
+      b.insert(r, s);
+      blas::copy(t, s);
+      pb.insert(r, t);
+    }
+    const auto close = [](const std::vector<double>& p, const std::vector<double>& q) {
+      for (std::size_t r = 0; r < p.size(); ++r)
+        if (std::abs(p[r] - q[r]) > 1e-4 * std::max(std::abs(p[r]), std::abs(q[r]))) return false;
+      return true;
+    };
+    const auto agree = [&](const HalfBlock& l, const HalfMultiCBSpinor<ES>& p) {
+      double worst = 0.0;
+      for (int r = 0; r < n; ++r) {
+        Plain pl(lat, 0), pp(lat, 0);
+        HalfCBSpinor<ES> t(lat, 0);
+        l.extract(r, pl);
+        p.extract(r, t);
+        blas::copy(pp, t);
+        worst = std::max(worst, ref::rel_diff(export_spinor_cb(pl), export_spinor_cb(pp)));
+      }
+      return worst;
+    };
+    REQUIRE(agree(a, pa) < 1e-4);
+    CHECK(close(blas::norm2_each(a), blas::norm2_each(pa)));
+    CHECK(close(blas::rdot_each(a, b), blas::rdot_each(pa, pb)));
+    std::vector<double> ca, cb, cc;
+    for (int r = 0; r < n; ++r) {
+      ca.push_back(0.5 - 0.25 * r);
+      cb.push_back(-2.0 + r);
+      cc.push_back(1.0 + 0.1 * r);
+    }
+    blas::axpby_each(ca, a, cb, b);
+    blas::axpby_each(ca, pa, cb, pb);
+    CHECK(agree(b, pb) < 2e-4);
+    CHECK(close(blas::axpy_norm2_each(cb, b, a), blas::axpy_norm2_each(cb, pb, pa)));
+    CHECK(agree(a, pa) < 4e-4);
+    blas::axpy_zpbx_each(ca, a, b, cc, a, cb);
+    blas::axpy_zpbx_each(ca, pa, pb, cc, pa, cb);
+    CHECK(agree(b, pb) < 4e-4);
+    CHECK(agree(a, pa) < 4e-4);
+    // Precision change: double lane blocks to 16 bits and back, lane by lane.
+    using Vd = typename ArchTraits<ES>::template simd_complex<double>;
+    if (n <= Vd::lanes) {
+      SIMDBlockSpinor<Vd, ES> d(lat, 0, n, "d"), back(lat, 0, n, "back");
+      for (int r = 0; r < n; ++r) d.insert(r, x[std::size_t(r)]);
+      HalfBlock h(lat, 0, n, "h");
+      blas::copy(h, d);
+      blas::copy(back, h);
+      for (int r = 0; r < n; ++r) {
+        Plain got(lat, 0);
+        back.extract(r, got);
+        const double e = ref::rel_diff(export_spinor_cb(got), export_spinor_cb(x[std::size_t(r)]));
+        CHECK(e < 5e-5);
+        CHECK(e > 1e-8);
+      }
+    }
+  }
+}
+
+TEMPLATE_LIST_TEST_CASE("mixed multi-RHS CG with 16-bit lane blocks reaches 1e-10 in every system", "[simd][half][multi][solver]",
+                        SIMDSpaces) {
+  using ES = TestType;
+  using Vd = typename ArchTraits<ES>::template simd_complex<double>;
+  const Lattice lat({8, 4, 8, 8});
+  const auto u_host = random_host_gauge(lat, 221);
+  const auto u = device_gauge<double, ES>(lat, u_host);
+  const auto uf = device_gauge<float, ES>(lat, u_host);
+  const auto bc = mixed_bc();
+  auto check = [&]<class Term>(std::type_identity<Term>, double mu_, double csw_, auto... args) {
+    CAPTURE(Term::name);
+    const SIMDEvenOddOperator<Term> op(u, bc, mass, args...);
+    const SIMDEvenOddOperator<rebind_precision_t<Term, kqcd::half>> sloppy(uf, bc, mass, args...);
+    const int n = std::min(3, Vd::lanes);
+    const EvenOddOperator<Term> plain(u, bc, mass, args...); // prepares the sources, reconstructs the solutions
+    std::vector<SpinorField<Kokkos::complex<double>, Ns, ES>> b;
+    auto bb = op.create_multi(n), xb = op.create_multi(n);
+    for (int r = 0; r < n; ++r) {
+      b.emplace_back(lat);
+      import_spinor(b.back(), random_host_spinor(lat, 222 + r));
+      blas::scale(std::pow(10.0, 2 * r), b.back()[0]);
+      blas::scale(std::pow(10.0, 2 * r), b.back()[1]);
+      typename EvenOddOperator<Term>::vector_type b_hat(lat, 0);
+      plain.prepare_source(b_hat, b.back());
+      bb.insert(r, b_hat);
+    }
+    SolverParams params;
+    params.tol = 1e-10;
+    params.max_iter = 4000;
+    const auto res = cg_normal_multi(op, sloppy, xb, bb, params);
+    for (int r = 0; r < n; ++r) {
+      const auto& e = res[std::size_t(r)];
+      typename EvenOddOperator<Term>::vector_type x_e(lat, 0);
+      xb.extract(r, x_e);
+      SpinorField<Kokkos::complex<double>, Ns, ES> x(lat);
+      plain.reconstruct(x, x_e, b[std::size_t(r)]);
+      const auto dx = ref::clover_wilson(lat.dims(), u_host, export_spinor(x), mass, csw_, mu_, host_bc(bc), 1);
+      const double rel = ref::rel_diff(dx, export_spinor(b[std::size_t(r)]));
+      CAPTURE(r, e.iterations, e.residual_updates, e.true_residual, rel);
+      REQUIRE(e.converged());
+      REQUIRE(e.residual_updates > 2);
+      REQUIRE(rel < 1e-9);
+    }
+  };
+  check(std::type_identity<WilsonMassTerm<double, ES>>{}, 0.0, 0.0);
+  check(std::type_identity<TwistedCloverTerm<double, ES>>{}, mu, csw, csw, mu);
 }

@@ -253,18 +253,47 @@ private:
   norm_type norm_;
 };
 
+template <int L, class T, class N, class Real> struct LaneSiteAccessor;
+
+namespace detail {
+/// The norms of a lane block in 16 bits ([site][lane]), or none.
+template <int L, bool fixed_point> class LaneBlockNorms {
+protected:
+  void allocate(const std::string&, std::size_t) {}
+  void* norm_data() const { return nullptr; }
+};
+template <int L> class LaneBlockNorms<L, true> {
+public:
+  using norm_type = Kokkos::View<float* [L], Kokkos::LayoutRight, Kokkos::HostSpace>;
+  const norm_type& norm() const { return norm_; }
+
+protected:
+  void allocate(const std::string& label, std::size_t sites) { norm_ = norm_type(label + "_norm", sites); }
+  float* norm_data() const { return norm_.data(); }
+  norm_type norm_;
+};
+} // namespace detail
+
 /// A block of up to V::lanes right-hand sides of one parity for SIMDBlockWilsonDslash: lane r holds
 /// right-hand side r of every site ([site][colour][spin][2 lanes reals], SIMDSpinor's layout on
-/// the unsplit lattice), then the ghost sites of a distributed lattice. With fewer right-hand
-/// sides than lanes (n_rhs) the other lanes stay zero: the block BLAS keeps them so.
-template <class V, class ExecSpace> class SIMDBlockSpinor {
+/// the unsplit lattice), then the ghost sites of a distributed lattice. Store = short: the reals in
+/// 16-bit fixed point, each site's right-hand side in units of its own norm (norm() = [site][lane]:
+/// SIMDHalfSpinor's format, V a single-precision register). With fewer right-hand sides than lanes
+/// (n_rhs) the other lanes stay zero: the block BLAS keeps them so.
+template <class V, class ExecSpace, class Store = typename V::real_type>
+class SIMDBlockSpinor : public detail::LaneBlockNorms<V::lanes, std::is_same_v<Store, short>> {
+  static constexpr bool fixed_point = std::is_same_v<Store, short>;
+  static_assert(!fixed_point || std::is_same_v<typename V::real_type, float>, "16-bit blocks compute in float");
+
 public:
   using simd_type = V;
   using real_type = typename V::real_type;
+  using store_type = Store;
   using execution_space = ExecSpace;
   static constexpr int lanes = V::lanes;
-  using view_type = Kokkos::View<real_type* [Nc][Ns][2 * lanes], Kokkos::LayoutRight, Kokkos::HostSpace>;
-  using halo_view_type = typename SIMDSpinor<V, ExecSpace>::halo_view_type;
+  using view_type = Kokkos::View<Store* [Nc][Ns][2 * lanes], Kokkos::LayoutRight, Kokkos::HostSpace>;
+  /// The halo exchange's rows: sites of complex lanes, or in 16 bits the stored reals (norm() beside them).
+  using halo_view_type = std::conditional_t<fixed_point, view_type, typename SIMDSpinor<V, ExecSpace>::halo_view_type>;
 
   SIMDBlockSpinor() = default;
   SIMDBlockSpinor(const Lattice& lat, int parity, const std::string& label = "simd_block_spinor")
@@ -275,6 +304,7 @@ public:
     if (n_rhs < 1 || n_rhs > lanes)
       throw invalid_argument("SIMD block: " + std::to_string(n_rhs) + " right-hand sides, expected 1 to " + std::to_string(lanes) +
                              " (one per lane)");
+    this->allocate(label, data_.extent(0));
   }
   const Lattice& lattice() const { return lattice_; }
   int parity() const { return parity_; }
@@ -282,9 +312,19 @@ public:
   int n_rhs() const { return n_rhs_; }
   const view_type& view() const { return data_; }
   const view_type& lane_view() const { return data_; }
-  halo_view_type halo_view() const { return halo_view_type(reinterpret_cast<Kokkos::complex<real_type>*>(data_.data()), data_.extent(0)); }
+  halo_view_type halo_view() const {
+    if constexpr (fixed_point) return data_;
+    else return halo_view_type(reinterpret_cast<Kokkos::complex<real_type>*>(data_.data()), data_.extent(0));
+  }
 
-  /// Right-hand side r of the block = s, or s = right-hand side r.
+  /// Site i's right-hand side r is lane r of site i: element i * lanes + r of the lane accessors
+  /// (LaneSiteAccessor), in arithmetic precision Real.
+  template <class Real> auto lane_sites() const {
+    using N = std::conditional_t<fixed_point, float, void>;
+    return LaneSiteAccessor<lanes, Store, N, Real>{data_.data(), static_cast<N*>(this->norm_data())};
+  }
+
+  /// Right-hand side r of the block = s, or s = right-hand side r (converting precision).
   template <class ST> void insert(int r, const CBSpinor<ST, Ns, ExecSpace>& s) { transfer(r, s, true); }
   template <class ST> void extract(int r, CBSpinor<ST, Ns, ExecSpace>& s) const { transfer(r, s, false); }
 
@@ -294,20 +334,19 @@ private:
       throw invalid_argument("SIMD block: right-hand side " + std::to_string(r) + " of " + std::to_string(n_rhs_) +
                              ", or a spinor on parity " + std::to_string(s.parity()) + " of " + s.lattice().to_string() +
                              " for a block on parity " + std::to_string(parity_) + " of " + lattice_.to_string());
-    const auto v = s.view(); // a view handle: written through on extract
-    using ST = typename decltype(v)::non_const_value_type;
-    const view_type d = data_;
+    const auto plain_r = SpinorAccess<S>::template read<double>(s);
+    const auto plain_w = SpinorAccess<S>::template write<double>(s); // view handles: written through on extract
+    const auto block = lane_sites<double>();
     Kokkos::parallel_for("kqcd::SIMDBlockSpinor::transfer",
                          Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace>(0, lattice_.cb_volume()), [=](int i) {
-                           for (int c = 0; c < Nc; ++c)
-                             for (int sp = 0; sp < Ns; ++sp) {
-                               if (in) {
-                                 d(i, c, sp, 2 * r) = real_type(v(i, c, sp).real());
-                                 d(i, c, sp, 2 * r + 1) = real_type(v(i, c, sp).imag());
-                               } else {
-                                 v(i, c, sp) = ST(d(i, c, sp, 2 * r), d(i, c, sp, 2 * r + 1));
-                               }
-                             }
+                           Kokkos::complex<double> v[Nc][Ns];
+                           if (in) {
+                             plain_r.load(i, v);
+                             block.store(i * lanes + r, v);
+                           } else {
+                             block.load(i * lanes + r, v);
+                             plain_w.store(i, v);
+                           }
                          });
     Kokkos::fence();
   }
@@ -535,11 +574,13 @@ template <class V, class ES> SIMDSpinorAccessor<V, const typename V::real_type> 
 template <class V, class ES> SIMDSpinorAccessor<V, typename V::real_type> lane_writer(const SIMDSpinor<V, ES>& s) {
   return {s.lane_view().data()};
 }
-template <class V, class ES> SIMDSpinorAccessor<V, const typename V::real_type> lane_reader(const SIMDBlockSpinor<V, ES>& s) {
-  return {s.lane_view().data()};
+template <class V, class ES, class S> auto lane_reader(const SIMDBlockSpinor<V, ES, S>& s) {
+  if constexpr (std::is_same_v<S, short>) return SIMDHalfSpinorAccessor<V, const short, const float>{s.view().data(), s.norm().data()};
+  else return SIMDSpinorAccessor<V, const typename V::real_type>{s.lane_view().data()};
 }
-template <class V, class ES> SIMDSpinorAccessor<V, typename V::real_type> lane_writer(const SIMDBlockSpinor<V, ES>& s) {
-  return {s.lane_view().data()};
+template <class V, class ES, class S> auto lane_writer(const SIMDBlockSpinor<V, ES, S>& s) {
+  if constexpr (std::is_same_v<S, short>) return SIMDHalfSpinorAccessor<V, short, float>{s.view().data(), s.norm().data()};
+  else return SIMDSpinorAccessor<V, typename V::real_type>{s.lane_view().data()};
 }
 template <class V, class ES> SIMDHalfSpinorAccessor<V, const short, const float> lane_reader(const SIMDHalfSpinor<V, ES>& s) {
   return {s.view().data(), s.norm().data()};

@@ -4,7 +4,8 @@
 // and reduce through the accessors, with blas.hpp's 16-bit kernels and a coefficient per row. For block Krylov methods also the n x n matrix of inner
 // products between two blocks and the combination out_j = a_j + sum_i x_i c_ij with an n x n matrix.
 // The same operations on SIMDBlockSpinor (one right-hand side per SIMD lane) run lane-wise: the
-// reductions accumulate one double per lane real, so the loops over lanes vectorise.
+// reductions accumulate one double per lane real, so the loops over lanes vectorise; on 16-bit lane
+// blocks a site's lanes load into registers, each lane scaled by its own norm.
 #pragma once
 
 #include <kqcd/comm/reduce.hpp>
@@ -14,8 +15,8 @@
 #include <kqcd/fields/spinor_access.hpp>
 #include <kqcd/ops/blas.hpp>
 
-#include <algorithm>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace kqcd::blas {
@@ -402,21 +403,23 @@ template <class View, int n> struct LaneInner {
     for (int k = 0; k < 2 * n * n; ++k) dst[k] += src[k];
   }
 };
-template <class V, class ES> auto lane_range(const SIMDBlockSpinor<V, ES>& x) { return Kokkos::RangePolicy<ES>(0, x.lattice().cb_volume()); }
+template <class V, class ES, class S> auto lane_range(const SIMDBlockSpinor<V, ES, S>& x) {
+  return Kokkos::RangePolicy<ES>(0, x.lattice().cb_volume());
+}
 /// Per-right-hand-side coefficients spread over the lane reals (both parts of lane r get c[r], the
 /// unused lanes 0), after their count is checked.
 template <class V> struct LaneCoefficients {
   typename V::real_type v[2 * V::lanes] = {};
 };
-template <class V, class ES>
-LaneCoefficients<V> lane_coefficients(const SIMDBlockSpinor<V, ES>& x, const std::vector<double>& c, const char* op) {
+template <class V, class ES, class S>
+LaneCoefficients<V> lane_coefficients(const SIMDBlockSpinor<V, ES, S>& x, const std::vector<double>& c, const char* op) {
   check_coefficients(x, c, op);
   LaneCoefficients<V> l;
   for (int k = 0; k < 2 * x.n_rhs(); ++k) l.v[k] = typename V::real_type(c[std::size_t(k / 2)]);
   return l;
 }
 /// Per-lane-real sums folded into one sum per right-hand side, summed over the ranks.
-template <class V, class ES> std::vector<double> rhs_sums(const SIMDBlockSpinor<V, ES>& x, const std::vector<double>& lane_sums) {
+template <class V, class ES, class S> std::vector<double> rhs_sums(const SIMDBlockSpinor<V, ES, S>& x, const std::vector<double>& lane_sums) {
   std::vector<double> out(std::size_t(x.n_rhs()), 0.0);
   for (std::size_t r = 0; r < out.size(); ++r) out[r] = lane_sums[2 * r] + lane_sums[2 * r + 1];
   comm::sum_in_place(x.lattice(), out.data(), x.n_rhs());
@@ -456,29 +459,116 @@ void axpby_each(const std::vector<double>& a, const SIMDBlockSpinor<V, ES>& x, c
   });
 }
 
-namespace detail {
-/// dst = src lane real by lane real, converting precision; dst's lanes beyond src's are zero.
-template <class Dst, class Src, int dst_reals, int src_reals> struct LaneCopy {
-  Dst d;
-  Src s;
-  void operator()(int i) const {
-    using R = typename Dst::non_const_value_type;
-    for (int c = 0; c < Nc; ++c)
-      for (int sp = 0; sp < Ns; ++sp)
-        for (int k = 0; k < dst_reals; ++k) d(i, c, sp, k) = k < src_reals ? R(s(i, c, sp, k)) : R(0);
-  }
-};
-} // namespace detail
-
-/// dst = src between lane blocks of two precisions (mixed-precision multi-RHS solves): right-hand
-/// side r stays in lane r (each block holds at most the other's lanes in use).
-template <class VD, class VS, class ES> void copy(SIMDBlockSpinor<VD, ES>& dst, const SIMDBlockSpinor<VS, ES>& src) {
+/// dst = src between lane blocks of other precisions or storage (mixed-precision multi-RHS solves):
+/// right-hand side r stays in lane r, converted through the lane accessors; dst's other lanes are
+/// zero. (Two 16-bit blocks of one type copy as any 16-bit spinors: views and norms.)
+template <class VD, class SD, class VS, class SS, class ES>
+  requires(!std::is_same_v<SD, short> || !std::is_same_v<SIMDBlockSpinor<VD, ES, SD>, SIMDBlockSpinor<VS, ES, SS>>)
+void copy(SIMDBlockSpinor<VD, ES, SD>& dst, const SIMDBlockSpinor<VS, ES, SS>& src) {
   if (dst.parity() != src.parity() || !(dst.lattice() == src.lattice()) || dst.n_rhs() != src.n_rhs())
     throw invalid_argument("blas::copy: lane blocks differ in lattice, parity or right-hand sides (" + std::to_string(dst.n_rhs()) +
                            " vs " + std::to_string(src.n_rhs()) + ")");
-  using F = detail::LaneCopy<typename SIMDBlockSpinor<VD, ES>::view_type, typename SIMDBlockSpinor<VS, ES>::view_type, 2 * VD::lanes,
-                             2 * std::min(VD::lanes, VS::lanes)>;
-  Kokkos::parallel_for("kqcd::blas::copy_lanes", detail::lane_range(dst), F{dst.view(), src.view()});
+  const auto r = src.template lane_sites<double>();
+  const auto w = dst.template lane_sites<double>();
+  const int n = src.n_rhs();
+  constexpr int ld = VD::lanes, ls = VS::lanes;
+  Kokkos::parallel_for("kqcd::blas::copy_lanes", detail::lane_range(dst), [=](int i) {
+    Kokkos::complex<double> v[Nc][Ns];
+    for (int l = 0; l < ld; ++l) {
+      if (l < n) {
+        r.load(i * ls + l, v);
+      } else {
+        for (int c = 0; c < Nc; ++c)
+          for (int sp = 0; sp < Ns; ++sp) v[c][sp] = 0.0;
+      }
+      w.store(i * ld + l, v);
+    }
+  });
+}
+
+// ---- 16-bit lane blocks (SIMDBlockSpinor<V, ES, short>): a site's lanes as registers, each lane with its own norm ----
+namespace detail {
+template <class V, class ES> using HalfLaneBlock = SIMDBlockSpinor<V, ES, short>;
+/// y_r = a_r x_r + b_r y_r lane by lane (registers of per-lane coefficients), a site at a time.
+template <class V, class ES>
+void half_lane_axpby(const char* op, const std::vector<double>& a, const HalfLaneBlock<V, ES>& x, const std::vector<double>& b,
+                     HalfLaneBlock<V, ES>& y) {
+  check_same_block(x, y, op);
+  const auto la = lane_coefficients(x, a, op), lb = lane_coefficients(x, b, op);
+  const auto xr = lane_reader(x);
+  const auto yr = lane_reader(y);
+  const auto yw = lane_writer(y);
+  Kokkos::parallel_for(std::string("kqcd::blas::") + op + "_half_lanes", lane_range(x), [=](int i) {
+    const V ca = V::load(la.v), cb = V::load(lb.v);
+    V xv[Nc][Ns], yv[Nc][Ns];
+    xr.load(i, xv);
+    yr.load(i, yv);
+    for (int c = 0; c < Nc; ++c)
+      for (int sp = 0; sp < Ns; ++sp) yv[c][sp] = V::scale_lanes(ca, xv[c][sp]) + V::scale_lanes(cb, yv[c][sp]);
+    yw.store(i, yv);
+  });
+}
+/// Re <x_r, y_r> per right-hand side: each lane real's products summed in double, folded by rhs_sums.
+template <class V, class ES> std::vector<double> half_lane_dot(const char* op, const HalfLaneBlock<V, ES>& x, const HalfLaneBlock<V, ES>& y) {
+  check_same_block(x, y, op);
+  constexpr int R = 2 * V::lanes;
+  using XR = decltype(lane_reader(x));
+  struct F {
+    using value_type = double[];
+    int value_count;
+    XR x, y;
+    void operator()(int i, value_type acc) const {
+      V xv[Nc][Ns], yv[Nc][Ns];
+      x.load(i, xv);
+      y.load(i, yv);
+      float tx[R], ty[R];
+      double site[R] = {}; // locals: acc may alias the fields as far as the compiler knows
+      for (int c = 0; c < Nc; ++c)
+        for (int sp = 0; sp < Ns; ++sp) {
+          xv[c][sp].store(tx);
+          yv[c][sp].store(ty);
+          for (int k = 0; k < R; ++k) site[k] += double(tx[k]) * double(ty[k]);
+        }
+      for (int k = 0; k < R; ++k) acc[k] += site[k];
+    }
+    void init(value_type acc) const {
+      for (int k = 0; k < R; ++k) acc[k] = 0.0;
+    }
+    void join(value_type dst, const value_type src) const {
+      for (int k = 0; k < R; ++k) dst[k] += src[k];
+    }
+  };
+  std::vector<double> acc(R, 0.0);
+  const Kokkos::View<double*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> result(acc.data(), acc.size());
+  Kokkos::parallel_reduce(std::string("kqcd::blas::") + op + "_half_lanes", lane_range(x), F{R, lane_reader(x), lane_reader(y)}, result);
+  return rhs_sums(x, acc);
+}
+} // namespace detail
+
+/// y_r = a_r x_r + b_r y_r for each right-hand side r, in float (the unused lanes stay zero).
+template <class V, class ES>
+void axpby_each(const std::vector<double>& a, const SIMDBlockSpinor<V, ES, short>& x, const std::vector<double>& b,
+                SIMDBlockSpinor<V, ES, short>& y) {
+  detail::half_lane_axpby("axpby_each", a, x, b, y);
+}
+template <class V, class ES>
+std::vector<double> rdot_each(const SIMDBlockSpinor<V, ES, short>& x, const SIMDBlockSpinor<V, ES, short>& y) {
+  return detail::half_lane_dot("rdot_each", x, y);
+}
+template <class V, class ES> std::vector<double> norm2_each(const SIMDBlockSpinor<V, ES, short>& x) {
+  return detail::half_lane_dot("norm2_each", x, x);
+}
+// The fused operations in two passes (each lane's norm is rewritten on store), as on 16-bit spinors.
+template <class V, class ES>
+std::vector<double> axpy_norm2_each(const std::vector<double>& a, const SIMDBlockSpinor<V, ES, short>& x, SIMDBlockSpinor<V, ES, short>& y) {
+  axpby_each(a, x, std::vector<double>(a.size(), 1.0), y);
+  return norm2_each(y);
+}
+template <class V, class ES>
+void axpy_zpbx_each(const std::vector<double>& a, SIMDBlockSpinor<V, ES, short>& x, SIMDBlockSpinor<V, ES, short>& y,
+                    const std::vector<double>& c, const SIMDBlockSpinor<V, ES, short>& z, const std::vector<double>& b) {
+  axpby_each(a, x, std::vector<double>(a.size(), 1.0), y);
+  axpby_each(c, z, b, x);
 }
 
 /// M(i, j) = <x_i, y_j> for the right-hand sides i, j of two blocks.

@@ -36,8 +36,9 @@ void apply_site_local(S& out, const S& in, const Local& local) {
 /// to_simd / from_simd. Blocks of right-hand sides are SIMDBlockSpinor, one right-hand side per
 /// lane, on SIMDBlockWilsonDslash: its one-lane doubled links are built from the links given here
 /// when a block is first applied (memory only for those who use blocks).
-/// P: float, double or kqcd::half (SIMDHalfSpinor, 16-bit links and 16-bit clover blocks; no
-/// blocks of right-hand sides, no full spinors: the sloppy operator of double-half solves).
+/// P: float, double or kqcd::half (SIMDHalfSpinor, 16-bit links and 16-bit clover blocks; blocks of
+/// right-hand sides in 16-bit lanes with float links and the term's float blocks; no full spinors:
+/// the sloppy operator of double-half solves).
 template <class P, class ES, class Recon = Recon18, class V = typename ArchTraits<ES>::template simd_complex<compute_t<P>>>
 class SIMDLayout {
 public:
@@ -47,9 +48,9 @@ public:
   using spinor_type = typename dslash_type::spinor_type;
   using plain_spinor_type = CBSpinor<Kokkos::complex<Real>, Ns, ES>;
   using full_spinor_type = SIMDSpinorField<V, ES>;
-  using block_dslash_type = SIMDBlockWilsonDslash<Real, ES, V>;
+  using block_dslash_type = SIMDBlockWilsonDslash<P, ES, V>;
   using multi_spinor_type = typename block_dslash_type::spinor_type;
-  static constexpr bool has_blocks = !PrecisionTraits<P>::is_half;
+  static constexpr bool has_blocks = true;
   using options = SIMDGeometry;
 
   SIMDLayout(const gauge_type& u, const BoundaryPhases& bc, const SIMDGeometry& g) : dslash_(u, bc, g), u_(u), bc_(bc) {}

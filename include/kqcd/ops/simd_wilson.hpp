@@ -234,21 +234,26 @@ private:
 };
 
 /// The Wilson hopping term on a block of V::lanes right-hand sides, one per SIMD lane (host
-/// execution spaces): the hopping functor with each link element read once per site and broadcast
-/// to the lanes (a one-lane doubled gauge field); site-local policies read each site's blocks
-/// broadcast to the lanes too (SIMDLayout::block_site_local). Blocks convert with
-/// SIMDBlockSpinor::insert / extract.
-template <class Real, class ExecSpace = Kokkos::DefaultHostExecutionSpace,
-          class V = typename ArchTraits<ExecSpace>::template simd_complex<Real>>
+/// execution spaces), in storage precision P (float, double, or kqcd::half: 16-bit lanes with a
+/// norm per site and right-hand side, float arithmetic): the hopping functor with each link element
+/// read once per site and broadcast to the lanes (a one-lane doubled gauge field in compute_t<P>);
+/// site-local policies read each site's blocks broadcast to the lanes too
+/// (SIMDLayout::block_site_local). Blocks convert with SIMDBlockSpinor::insert / extract.
+template <class P, class ExecSpace = Kokkos::DefaultHostExecutionSpace,
+          class V = typename ArchTraits<ExecSpace>::template simd_complex<compute_t<P>>>
 class SIMDBlockWilsonDslash
-    : public detail::LaneHoppingCalls<SIMDBlockWilsonDslash<Real, ExecSpace, V>, SIMDBlockSpinor<V, ExecSpace>, Real> {
-  friend class detail::LaneHoppingCalls<SIMDBlockWilsonDslash, SIMDBlockSpinor<V, ExecSpace>, Real>;
+    : public detail::LaneHoppingCalls<SIMDBlockWilsonDslash<P, ExecSpace, V>,
+                                      SIMDBlockSpinor<V, ExecSpace, std::conditional_t<PrecisionTraits<P>::is_half, short, compute_t<P>>>,
+                                      compute_t<P>> {
+  using Real = compute_t<P>;
+  using Store = std::conditional_t<PrecisionTraits<P>::is_half, short, Real>;
+  friend class detail::LaneHoppingCalls<SIMDBlockWilsonDslash, SIMDBlockSpinor<V, ExecSpace, Store>, Real>;
 
 public:
   using real_type = Real;
   using simd_type = V;
   using execution_space = ExecSpace;
-  using spinor_type = SIMDBlockSpinor<V, ExecSpace>;
+  using spinor_type = SIMDBlockSpinor<V, ExecSpace, Store>;
   static constexpr int n_rhs = V::lanes;
 
   SIMDBlockWilsonDslash(const GaugeField<Kokkos::complex<Real>, ExecSpace>& u, const BoundaryPhases& bc)
@@ -267,7 +272,8 @@ public:
            (WilsonDslash<Real>::flops_per_site + (xpay ? WilsonDslash<Real>::xpay_flops_per_site : 0.0));
   }
   double bytes(bool xpay = false, int rhs = n_rhs) const {
-    return lattice().cb_volume() * double(sizeof(Real)) * (8 * 18 + rhs * (8 * 24 + 24 + (xpay ? 24 : 0)));
+    const double site = 24.0 * sizeof(Store) + (std::is_same_v<Store, short> ? sizeof(float) : 0.0); // a right-hand side's site
+    return lattice().cb_volume() * (8 * 18 * double(sizeof(Real)) + rhs * site * (8 + 1 + (xpay ? 1 : 0)));
   }
 
 private:
