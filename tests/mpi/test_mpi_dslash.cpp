@@ -294,7 +294,7 @@ TEMPLATE_LIST_TEST_CASE("distributed blocks of right-hand sides equal the single
   }
 }
 
-TEMPLATE_LIST_TEST_CASE("distributed half-precision operator and mixed double-half CG equal the single-process ones",
+TEMPLATE_LIST_TEST_CASE("distributed half-precision operator, 16-bit blocks, mixed double-half CG equal the single-process ones",
                         "[mpi][half]", EnabledExecutionSpaces) {
   using ES = TestType;
   constexpr auto mode = ArchTraits<ES>::neighbour_mode;
@@ -345,6 +345,44 @@ TEMPLATE_LIST_TEST_CASE("distributed half-precision operator and mixed double-ha
     CHECK(rl.true_residual <= 1e-10);
     CHECK(std::abs(rl.iterations - rg.iterations) <= 3);
     CHECK(rel_diff(xl, xg) < 1e-7);
+    // 16-bit blocks of right-hand sides (sites and their norms in the halo), and mixed multi-RHS CG.
+    const int n = 3;
+    auto hbl = hl.create_multi(n), hbg = hg.create_multi(n), hol = hl.create_multi(n), hog = hg.create_multi(n);
+    auto mbl = el.create_multi(n), mbg = eg.create_multi(n), mxl = el.create_multi(n), mxg = eg.create_multi(n);
+    for (int r = 0; r < n; ++r) {
+      random_spinor(fl, 610 + unsigned(r));
+      random_spinor(fg, 610 + unsigned(r));
+      blas::scale(std::pow(10.0, 2 * r), fl);
+      blas::scale(std::pow(10.0, 2 * r), fg);
+      blas::copy(inl, fl);
+      blas::copy(ing, fg);
+      hbl.insert(r, inl);
+      hbg.insert(r, ing);
+      random_spinor(bl, 620 + unsigned(r));
+      random_spinor(bg, 620 + unsigned(r));
+      mbl.insert(r, bl);
+      mbg.insert(r, bg);
+    }
+    for (int isign : {1, -1}) {
+      CAPTURE(isign);
+      hl.apply(hol, hbl, isign);
+      hg.apply(hog, hbg, isign);
+      for (int r = 0; r < n; ++r) {
+        hol.extract(r, outl);
+        hog.extract(r, outg);
+        blas::copy(fl, outl);
+        blas::copy(fg, outg);
+        CHECK(rel_diff(fl, fg) < 1e-5);
+      }
+    }
+    const auto ml = cg_normal_multi(el, hl, mxl, mbl, params), mg = cg_normal_multi(eg, hg, mxg, mbg, params);
+    for (int r = 0; r < n; ++r) {
+      CHECK(ml[std::size_t(r)].converged());
+      CHECK(std::abs(ml[std::size_t(r)].iterations - mg[std::size_t(r)].iterations) <= 3);
+      mxl.extract(r, xl);
+      mxg.extract(r, xg);
+      CHECK(rel_diff(xl, xg) < 1e-7);
+    }
   }
 }
 
