@@ -128,16 +128,27 @@ template <int n_spin, class R, class View> struct AxpyZpbxKernel {
     }, x, y, z);
   }
 };
-/// z = x + a y + b w (complex a, b), or with three = false z = z + a x (y, w, b unread).
-template <int n_spin, bool three, class T, class View> struct CxpaypbzKernel {
+/// The complex updates z = f(x, y, w), for complex numbers (CombineKernel; the 16-bit BLAS) and SIMD
+/// registers (16-bit lanes) alike; T the coefficients' complex type.
+template <class T> struct Caxpy { ///< a x + y
+  T a;
+  template <class C> KOKKOS_FORCEINLINE_FUNCTION C operator()(const C& x, const C& y, const C&) const { return a * x + y; }
+};
+template <class T> struct Cxpaypbz { ///< x + a y + b w
   T a, b;
+  template <class C> KOKKOS_FORCEINLINE_FUNCTION C operator()(const C& x, const C& y, const C& w) const { return x + a * y + b * w; }
+};
+template <class T> KOKKOS_INLINE_FUNCTION T to_complex(Kokkos::complex<double> a) {
+  using R = typename T::value_type;
+  return T(R(a.real()), R(a.imag()));
+}
+/// z = f(x, y, w) component by component (z may be any of the inputs).
+template <int n_spin, class View, class F> struct CombineKernel {
   View x, y, w, z;
+  F f;
   KOKKOS_FUNCTION void operator()(int i) const {
     for (int c = 0; c < Nc; ++c)
-      for (int sp = 0; sp < n_spin; ++sp) {
-        if constexpr (three) z(i, c, sp) = x(i, c, sp) + a * y(i, c, sp) + b * w(i, c, sp);
-        else z(i, c, sp) += a * x(i, c, sp);
-      }
+      for (int sp = 0; sp < n_spin; ++sp) z(i, c, sp) = f(x(i, c, sp), y(i, c, sp), w(i, c, sp));
   }
 };
 /// sum |x|^2.
@@ -205,11 +216,11 @@ template <class Spinor> void scale(double a, Spinor& y) { axpby(0.0, y, a, y); }
 /// y = a x + y (complex a)
 template <class Spinor> void caxpy(Kokkos::complex<double> a, const Spinor& x, Spinor& y) {
   detail::check_same_shape(x, y, "caxpy");
-  using R = typename Spinor::real_type;
   using T = typename Spinor::value_type;
-  using View = detail::view_of<Spinor>;
+  using F = detail::Caxpy<T>;
   Kokkos::parallel_for("kqcd::blas::caxpy", detail::range(y),
-                       detail::CxpaypbzKernel<Spinor::n_spin, false, T, View>{T(R(a.real()), R(a.imag())), T(0), x.view(), x.view(), x.view(), y.view()});
+                       detail::CombineKernel<Spinor::n_spin, detail::view_of<Spinor>, F>{x.view(), y.view(), y.view(), y.view(),
+                                                                                          F{detail::to_complex<T>(a)}});
 }
 
 /// z = x + a y + b w (complex a, b); used by BiCGStab's direction update.
@@ -217,12 +228,13 @@ template <class Spinor>
 void cxpaypbz(const Spinor& x, Kokkos::complex<double> a, const Spinor& y, Kokkos::complex<double> b, const Spinor& w,
               Spinor& z) {
   detail::check_same_shape(x, z, "cxpaypbz");
-  using R = typename Spinor::real_type;
+  detail::check_same_shape(y, z, "cxpaypbz");
+  detail::check_same_shape(w, z, "cxpaypbz");
   using T = typename Spinor::value_type;
-  using View = detail::view_of<Spinor>;
+  using F = detail::Cxpaypbz<T>;
   Kokkos::parallel_for("kqcd::blas::cxpaypbz", detail::range(z),
-                       detail::CxpaypbzKernel<Spinor::n_spin, true, T, View>{T(R(a.real()), R(a.imag())), T(R(b.real()), R(b.imag())),
-                                                                             x.view(), y.view(), w.view(), z.view()});
+                       detail::CombineKernel<Spinor::n_spin, detail::view_of<Spinor>, F>{
+                           x.view(), y.view(), w.view(), z.view(), F{detail::to_complex<T>(a), detail::to_complex<T>(b)}});
 }
 
 /// |x|^2
@@ -400,18 +412,11 @@ template <int n_inputs, HalfStorage S, class F> void half_combine(const char* op
   }
 }
 
-/// The updates of half_combine, for complex numbers and registers alike.
+/// a x + b y with real coefficients in float: half_combine's real update (Caxpy and Cxpaypbz above
+/// are its complex ones), for complex numbers and registers alike.
 struct Axpby {
   float a, b;
   template <class C> KOKKOS_FORCEINLINE_FUNCTION C operator()(const C& x, const C& y, const C&) const { return a * x + b * y; }
-};
-struct Caxpy {
-  Kokkos::complex<float> a;
-  template <class C> KOKKOS_FORCEINLINE_FUNCTION C operator()(const C& x, const C& y, const C&) const { return a * x + y; }
-};
-struct Cxpaypbz {
-  Kokkos::complex<float> a, b;
-  template <class C> KOKKOS_FORCEINLINE_FUNCTION C operator()(const C& x, const C& y, const C& w) const { return x + a * y + b * w; }
 };
 
 /// sum over the sites of term(x site, y site) in double: per site from complex numbers, per vector
@@ -472,13 +477,14 @@ template <HalfStorage S> void axpby(double a, const S& x, double b, S& y) {
 }
 /// y = a x + y (complex a), in float per site.
 template <HalfStorage S> void caxpy(Kokkos::complex<double> a, const S& x, S& y) {
-  detail::half_combine<2>("caxpy", x, y, y, y, detail::Caxpy{{float(a.real()), float(a.imag())}});
+  detail::half_combine<2>("caxpy", x, y, y, y, detail::Caxpy<Kokkos::complex<float>>{detail::to_complex<Kokkos::complex<float>>(a)});
 }
 /// z = x + a y + b w (complex a, b), in float per site.
 template <HalfStorage S>
 void cxpaypbz(const S& x, Kokkos::complex<double> a, const S& y, Kokkos::complex<double> b, const S& w, S& z) {
   detail::half_combine<3>("cxpaypbz", x, y, w, z,
-                          detail::Cxpaypbz{{float(a.real()), float(a.imag())}, {float(b.real()), float(b.imag())}});
+                          detail::Cxpaypbz<Kokkos::complex<float>>{detail::to_complex<Kokkos::complex<float>>(a),
+                                                                   detail::to_complex<Kokkos::complex<float>>(b)});
 }
 
 template <HalfStorage S> void axpy(double a, const S& x, S& y) { axpby(a, x, 1.0, y); }
