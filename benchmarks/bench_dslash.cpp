@@ -270,8 +270,10 @@ template <class ES, class Real, class Recon> nlohmann::json time_multi(const Dsl
 /// The same on the virtual-node SIMD layout (fields/simd_fields.hpp).
 /// A block of right-hand sides, one per SIMD lane (SIMDBlockWilsonDslash): opts.rhs of the
 /// register's lanes are filled (the rest compute zeros); GFLOP/s and GB/s count the filled ones.
-template <class ES, class Real> nlohmann::json time_block_simd(const DslashOptions& opts) {
-  using D = SIMDBlockWilsonDslash<Real, ES>;
+/// P: float, double or half (16-bit lanes, float links).
+template <class ES, class P> nlohmann::json time_block_simd(const DslashOptions& opts) {
+  using D = SIMDBlockWilsonDslash<P, ES>;
+  using Real = compute_t<P>;
   GaugeField<Kokkos::complex<Real>, ES> u(opts.lattice);
   random_gauge(u, 1234);
   D d(u, BoundaryPhases::antiperiodic_time());
@@ -339,15 +341,15 @@ template <class ES, class Real> nlohmann::json time_dslash_mode(const DslashOpti
     // The SIMD layout is the faster one where it exists; it has its own neighbour table.
     // --graph captures the scalar layout's kernels: auto then means scalar.
     // --rhs with --layout simd: a block with one right-hand side per lane (up to the lanes of
-    // the register in this precision; not in half).
+    // the register of this precision's arithmetic).
     constexpr int lanes = ArchTraits<ES>::template simd_complex<compute_t<Real>>::lanes;
     if (opts.layout == "simd" && opts.rhs > 1) {
       if (opts.rhs > lanes || opts.recon != 18 || opts.graph || (opts.op != "dslash" && opts.op != "wilson") ||
-          opts.neighbours != "auto" || opts.sites_per_team != 0 || std::is_same_v<Real, kqcd::half>)
-        throw invalid_argument("--layout simd with --rhs runs the hopping term (--operator dslash, --recon 18, single or double) on "
+          opts.neighbours != "auto" || opts.sites_per_team != 0)
+        throw invalid_argument("--layout simd with --rhs runs the hopping term (--operator dslash, --recon 18) on "
                                "up to " + std::to_string(lanes) + " right-hand sides, one per SIMD lane in this precision; found --rhs " +
                                std::to_string(opts.rhs));
-      if constexpr (!std::is_same_v<Real, kqcd::half>) return time_block_simd<ES, Real>(opts);
+      return time_block_simd<ES, Real>(opts);
     }
     const bool plain = opts.rhs == 1 && !opts.graph;
     if (opts.layout == "simd" && !plain)
