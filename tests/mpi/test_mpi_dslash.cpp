@@ -367,12 +367,14 @@ TEMPLATE_LIST_TEST_CASE("distributed half-precision operator, 16-bit blocks, mix
       CAPTURE(isign);
       hl.apply(hol, hbl, isign);
       hg.apply(hog, hbg, isign);
+      // The tuned block launch shapes of the two lattices may differ and round a float result to the
+      // other side of a 16-bit step: agreement to 16-bit accuracy (a lost halo or norm is O(1)).
       for (int r = 0; r < n; ++r) {
         hol.extract(r, outl);
         hog.extract(r, outg);
         blas::copy(fl, outl);
         blas::copy(fg, outg);
-        CHECK(rel_diff(fl, fg) < 1e-5);
+        CHECK(rel_diff(fl, fg) < 1e-4);
       }
     }
     const auto ml = cg_normal_multi(el, hl, mxl, mbl, params), mg = cg_normal_multi(eg, hg, mxg, mbg, params);
