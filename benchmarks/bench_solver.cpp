@@ -50,11 +50,8 @@ template <class Op, class ES> struct TimedOperator {
 /// A block of o.rhs systems (double) on the even-odd operator op (plain layout, or the SIMD
 /// layout with one right-hand side per lane): multi-RHS CG or block CG, then the same systems one by
 /// one; mixed where the sloppy operator sop differs from op.
-template <class ES, class EO, class Sloppy> nlohmann::json time_block(const SolverOptions& o, const EO& op, const Sloppy& sop) {
-  SolverParams params;
-  params.tol = o.tol;
-  params.label = "bench";
-  params.reliable_delta = o.reliable_delta;
+template <class ES, class EO, class Sloppy>
+nlohmann::json time_block(const SolverOptions& o, const SolverParams& params, const EO& op, const Sloppy& sop) {
   const int n = o.rhs;
   auto b = op.create_multi(n, "b"), x = op.create_multi(n, "x");
   std::vector<typename EO::vector_type> b_s, x_s;
@@ -150,6 +147,11 @@ template <class ES> nlohmann::json time_solver(const SolverOptions& o, const Hos
     uf = GaugeField<Kokkos::complex<float>, ES>(lattice);
     convert_gauge(uf, u);
   }
+  SolverParams params;
+  params.tol = o.precision == "single" ? std::max(o.tol, 1e-6) : o.tol;
+  params.reliable_delta = o.reliable_delta;
+  params.max_iter = 10000;
+  params.label = "bench";
   // A block of o.rhs systems with the term Td, and for mixed solves the sloppy term (Tf: float; Th:
   // 16 bits): one right-hand side per lane of the SIMD layout, or the plain layout's block.
   const bool blocks = o.rhs > 1 || o.solver == "block-cg";
@@ -158,13 +160,13 @@ template <class ES> nlohmann::json time_solver(const SolverOptions& o, const Hos
     auto on_layout = [&](const auto& make) {
       const auto opd = make.template operator()<Td>(u);
       if (o.precision == "double") {
-        r = time_block<ES>(o, opd, opd);
+        r = time_block<ES>(o, params, opd, opd);
       } else if (o.precision == "mixed") {
-        r = time_block<ES>(o, opd, make.template operator()<Tf>(uf));
+        r = time_block<ES>(o, params, opd, make.template operator()<Tf>(uf));
       } else if constexpr (!precision_compiled<half>) {
         throw not_compiled("precision half (of mixed-half)", compiled_precisions, "KQCD_PRECISIONS");
       } else {
-        r = time_block<ES>(o, opd, make.template operator()<Th>(uf));
+        r = time_block<ES>(o, params, opd, make.template operator()<Th>(uf));
       }
     };
     if constexpr (ArchTraits<ES>::simd_layout) {
@@ -179,11 +181,6 @@ template <class ES> nlohmann::json time_solver(const SolverOptions& o, const Hos
     on_layout([&]<class T>(const auto& links) { return EvenOddOperator<T>(links, bc, mass, args...); });
     r["layout"] = "scalar";
   };
-  SolverParams params;
-  params.tol = o.precision == "single" ? std::max(o.tol, 1e-6) : o.tol;
-  params.reliable_delta = o.reliable_delta;
-  params.max_iter = 10000;
-  params.label = "bench";
   // The GFLOP/s of an operator's timed applications (TimedOperator).
   auto gflops_of = [](const auto& timed, const auto& op) {
     return timed.applies > 0 ? timed.applies * op.flops() / timed.seconds * 1e-9 : 0.0;

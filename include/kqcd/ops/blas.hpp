@@ -376,9 +376,15 @@ template <HalfStorage S> void copy(S& dst, const S& src) {
 }
 
 namespace detail {
-/// 16-bit spinors whose sites are lanes of vector sites (SIMDHalfSpinor): combined and reduced a
-/// vector site (a register per component) at a time, each lane with its own norm.
+/// 16-bit spinors whose sites are lanes of vector sites (SIMDHalfSpinor; a lane block's right-hand
+/// sides): combined and reduced a vector site (a register per component) at a time, each lane with
+/// its own norm.
 template <class S> constexpr bool lane_sites = requires(const S& s) { lane_reader(s); };
+/// The vector sites of such a spinor: its geometry's, or a lane block's sites.
+template <class S> int vector_sites(const S& s) {
+  if constexpr (requires { s.geometry(); }) return s.geometry().vsites();
+  else return s.lattice().cb_volume();
+}
 
 /// z = f(x, y, w) component by component, in float, one site (or vector site) per iteration (each
 /// site of a 16-bit spinor shares one norm, so it is loaded and stored whole); z may alias any input.
@@ -393,7 +399,7 @@ template <int n_inputs, HalfStorage S, class F> void half_combine(const char* op
     using V = typename S::simd_type;
     const auto xr = lane_reader(x), yr = lane_reader(y), wr = lane_reader(w);
     const auto zw = lane_writer(z);
-    Kokkos::parallel_for(label, Kokkos::RangePolicy<typename S::execution_space>(0, z.geometry().vsites()), [=](int vs) {
+    Kokkos::parallel_for(label, Kokkos::RangePolicy<typename S::execution_space>(0, vector_sites(z)), [=](int vs) {
       V xv[Nc][Ns], yv[Nc][Ns], wv[Nc][Ns];
       xr.load(vs, xv);
       yr.load(vs, yv);

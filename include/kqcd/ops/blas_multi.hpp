@@ -340,18 +340,6 @@ template <class ES> std::vector<double> rdot_each(const HalfMultiCBSpinor<ES>& x
 template <class ES> std::vector<double> norm2_each(const HalfMultiCBSpinor<ES>& x) {
   return detail::half_row_sums("norm2_each", x, x, detail::NormTerm{});
 }
-// The fused operations in two passes (each row's norm is rewritten on store), as on 16-bit spinors.
-template <class ES>
-std::vector<double> axpy_norm2_each(const std::vector<double>& a, const HalfMultiCBSpinor<ES>& x, HalfMultiCBSpinor<ES>& y) {
-  axpby_each(a, x, std::vector<double>(a.size(), 1.0), y);
-  return norm2_each(y);
-}
-template <class ES>
-void axpy_zpbx_each(const std::vector<double>& a, HalfMultiCBSpinor<ES>& x, HalfMultiCBSpinor<ES>& y, const std::vector<double>& c,
-                    const HalfMultiCBSpinor<ES>& z, const std::vector<double>& b) {
-  axpby_each(a, x, std::vector<double>(a.size(), 1.0), y);
-  axpby_each(c, z, b, x);
-}
 
 // ---- blocks with one right-hand side per SIMD lane (SIMDBlockSpinor; host execution spaces) ----
 namespace detail {
@@ -489,25 +477,11 @@ void copy(SIMDBlockSpinor<VD, ES, SD>& dst, const SIMDBlockSpinor<VS, ES, SS>& s
 // ---- 16-bit lane blocks (SIMDBlockSpinor<V, ES, short>): a site's lanes as registers, each lane with its own norm ----
 namespace detail {
 template <class V, class ES> using HalfLaneBlock = SIMDBlockSpinor<V, ES, short>;
-/// y_r = a_r x_r + b_r y_r lane by lane (registers of per-lane coefficients), a site at a time.
-template <class V, class ES>
-void half_lane_axpby(const char* op, const std::vector<double>& a, const HalfLaneBlock<V, ES>& x, const std::vector<double>& b,
-                     HalfLaneBlock<V, ES>& y) {
-  check_same_block(x, y, op);
-  const auto la = lane_coefficients(x, a, op), lb = lane_coefficients(x, b, op);
-  const auto xr = lane_reader(x);
-  const auto yr = lane_reader(y);
-  const auto yw = lane_writer(y);
-  Kokkos::parallel_for(std::string("kqcd::blas::") + op + "_half_lanes", lane_range(x), [=](int i) {
-    const V ca = V::load(la.v), cb = V::load(lb.v);
-    V xv[Nc][Ns], yv[Nc][Ns];
-    xr.load(i, xv);
-    yr.load(i, yv);
-    for (int c = 0; c < Nc; ++c)
-      for (int sp = 0; sp < Ns; ++sp) yv[c][sp] = V::scale_lanes(ca, xv[c][sp]) + V::scale_lanes(cb, yv[c][sp]);
-    yw.store(i, yv);
-  });
-}
+/// y_r = a_r x_r + b_r y_r lane by lane: half_combine's update with registers of per-lane coefficients.
+template <class V> struct LaneAxpby {
+  V a, b;
+  V operator()(const V& x, const V& y, const V&) const { return V::scale_lanes(a, x) + V::scale_lanes(b, y); }
+};
 /// Re <x_r, y_r> per right-hand side: each lane real's products summed in double, folded by rhs_sums.
 template <class V, class ES> std::vector<double> half_lane_dot(const char* op, const HalfLaneBlock<V, ES>& x, const HalfLaneBlock<V, ES>& y) {
   check_same_block(x, y, op);
@@ -549,7 +523,9 @@ template <class V, class ES> std::vector<double> half_lane_dot(const char* op, c
 template <class V, class ES>
 void axpby_each(const std::vector<double>& a, const SIMDBlockSpinor<V, ES, short>& x, const std::vector<double>& b,
                 SIMDBlockSpinor<V, ES, short>& y) {
-  detail::half_lane_axpby("axpby_each", a, x, b, y);
+  detail::check_same_block(x, y, "axpby_each");
+  const auto la = detail::lane_coefficients(x, a, "axpby_each"), lb = detail::lane_coefficients(x, b, "axpby_each");
+  detail::half_combine<2>("axpby_each", x, y, y, y, detail::LaneAxpby<V>{V::load(la.v), V::load(lb.v)});
 }
 template <class V, class ES>
 std::vector<double> rdot_each(const SIMDBlockSpinor<V, ES, short>& x, const SIMDBlockSpinor<V, ES, short>& y) {
@@ -558,15 +534,16 @@ std::vector<double> rdot_each(const SIMDBlockSpinor<V, ES, short>& x, const SIMD
 template <class V, class ES> std::vector<double> norm2_each(const SIMDBlockSpinor<V, ES, short>& x) {
   return detail::half_lane_dot("norm2_each", x, x);
 }
-// The fused operations in two passes (each lane's norm is rewritten on store), as on 16-bit spinors.
-template <class V, class ES>
-std::vector<double> axpy_norm2_each(const std::vector<double>& a, const SIMDBlockSpinor<V, ES, short>& x, SIMDBlockSpinor<V, ES, short>& y) {
+// The fused operations on 16-bit blocks of either layout, in two passes (each row's or lane's norm
+// is rewritten on store), as on 16-bit spinors.
+/// Blocks of 16-bit right-hand sides: HalfMultiCBSpinor, SIMDBlockSpinor<V, ES, short>.
+template <class B> concept HalfBlock = HalfStorage<B> && requires(const B& b) { b.n_rhs(); };
+template <HalfBlock B> std::vector<double> axpy_norm2_each(const std::vector<double>& a, const B& x, B& y) {
   axpby_each(a, x, std::vector<double>(a.size(), 1.0), y);
   return norm2_each(y);
 }
-template <class V, class ES>
-void axpy_zpbx_each(const std::vector<double>& a, SIMDBlockSpinor<V, ES, short>& x, SIMDBlockSpinor<V, ES, short>& y,
-                    const std::vector<double>& c, const SIMDBlockSpinor<V, ES, short>& z, const std::vector<double>& b) {
+template <HalfBlock B>
+void axpy_zpbx_each(const std::vector<double>& a, B& x, B& y, const std::vector<double>& c, const B& z, const std::vector<double>& b) {
   axpby_each(a, x, std::vector<double>(a.size(), 1.0), y);
   axpby_each(c, z, b, x);
 }
