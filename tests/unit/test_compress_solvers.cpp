@@ -21,6 +21,8 @@
 #include <array>
 #include <cmath>
 #include <optional>
+#include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -44,21 +46,56 @@ std::pair<typename EO::multi_vector_type, std::vector<typename EO::vector_type>>
   }
   return {b, b_s};
 }
+/// The mixed-precision solves' problem: a random gauge field on 4x4x4x8 and its float copy, the
+/// double even-odd Wilson operator at kappa 0.12, antiperiodic in time.
+template <class ES> struct MixedWilson {
+  using EO = WilsonEOOperator<double, ES>;
+  const Lattice lat = Lattice({4, 4, 4, 8});
+  const double mass = wilson_mass_from_kappa(0.12);
+  const BoundaryPhases bc = BoundaryPhases::antiperiodic_time();
+  const typename EO::gauge_type u = random_links(lat);
+  const GaugeField<Kokkos::complex<float>, ES> uf = float_links(u);
+  const EO eo{u, bc, mass};
+
+private:
+  static typename EO::gauge_type random_links(const Lattice& lat) {
+    typename EO::gauge_type u(lat);
+    random_gauge(u, 5);
+    return u;
+  }
+  static GaugeField<Kokkos::complex<float>, ES> float_links(const typename EO::gauge_type& u) {
+    GaugeField<Kokkos::complex<float>, ES> uf(u.lattice());
+    convert_gauge(uf, u);
+    return uf;
+  }
+};
+/// A normal operator that is not positive: D^dag applied with the opposite sign, so that p^dag A p < 0.
+template <class Op> struct IndefiniteNormal {
+  using multi_vector_type = typename Op::multi_vector_type;
+  const Op& op;
+  multi_vector_type create_multi(int n, const std::string& label = "multi") const { return op.create_multi(n, label); }
+  void apply(multi_vector_type& out, const multi_vector_type& in, int isign) const {
+    op.apply(out, in, isign);
+    if (isign < 0) {
+      const std::vector<double> minus_one(std::size_t(in.n_rhs()), -1.0), zero(minus_one.size(), 0.0);
+      blas::axpby_each(minus_one, out, zero, out);
+    }
+  }
+};
 } // namespace
 
 TEMPLATE_LIST_TEST_CASE("mixed double-half CG and BiCGStab with reliable updates reach 1e-10", "[compress][half][solvers]",
                         kqcd::EnabledExecutionSpaces) {
   using ES = TestType;
   constexpr auto mode = ArchTraits<ES>::neighbour_mode;
-  const Lattice lat({4, 4, 4, 8});
-  using EO = WilsonEOOperator<double, ES>;
-  typename EO::gauge_type u(lat);
-  random_gauge(u, 5);
-  const double mass = wilson_mass_from_kappa(0.12);
-  const auto bc = BoundaryPhases::antiperiodic_time();
-  const EO eo(u, bc, mass);
-  GaugeField<Kokkos::complex<float>, ES> uf(lat);
-  convert_gauge(uf, u);
+  const MixedWilson<ES> problem;
+  const Lattice& lat = problem.lat;
+  const double mass = problem.mass;
+  const BoundaryPhases& bc = problem.bc;
+  const auto& u = problem.u;
+  const auto& uf = problem.uf;
+  const auto& eo = problem.eo;
+  using EO = typename MixedWilson<ES>::EO;
   const WilsonEOOperator<kqcd::half, ES, mode, Recon12> sloppy(uf, bc, mass);
   typename EO::field_type b(lat), x(lat);
   random_spinor(b, 6);
@@ -260,18 +297,39 @@ TEMPLATE_LIST_TEST_CASE("multi-RHS CG solves each system of the block", "[compre
   }
 }
 
+TEMPLATE_LIST_TEST_CASE("multi-RHS CG reports a breakdown with the system's true residual and time", "[compress][multi][solvers]",
+                        kqcd::EnabledExecutionSpaces) {
+  using ES = TestType;
+  const MixedWilson<ES> problem;
+  const auto& eo = problem.eo;
+  const int n = 2;
+  auto [b, b_s] = block_sources(eo, n, 500);
+  auto x = eo.create_multi(n);
+  SolverParams params;
+  params.tol = 1e-10;
+  const auto res = cg_normal_multi(eo, IndefiniteNormal<std::remove_cvref_t<decltype(eo)>>{eo}, x, b, params);
+  REQUIRE(res.size() == std::size_t(n));
+  for (const auto& e : res) {
+    CAPTURE(e.message, e.iterations, e.true_residual, e.seconds);
+    REQUIRE(e.status == SolverStatus::breakdown);
+    REQUIRE(e.iterations == 0);
+    // Nothing was added to x = 0: the true residual is |b| / |b|.
+    REQUIRE(std::abs(e.true_residual - 1.0) < 1e-12);
+    REQUIRE(e.seconds > 0.0);
+  }
+}
+
 TEMPLATE_LIST_TEST_CASE("mixed multi-RHS CG with float or 16-bit sloppy blocks reaches 1e-10 in every system",
                         "[compress][half][multi][solvers]", kqcd::EnabledExecutionSpaces) {
   using ES = TestType;
-  const Lattice lat({4, 4, 4, 8});
-  using EO = WilsonEOOperator<double, ES>;
-  typename EO::gauge_type u(lat);
-  random_gauge(u, 5);
-  const double mass = wilson_mass_from_kappa(0.12);
-  const auto bc = BoundaryPhases::antiperiodic_time();
-  const EO eo(u, bc, mass);
-  GaugeField<Kokkos::complex<float>, ES> uf(lat);
-  convert_gauge(uf, u);
+  const MixedWilson<ES> problem;
+  const Lattice& lat = problem.lat;
+  const double mass = problem.mass;
+  const BoundaryPhases& bc = problem.bc;
+  const auto& u = problem.u;
+  const auto& uf = problem.uf;
+  const auto& eo = problem.eo;
+  using EO = typename MixedWilson<ES>::EO;
   const int n = 3;
   std::vector<typename EO::field_type> b_full;
   auto b = eo.create_multi(n);

@@ -12,6 +12,8 @@
 #include <kqcd/fields/multi_spinor.hpp>
 #include <kqcd/fields/spinor_access.hpp>
 
+#include <type_traits>
+
 namespace kqcd::detail {
 
 /// The exchange of a spinor's norms: 16-bit spinors have one per site, other spinors none.
@@ -36,43 +38,39 @@ public:
   explicit SourceHalo(const Lattice& lat) : lat_(lat), sites_(lat) {
     if constexpr (is_half) norms_ = norm_exchange(lat, 1, 2 * Nd); // own tags: both are in flight together
   }
-  void start(const spinor_type& in, int isign) {
-    if constexpr (is_half) {
-      sites_.start(in.view(), in.parity());
-      norms_.start(in.norm(), in.parity());
-    } else {
-      sites_.start(in.view(), in.parity(), isign);
-    }
-  }
-  void finish(const spinor_type& in) {
-    sites_.finish(in.view());
-    if constexpr (is_half) norms_.finish(in.norm());
-  }
+  void start(const spinor_type& in, int isign) { start_on(sites_, norms_, in, isign); }
+  void finish(const spinor_type& in) { finish_on(sites_, norms_, in); }
   void start(const block_type& in, int isign) {
     if (block_.rows() != in.n_rhs()) {
-      block_ = HaloExchange<typename block_type::view_type, ES>(lat_, in.n_rhs());
+      block_ = site_exchange(lat_, in.n_rhs());
       if constexpr (is_half) block_norms_ = norm_exchange(lat_, in.n_rhs(), 2 * Nd);
     }
-    if constexpr (is_half) {
-      block_.start(in.view(), in.parity());
-      block_norms_.start(in.norm(), in.parity());
-    } else {
-      block_.start(in.view(), in.parity(), isign);
-    }
+    start_on(block_, block_norms_, in, isign);
   }
-  void finish(const block_type& in) {
-    block_.finish(in.view());
-    if constexpr (is_half) block_norms_.finish(in.norm());
-  }
+  void finish(const block_type& in) { finish_on(block_, block_norms_, in); }
   /// Bytes this rank sends per call for n_rhs right-hand sides (projected: if asked and possible).
   double bytes(bool projected, int n_rhs) const { return n_rhs * (sites_.bytes(projected) + norms_.bytes()); }
   std::string path() const { return sites_.path(); }
 
 private:
+  // A block's rows are a single spinor's sites: the same exchange type, sized for its rows.
+  using site_exchange = HaloExchange<typename spinor_type::view_type, ES>;
   using norm_exchange = typename NormExchange<spinor_type, ES>::type;
+  static_assert(std::is_same_v<typename spinor_type::view_type, typename block_type::view_type>);
+  template <class S> static void start_on(site_exchange& sites, norm_exchange& norms, const S& in, int isign) {
+    if constexpr (is_half) {
+      sites.start(in.view(), in.parity());
+      norms.start(in.norm(), in.parity());
+    } else {
+      sites.start(in.view(), in.parity(), isign);
+    }
+  }
+  template <class S> static void finish_on(site_exchange& sites, norm_exchange& norms, const S& in) {
+    sites.finish(in.view());
+    if constexpr (is_half) norms.finish(in.norm());
+  }
   Lattice lat_;
-  HaloExchange<typename spinor_type::view_type, ES> sites_;
-  HaloExchange<typename block_type::view_type, ES> block_;
+  site_exchange sites_, block_;
   norm_exchange norms_, block_norms_;
 };
 

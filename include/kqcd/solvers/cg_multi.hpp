@@ -66,7 +66,7 @@ std::vector<SolverResult> cg_normal_multi(const Op& op, const SloppyOp& sop, typ
   };
 
   std::vector<double> r2 = solve.true_residual(x);
-  std::vector<bool> done(un);
+  std::vector<bool> done(un), broke(un);
   auto finish_if_converged = [&](std::size_t r) {
     if (done[r] || !solve.converged(r2, r)) return;
     done[r] = true;
@@ -87,9 +87,7 @@ std::vector<SolverResult> cg_normal_multi(const Op& op, const SloppyOp& sop, typ
     for (std::size_t r = 0; r < un; ++r) {
       if (done[r]) continue;
       if (!(pap[r] > 0.0) || !std::isfinite(pap[r])) {
-        done[r] = true;
-        res[r].status = SolverStatus::breakdown;
-        res[r].message = "p^dag A p is not positive";
+        done[r] = broke[r] = true; // its true residual is taken with the others' at the end
         continue;
       }
       alpha[r] = rr[r] / pap[r];
@@ -139,8 +137,10 @@ std::vector<SolverResult> cg_normal_multi(const Op& op, const SloppyOp& sop, typ
   }
   accumulate();
   r2 = solve.true_residual(x);
-  for (std::size_t r = 0; r < un; ++r)
-    if (!done[r]) solve.settle(r, r2, SolverStatus::max_iterations, "iteration limit reached");
+  for (std::size_t r = 0; r < un; ++r) {
+    if (broke[r]) solve.settle(r, r2, SolverStatus::breakdown, "p^dag A p is not positive");
+    else if (!done[r]) solve.settle(r, r2, SolverStatus::max_iterations, "iteration limit reached");
+  }
   return solve.report();
 }
 
