@@ -10,39 +10,21 @@
 #include <kqcd/arch/arch_traits.hpp>
 #include <kqcd/core/lattice.hpp>
 #include <kqcd/core/precision.hpp>
-
-#include <string>
+#include <kqcd/fields/spinor.hpp>
 
 namespace kqcd {
 
-template <class ExecSpace = Kokkos::DefaultExecutionSpace> class HalfCBSpinor {
-public:
-  using execution_space = ExecSpace;
-  using traits = ArchTraits<ExecSpace>;
+/// 16-bit fixed point in the backend's spinor layout, a site per row, a float norm per site.
+template <class ExecSpace> struct HalfSiteStorage : detail::LatticeRows<ExecSpace> {
   /// The four spins of one colour of one site.
   using value_type = Packed<short2_t, Ns>;
   using real_type = float; ///< arithmetic precision
-  using view_type = Kokkos::View<value_type* [Nc], typename traits::spinor_layout, typename traits::memory_space>;
-  using norm_view_type = Kokkos::View<float*, typename traits::memory_space>;
+  using view_type = Kokkos::View<value_type* [Nc], typename ArchTraits<ExecSpace>::spinor_layout, typename ArchTraits<ExecSpace>::memory_space>;
+  using norm_view_type = Kokkos::View<float*, typename ArchTraits<ExecSpace>::memory_space>;
   static constexpr int n_spin = Ns;
-
-  HalfCBSpinor() = default;
-  HalfCBSpinor(const Lattice& lat, int parity, const std::string& label = "half_spinor")
-      : lattice_(lat), parity_(parity), data_(label, lat.cb_volume() + lat.ghost_sites()),
-        norm_(label + "_norm", lat.cb_volume() + lat.ghost_sites()) {}
-
-  const Lattice& lattice() const { return lattice_; }
-  int parity() const { return parity_; }
-  int sites() const { return lattice_.cb_volume(); }
-  const view_type& view() const { return data_; }
-  const norm_view_type& norm() const { return norm_; }
-  HalfCBSpinor like(const std::string& label = "half_spinor") const { return HalfCBSpinor(lattice_, parity_, label); }
-
-private:
-  Lattice lattice_;
-  int parity_ = 0;
-  view_type data_;
-  norm_view_type norm_;
+  static constexpr const char* label = "half_spinor";
 };
+
+template <class ExecSpace = Kokkos::DefaultExecutionSpace> using HalfCBSpinor = Spinor<HalfSiteStorage<ExecSpace>>;
 
 } // namespace kqcd

@@ -47,20 +47,10 @@ template <class BlockView, class View, class ExecSpace>
 void transfer_rhs(const BlockView& b, const View& v, int sites, int n, int r, bool in) {
   Kokkos::parallel_for("kqcd::SpinorBlock::transfer", Kokkos::RangePolicy<ExecSpace>(0, sites), TransferRhs<BlockView, View>{b, v, n, r, in});
 }
-/// A spinor's per-row norms (16-bit storage), or nothing.
-struct no_norm {};
-template <class Single> struct norm_view_of {
-  using type = no_norm;
-};
-template <class Single>
-  requires requires { typename Single::norm_view_type; }
-struct norm_view_of<Single> {
-  using type = typename Single::norm_view_type;
-};
 } // namespace detail
 
 template <class Single> class SpinorBlock {
-  static constexpr bool has_norm = !std::is_same_v<typename detail::norm_view_of<Single>::type, detail::no_norm>;
+  static constexpr bool has_norm = Single::has_norm;
 
 public:
   using single_type = Single;
@@ -68,7 +58,7 @@ public:
   using value_type = typename Single::value_type;
   using real_type = typename Single::real_type;
   using view_type = typename Single::view_type;
-  using norm_view_type = typename detail::norm_view_of<Single>::type;
+  using norm_view_type = typename Single::norm_view_type;
   static constexpr int n_spin = Ns;
   static constexpr int max_rhs = 16;
 

@@ -158,100 +158,64 @@ template <class ExecSpace> constexpr void require_host_space() {
 }
 } // namespace detail
 
-namespace detail {
-/// What the SIMD-layout spinors share: the lane split, the parity, the sites (L lanes of each vector
-/// site) and the check that the split has L lanes.
-template <int L, class ExecSpace> class LaneSites {
-public:
-  LaneSites() = default;
-  LaneSites(const SIMDGeometry& g, int parity, const char* who) : geom_(g), parity_(parity) {
-    require_host_space<ExecSpace>();
-    if (g.lanes() != L)
-      throw invalid_argument(std::string(who) + ": geometry has " + std::to_string(g.lanes()) + " lanes, the type holds " +
-                             std::to_string(L));
+/// The virtual-node SIMD layout as a spinor storage (fields/spinor.hpp), on a SIMDGeometry: in float
+/// or double (Store = V::real_type) the vector sites' [colour][spin][lane] complex numbers, then
+/// the ghost vector sites of a distributed lattice; view() holds them as [vsite * lanes][colour][spin]
+/// for the BLAS (its first sites() rows are this rank's). Store = short: QUDA's half format on
+/// lanes, the reals of [vsite][colour][spin][2 lanes] as fixed point, each site's (each lane's) in
+/// units of its norm, norm() = [vsite][lane] (the largest magnitude of the site's reals); V is then
+/// a single-precision register: the kernels compute in float.
+template <class V, class ExecSpace, class Store = typename V::real_type> struct LaneStorage {
+  static constexpr bool fixed_point = std::is_same_v<Store, short>;
+  static_assert(!fixed_point || std::is_same_v<typename V::real_type, float>, "16-bit spinors compute in float");
+  static constexpr int lanes = V::lanes;
+  using execution_space = ExecSpace;
+  using shape_type = SIMDGeometry;
+  using real_type = typename V::real_type;
+  using value_type = std::conditional_t<fixed_point, short, Kokkos::complex<real_type>>;
+  using view_type = std::conditional_t<fixed_point, Kokkos::View<short* [Nc][Ns][2 * lanes], Kokkos::LayoutRight, Kokkos::HostSpace>,
+                                       Kokkos::View<value_type* [Nc][Ns], Kokkos::LayoutRight, Kokkos::HostSpace>>;
+  using norm_view_type = std::conditional_t<fixed_point, Kokkos::View<float* [lanes], Kokkos::LayoutRight, Kokkos::HostSpace>, NoNorm>;
+  /// Vector sites as rows of complex lanes, ghost zone included: the halo exchange's rows (16 bits:
+  /// the stored reals, the norms beside them).
+  using halo_view_type = std::conditional_t<fixed_point, view_type,
+                                            Kokkos::View<value_type* [Nc][Ns][lanes], Kokkos::LayoutRight, Kokkos::HostSpace,
+                                                         Kokkos::MemoryTraits<Kokkos::Unmanaged>>>;
+  using lane_view_type = std::conditional_t<fixed_point, view_type,
+                                            Kokkos::View<real_type* [Nc][Ns][2 * lanes], Kokkos::LayoutRight, Kokkos::HostSpace,
+                                                         Kokkos::MemoryTraits<Kokkos::Unmanaged>>>;
+  static constexpr int n_spin = Ns;
+  static constexpr bool vector_sites = true;
+  static constexpr const char* label = fixed_point ? "simd_half_spinor" : "simd_spinor";
+  struct names {
+    using simd_type = V;
+    static constexpr int lanes = V::lanes;
+  };
+  static void check(const SIMDGeometry& g) {
+    detail::require_host_space<ExecSpace>();
+    if (g.lanes() != lanes)
+      throw invalid_argument(std::string(label) + ": geometry has " + std::to_string(g.lanes()) + " lanes, the type holds " +
+                             std::to_string(lanes));
   }
-  const SIMDGeometry& geometry() const { return geom_; }
-  const Lattice& lattice() const { return geom_.global(); }
-  int parity() const { return parity_; }
-  /// Sites (lanes of vector sites) of this rank: the rows of view() that hold them.
-  int sites() const { return geom_.vsites() * L; }
-
-protected:
-  int vsites_with_ghosts() const { return geom_.vsites() + geom_.ghost_vsites(); }
-  SIMDGeometry geom_;
-  int parity_ = 0;
-};
-} // namespace detail
-
-/// One parity of a spinor in the SIMD layout: [vsite][colour][spin][lane] complex numbers (lane_view),
-/// V = SIMDComplex, then the ghost vector sites of a distributed lattice. view() holds the same
-/// numbers as [vsite * lanes][colour][spin] for the BLAS (its first sites() rows are this rank's).
-template <class V, class ExecSpace> class SIMDSpinor : public detail::LaneSites<V::lanes, ExecSpace> {
-  using Base = detail::LaneSites<V::lanes, ExecSpace>;
-  using Base::geom_;
-  using Base::parity_;
-  using Base::vsites_with_ghosts;
-
-public:
-  using simd_type = V;
-  using real_type = typename V::real_type;
-  using value_type = Kokkos::complex<real_type>;
-  using execution_space = ExecSpace;
-  static constexpr int lanes = V::lanes;
-  static constexpr int n_spin = Ns;
-  using view_type = Kokkos::View<value_type* [Nc][Ns], Kokkos::LayoutRight, Kokkos::HostSpace>;
-  using lane_view_type = Kokkos::View<real_type* [Nc][Ns][2 * lanes], Kokkos::LayoutRight, Kokkos::HostSpace,
-                                      Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
-  /// Vector sites as rows of complex lanes, ghost zone included: the halo exchange's view.
-  using halo_view_type = Kokkos::View<value_type* [Nc][Ns][lanes], Kokkos::LayoutRight, Kokkos::HostSpace,
-                                      Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
-
-  SIMDSpinor() = default;
-  SIMDSpinor(const SIMDGeometry& g, int parity, const std::string& label = "simd_spinor")
-      : Base(g, parity, "SIMDSpinor"), data_(label, std::size_t(g.vsites() + g.ghost_vsites()) * lanes) {}
-  const view_type& view() const { return data_; }
-  lane_view_type lane_view() const { return lane_view_type(reinterpret_cast<real_type*>(data_.data()), vsites_with_ghosts()); }
-  halo_view_type halo_view() const { return halo_view_type(data_.data(), vsites_with_ghosts()); }
-  SIMDSpinor like(const std::string& label = "simd_spinor") const { return SIMDSpinor(geom_, parity_, label); }
-
-private:
-  view_type data_;
+  static std::size_t rows(const SIMDGeometry& g) {
+    const std::size_t vsites = std::size_t(g.vsites() + g.ghost_vsites());
+    return fixed_point ? vsites : vsites * lanes;
+  }
+  static const Lattice& lattice(const SIMDGeometry& g) { return g.global(); }
+  static lane_view_type lane_view(const view_type& v, const SIMDGeometry& g) {
+    if constexpr (fixed_point) return v;
+    else return lane_view_type(reinterpret_cast<real_type*>(v.data()), g.vsites() + g.ghost_vsites());
+  }
+  static halo_view_type halo_view(const view_type& v, const SIMDGeometry& g) {
+    if constexpr (fixed_point) return v;
+    else return halo_view_type(v.data(), g.vsites() + g.ghost_vsites());
+  }
 };
 
-/// One parity of a spinor in the SIMD layout with 16-bit storage (QUDA's half format on lanes): the
-/// reals of SIMDSpinor<V>'s [vsite][colour][spin][2 lanes] as fixed point, each site's (each lane's)
-/// in units of its norm, norm() = [vsite][lane] (the largest magnitude of the site's reals), then
-/// the ghost vector sites of a distributed lattice. V is a single-precision register: the kernels
-/// compute in float.
-template <class V, class ExecSpace> class SIMDHalfSpinor : public detail::LaneSites<V::lanes, ExecSpace> {
-  using Base = detail::LaneSites<V::lanes, ExecSpace>;
-  using Base::geom_;
-  using Base::parity_;
-
-public:
-  using simd_type = V;
-  using real_type = typename V::real_type;
-  using execution_space = ExecSpace;
-  static constexpr int lanes = V::lanes;
-  static constexpr int n_spin = Ns;
-  using view_type = Kokkos::View<short* [Nc][Ns][2 * lanes], Kokkos::LayoutRight, Kokkos::HostSpace>;
-  using norm_type = Kokkos::View<float* [lanes], Kokkos::LayoutRight, Kokkos::HostSpace>;
-  static_assert(std::is_same_v<real_type, float>, "16-bit spinors compute in float");
-
-  SIMDHalfSpinor() = default;
-  SIMDHalfSpinor(const SIMDGeometry& g, int parity, const std::string& label = "simd_half_spinor")
-      : Base(g, parity, "SIMDHalfSpinor"), data_(label, g.vsites() + g.ghost_vsites()),
-        norm_(label + "_norm", g.vsites() + g.ghost_vsites()) {}
-  const view_type& view() const { return data_; }
-  const norm_type& norm() const { return norm_; }
-  /// The reals of every vector site, ghosts included: the halo exchange's view (norm() beside it).
-  const view_type& halo_view() const { return data_; }
-  SIMDHalfSpinor like(const std::string& label = "simd_half_spinor") const { return SIMDHalfSpinor(geom_, parity_, label); }
-
-private:
-  view_type data_;
-  norm_type norm_;
-};
+/// One parity of a spinor in the SIMD layout, float or double (V = SIMDComplex).
+template <class V, class ExecSpace> using SIMDSpinor = Spinor<LaneStorage<V, ExecSpace>>;
+/// One parity of a spinor in the SIMD layout in 16 bits (V a single-precision register).
+template <class V, class ExecSpace> using SIMDHalfSpinor = Spinor<LaneStorage<V, ExecSpace, short>>;
 
 template <int L, class T, class N, class Real> struct LaneSiteAccessor;
 
@@ -264,13 +228,13 @@ protected:
 };
 template <int L> class LaneBlockNorms<L, true> {
 public:
-  using norm_type = Kokkos::View<float* [L], Kokkos::LayoutRight, Kokkos::HostSpace>;
-  const norm_type& norm() const { return norm_; }
+  using norm_view_type = Kokkos::View<float* [L], Kokkos::LayoutRight, Kokkos::HostSpace>;
+  const norm_view_type& norm() const { return norm_; }
 
 protected:
-  void allocate(const std::string& label, std::size_t sites) { norm_ = norm_type(label + "_norm", sites); }
+  void allocate(const std::string& label, std::size_t sites) { norm_ = norm_view_type(label + "_norm", sites); }
   float* norm_data() const { return norm_.data(); }
-  norm_type norm_;
+  norm_view_type norm_;
 };
 } // namespace detail
 
@@ -293,7 +257,7 @@ public:
   static constexpr int lanes = V::lanes;
   using view_type = Kokkos::View<Store* [Nc][Ns][2 * lanes], Kokkos::LayoutRight, Kokkos::HostSpace>;
   /// The halo exchange's rows: sites of complex lanes, or in 16 bits the stored reals (norm() beside them).
-  using halo_view_type = std::conditional_t<fixed_point, view_type, typename SIMDSpinor<V, ExecSpace>::halo_view_type>;
+  using halo_view_type = typename LaneStorage<V, ExecSpace, Store>::halo_view_type;
 
   SIMDBlockSpinor() = default;
   SIMDBlockSpinor(const Lattice& lat, int parity, const std::string& label = "simd_block_spinor")

@@ -51,12 +51,12 @@ template <class S, class ES> struct LaneNormExchange {
   };
 };
 template <class S, class ES>
-  requires requires { typename S::norm_type; }
+  requires requires(const S& s) { s.norm(); }
 struct LaneNormExchange<S, ES> {
-  using type = HaloExchange<typename S::norm_type, ES>;
+  using type = HaloExchange<typename S::norm_view_type, ES>;
 };
 template <class S, class ES> class LaneHopping {
-  static constexpr bool has_norms = requires { typename S::norm_type; };
+  static constexpr bool has_norms = requires(const S& s) { s.norm(); };
   using sites_view = std::remove_cvref_t<decltype(std::declval<const S&>().halo_view())>;
   using norm_exchange = typename LaneNormExchange<S, ES>::type;
 
