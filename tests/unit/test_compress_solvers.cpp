@@ -88,37 +88,31 @@ TEMPLATE_LIST_TEST_CASE("mixed double-half CG and BiCGStab with reliable updates
                         kqcd::EnabledExecutionSpaces) {
   using ES = TestType;
   constexpr auto mode = ArchTraits<ES>::neighbour_mode;
-  const MixedWilson<ES> problem;
-  const Lattice& lat = problem.lat;
-  const double mass = problem.mass;
-  const BoundaryPhases& bc = problem.bc;
-  const auto& u = problem.u;
-  const auto& uf = problem.uf;
-  const auto& eo = problem.eo;
+  const MixedWilson<ES> p;
   using EO = typename MixedWilson<ES>::EO;
-  const WilsonEOOperator<kqcd::half, ES, mode, Recon12> sloppy(uf, bc, mass);
-  typename EO::field_type b(lat), x(lat);
+  const WilsonEOOperator<kqcd::half, ES, mode, Recon12> sloppy(p.uf, p.bc, p.mass);
+  typename EO::field_type b(p.lat), x(p.lat);
   random_spinor(b, 6);
   for (bool use_bicgstab : {false, true}) {
     CAPTURE(use_bicgstab);
-    auto b_hat = eo.create_vector(), x_e = eo.create_vector();
-    eo.prepare_source(b_hat, b);
+    auto b_hat = p.eo.create_vector(), x_e = p.eo.create_vector();
+    p.eo.prepare_source(b_hat, b);
     SolverParams params;
     params.tol = 1e-10;
-    const auto res = use_bicgstab ? bicgstab(eo, sloppy, x_e, b_hat, params) : cg_normal(eo, sloppy, x_e, b_hat, params);
+    const auto res = use_bicgstab ? bicgstab(p.eo, sloppy, x_e, b_hat, params) : cg_normal(p.eo, sloppy, x_e, b_hat, params);
     // The even-odd system's residual with the double operator, computed here.
-    auto t = eo.create_vector();
-    eo.apply(t, x_e, 1);
-    std::vector<std::complex<double>> dxe(std::size_t(lat.volume()) * 12, 0.0), bh(dxe.size(), 0.0);
+    auto t = p.eo.create_vector();
+    p.eo.apply(t, x_e, 1);
+    std::vector<std::complex<double>> dxe(std::size_t(p.lat.volume()) * 12, 0.0), bh(dxe.size(), 0.0);
     export_spinor(t, dxe);
     export_spinor(b_hat, bh);
     const double r_eo = ref::rel_diff(dxe, bh);
     CAPTURE(r_eo);
     REQUIRE(r_eo <= 1e-10);
-    eo.reconstruct(x, x_e, b);
+    p.eo.reconstruct(x, x_e, b);
     // The full system, with the host reference operator in double.
     std::array<std::complex<double>, 4> hb{1.0, 1.0, 1.0, -1.0};
-    const auto dx = ref::wilson(lat.dims(), export_gauge(u), export_spinor(x), mass, hb, 1);
+    const auto dx = ref::wilson(p.lat.dims(), export_gauge(p.u), export_spinor(x), p.mass, hb, 1);
     const double r = ref::rel_diff(dx, export_spinor(b));
     CAPTURE(res.iterations, res.residual_updates, res.true_residual, r);
     REQUIRE(res.converged());
@@ -322,42 +316,36 @@ TEMPLATE_LIST_TEST_CASE("multi-RHS CG reports a breakdown with the system's true
 TEMPLATE_LIST_TEST_CASE("mixed multi-RHS CG with float or 16-bit sloppy blocks reaches 1e-10 in every system",
                         "[compress][half][multi][solvers]", kqcd::EnabledExecutionSpaces) {
   using ES = TestType;
-  const MixedWilson<ES> problem;
-  const Lattice& lat = problem.lat;
-  const double mass = problem.mass;
-  const BoundaryPhases& bc = problem.bc;
-  const auto& u = problem.u;
-  const auto& uf = problem.uf;
-  const auto& eo = problem.eo;
+  const MixedWilson<ES> p;
   using EO = typename MixedWilson<ES>::EO;
   const int n = 3;
   std::vector<typename EO::field_type> b_full;
-  auto b = eo.create_multi(n);
+  auto b = p.eo.create_multi(n);
   for (int r = 0; r < n; ++r) {
-    b_full.emplace_back(lat);
+    b_full.emplace_back(p.lat);
     random_spinor(b_full.back(), 700 + std::uint64_t(r));
-    auto b_hat = eo.create_vector();
-    eo.prepare_source(b_hat, b_full.back());
+    auto b_hat = p.eo.create_vector();
+    p.eo.prepare_source(b_hat, b_full.back());
     blas::scale(std::pow(10.0, 2 * r), b_hat); // systems of different scales
     blas::scale(std::pow(10.0, 2 * r), b_full.back()[0]);
     blas::scale(std::pow(10.0, 2 * r), b_full.back()[1]);
     b.insert(r, b_hat);
   }
   auto check = [&](const auto& sloppy) {
-    auto x = eo.create_multi(n);
+    auto x = p.eo.create_multi(n);
     SolverParams params;
     params.tol = 1e-10;
-    const auto res = cg_normal_multi(eo, sloppy, x, b, params);
+    const auto res = cg_normal_multi(p.eo, sloppy, x, b, params);
     REQUIRE(res.size() == std::size_t(n));
     for (int r = 0; r < n; ++r) {
       const auto& e = res[std::size_t(r)];
-      auto x_e = eo.create_vector();
+      auto x_e = p.eo.create_vector();
       x.extract(r, x_e);
-      typename EO::field_type xf(lat);
-      eo.reconstruct(xf, x_e, b_full[std::size_t(r)]);
+      typename EO::field_type xf(p.lat);
+      p.eo.reconstruct(xf, x_e, b_full[std::size_t(r)]);
       // The full system, with the host reference operator in double.
       std::array<std::complex<double>, 4> hb{1.0, 1.0, 1.0, -1.0};
-      const auto dx = ref::wilson(lat.dims(), export_gauge(u), export_spinor(xf), mass, hb, 1);
+      const auto dx = ref::wilson(p.lat.dims(), export_gauge(p.u), export_spinor(xf), p.mass, hb, 1);
       const double rel = ref::rel_diff(dx, export_spinor(b_full[std::size_t(r)]));
       CAPTURE(r, e.iterations, e.residual_updates, e.true_residual, rel);
       REQUIRE(e.converged());
@@ -365,10 +353,10 @@ TEMPLATE_LIST_TEST_CASE("mixed multi-RHS CG with float or 16-bit sloppy blocks r
       REQUIRE(rel < 1e-9);
     }
   };
-  SECTION("float sloppy blocks") { check(WilsonEOOperator<float, ES>(uf, bc, mass)); }
-  SECTION("16-bit sloppy blocks") { check(WilsonEOOperator<kqcd::half, ES>(uf, bc, mass)); }
+  SECTION("float sloppy blocks") { check(WilsonEOOperator<float, ES>(p.uf, p.bc, p.mass)); }
+  SECTION("16-bit sloppy blocks") { check(WilsonEOOperator<kqcd::half, ES>(p.uf, p.bc, p.mass)); }
   SECTION("16-bit sloppy blocks with reconstruct-12 links") {
-    check(WilsonEOOperator<kqcd::half, ES, ArchTraits<ES>::neighbour_mode, Recon12>(uf, bc, mass));
+    check(WilsonEOOperator<kqcd::half, ES, ArchTraits<ES>::neighbour_mode, Recon12>(p.uf, p.bc, p.mass));
   }
 }
 

@@ -1,6 +1,6 @@
-// A block of n_rhs checkerboarded spinors for the multi-right-hand-side Dslash, in the storage of a
-// single spinor (Single: CBSpinor in float or double, HalfCBSpinor in 16 bits with a norm per
-// row): cb_volume * n_rhs rows, right-hand side r of site s at row s * n_rhs + r (on a distributed
+// A block of n_rhs checkerboarded spinors for the multi-right-hand-side Dslash. In the rows of a
+// single spinor's storage (RowBlocks<Single>; Single: CBSpinor in float or double, HalfCBSpinor in
+// 16 bits with a norm per row): cb_volume * n_rhs rows, right-hand side r of site s at row s * n_rhs + r (on a distributed
 // lattice followed by the ghost zone's sites, in the same order). With the backend's spinor layout
 // this puts a site's right-hand sides next to each other: on the GPU consecutive vector lanes (one
 // per right-hand side) read consecutive addresses, on the CPU a site's block is contiguous, and the
@@ -12,7 +12,9 @@
 #include <kqcd/fields/cb_spinor.hpp>
 #include <kqcd/fields/half_spinor.hpp>
 
+#include <cstddef>
 #include <string>
+#include <type_traits>
 
 namespace kqcd {
 
@@ -49,63 +51,100 @@ void transfer_rhs(const BlockView& b, const View& v, int sites, int n, int r, bo
 }
 } // namespace detail
 
-template <class Single> class SpinorBlock {
-  static constexpr bool has_norm = Single::has_norm;
+/// A block of n_rhs right-hand sides of one parity, in a block storage policy: RowBlocks<Single>
+/// (here: the rows of a single spinor's storage, above), or LaneBlocks<V, ES, Store> (one right-hand
+/// side per SIMD lane: fields/simd_fields.hpp). Right-hand sides move in and out with insert and
+/// extract, from and to single spinors.
+template <class Storage> class SpinorBlock : public detail::StoredRows<Storage> {
+  using Rows = detail::StoredRows<Storage>;
+  using Rows::data_;
+  using Rows::norm_;
 
 public:
-  using single_type = Single;
+  static constexpr int n_spin = Ns;
+  /// The most right-hand sides a block holds.
+  static constexpr int max_rhs = Storage::max_rhs;
+
+  SpinorBlock() = default;
+  SpinorBlock(const Lattice& lat, int parity, int n_rhs, const std::string& label = Storage::label)
+      : Rows((check(n_rhs), label), Storage::rows(lat, n_rhs)), lattice_(lat), parity_(parity), n_rhs_(n_rhs) {}
+  const Lattice& lattice() const { return lattice_; }
+  int parity() const { return parity_; }
+  int sites() const { return lattice_.cb_volume(); }
+  int n_rhs() const { return n_rhs_; }
+  /// Each site's lanes as the hopping functor reads them (right-hand sides in lanes).
+  const typename Rows::view_type& lane_view() const
+    requires Storage::rhs_in_lanes
+  {
+    return data_;
+  }
+  /// The rows the halo exchange sends and fills (comm/spinor_halo.hpp).
+  auto halo_view() const { return Storage::halo_view(data_); }
+  /// Site i's right-hand side r as element i * lanes + r, in arithmetic precision Real (right-hand
+  /// sides in lanes).
+  template <class Real>
+  auto lane_sites() const
+    requires Storage::rhs_in_lanes
+  {
+    return Storage::template lane_sites<Real>(data_, norm_);
+  }
+  SpinorBlock like(const std::string& label = Storage::label) const { return SpinorBlock(lattice_, parity_, n_rhs_, label); }
+
+  /// Right-hand side r of the block = s, or s = right-hand side r (s: a single spinor of the storage's).
+  template <class Single> void insert(int r, const Single& s) {
+    check_rhs(r, s);
+    Storage::transfer(*this, r, s, true);
+  }
+  template <class Single> void extract(int r, Single& s) const {
+    check_rhs(r, s);
+    Storage::transfer(*this, r, s, false);
+  }
+
+private:
+  static void check(int n_rhs) {
+    Storage::check();
+    if (n_rhs < 1 || n_rhs > max_rhs)
+      throw invalid_argument("multi-RHS block: " + std::to_string(n_rhs) + " right-hand sides, expected 1 to " + std::to_string(max_rhs) +
+                             Storage::capacity);
+  }
+  template <class Single> void check_rhs(int r, const Single& s) const {
+    if (r < 0 || r >= n_rhs_ || s.parity() != parity_ || !(s.lattice() == lattice_))
+      throw invalid_argument("multi-RHS block: right-hand side " + std::to_string(r) + " of " + std::to_string(n_rhs_) +
+                             ", or a spinor on parity " + std::to_string(s.parity()) + " of " + s.lattice().to_string() +
+                             " for a block on parity " + std::to_string(parity_) + " of " + lattice_.to_string());
+  }
+  Lattice lattice_;
+  int parity_ = 0;
+  int n_rhs_ = 1;
+};
+
+/// Right-hand sides as rows of a single spinor's storage (see the top of this file).
+template <class Single> struct RowBlocks {
   using execution_space = typename Single::execution_space;
   using value_type = typename Single::value_type;
   using real_type = typename Single::real_type;
   using view_type = typename Single::view_type;
   using norm_view_type = typename Single::norm_view_type;
-  static constexpr int n_spin = Ns;
   static constexpr int max_rhs = 16;
-
-  SpinorBlock() = default;
-  SpinorBlock(const Lattice& lat, int parity, int n_rhs, const std::string& label = "multi_spinor")
-      : lattice_(lat), parity_(parity), n_rhs_(n_rhs) {
-    if (n_rhs < 1 || n_rhs > max_rhs)
-      throw invalid_argument("multi-RHS block: " + std::to_string(n_rhs) + " right-hand sides, expected 1 to " + std::to_string(max_rhs));
-    const std::size_t rows = std::size_t(lat.cb_volume() + lat.ghost_sites()) * std::size_t(n_rhs);
-    data_ = view_type(label, rows);
-    if constexpr (has_norm) norm_ = norm_view_type(label + "_norm", rows);
+  static constexpr bool rhs_in_lanes = false;
+  static constexpr const char* label = "multi_spinor";
+  static constexpr const char* capacity = "";
+  struct names {
+    using single_type = Single;
+  };
+  static void check() {}
+  static std::size_t rows(const Lattice& lat, int n_rhs) { return std::size_t(lat.cb_volume() + lat.ghost_sites()) * std::size_t(n_rhs); }
+  static view_type halo_view(const view_type& v) { return v; }
+  template <class Block> static void transfer(const Block& b, int r, const Single& s, bool in) {
+    detail::transfer_rhs<view_type, view_type, execution_space>(b.view(), s.view(), b.sites(), b.n_rhs(), r, in);
+    if constexpr (Single::has_norm)
+      detail::transfer_rhs<norm_view_type, norm_view_type, execution_space>(b.norm(), s.norm(), b.sites(), b.n_rhs(), r, in);
   }
-  const Lattice& lattice() const { return lattice_; }
-  int parity() const { return parity_; }
-  int sites() const { return lattice_.cb_volume(); }
-  int n_rhs() const { return n_rhs_; }
-  const view_type& view() const { return data_; }
-  /// The norm of each row (16-bit storage only).
-  const norm_view_type& norm() const
-    requires has_norm
-  {
-    return norm_;
-  }
-  SpinorBlock like(const std::string& label = "multi_spinor") const { return SpinorBlock(lattice_, parity_, n_rhs_, label); }
-
-  /// Right-hand side r of the block = s, or s = right-hand side r (a spinor of the block's storage).
-  void insert(int r, const single_type& s) { transfer(r, s, true); }
-  void extract(int r, single_type& s) const { transfer(r, s, false); }
-
-private:
-  void transfer(int r, const single_type& s, bool in) const {
-    if (r < 0 || r >= n_rhs_ || s.parity() != parity_ || !(s.lattice() == lattice_))
-      throw invalid_argument("multi-RHS block: right-hand side " + std::to_string(r) + " of " + std::to_string(n_rhs_) +
-                             " or a spinor of another parity or lattice");
-    detail::transfer_rhs<view_type, view_type, execution_space>(data_, s.view(), sites(), n_rhs_, r, in);
-    if constexpr (has_norm) detail::transfer_rhs<norm_view_type, norm_view_type, execution_space>(norm_, s.norm(), sites(), n_rhs_, r, in);
-  }
-  Lattice lattice_;
-  int parity_ = 0;
-  int n_rhs_ = 1;
-  view_type data_;
-  [[no_unique_address]] norm_view_type norm_;
 };
 
 /// A block of float or double spinors (complex type ST).
-template <class ST, class ExecSpace = Kokkos::DefaultExecutionSpace> using MultiCBSpinor = SpinorBlock<CBSpinor<ST, Ns, ExecSpace>>;
+template <class ST, class ExecSpace = Kokkos::DefaultExecutionSpace> using MultiCBSpinor = SpinorBlock<RowBlocks<CBSpinor<ST, Ns, ExecSpace>>>;
 /// A block of 16-bit spinors, a norm per site and right-hand side.
-template <class ExecSpace = Kokkos::DefaultExecutionSpace> using HalfMultiCBSpinor = SpinorBlock<HalfCBSpinor<ExecSpace>>;
+template <class ExecSpace = Kokkos::DefaultExecutionSpace> using HalfMultiCBSpinor = SpinorBlock<RowBlocks<HalfCBSpinor<ExecSpace>>>;
 
 } // namespace kqcd

@@ -219,90 +219,49 @@ template <class V, class ExecSpace> using SIMDHalfSpinor = Spinor<LaneStorage<V,
 
 template <int L, class T, class N, class Real> struct LaneSiteAccessor;
 
-namespace detail {
-/// The norms of a lane block in 16 bits ([site][lane]), or none.
-template <int L, bool fixed_point> class LaneBlockNorms {
-protected:
-  void allocate(const std::string&, std::size_t) {}
-  void* norm_data() const { return nullptr; }
-};
-template <int L> class LaneBlockNorms<L, true> {
-public:
-  using norm_view_type = Kokkos::View<float* [L], Kokkos::LayoutRight, Kokkos::HostSpace>;
-  const norm_view_type& norm() const { return norm_; }
-
-protected:
-  void allocate(const std::string& label, std::size_t sites) { norm_ = norm_view_type(label + "_norm", sites); }
-  float* norm_data() const { return norm_.data(); }
-  norm_view_type norm_;
-};
-} // namespace detail
-
-/// A block of up to V::lanes right-hand sides of one parity for SIMDBlockWilsonDslash: lane r holds
-/// right-hand side r of every site ([site][colour][spin][2 lanes reals], SIMDSpinor's layout on
-/// the unsplit lattice), then the ghost sites of a distributed lattice. Store = short: the reals in
-/// 16-bit fixed point, each site's right-hand side in units of its own norm (norm() = [site][lane]:
-/// SIMDHalfSpinor's format, V a single-precision register). With fewer right-hand sides than lanes
-/// (n_rhs) the other lanes stay zero: the block BLAS keeps them so.
-template <class V, class ExecSpace, class Store = typename V::real_type>
-class SIMDBlockSpinor : public detail::LaneBlockNorms<V::lanes, std::is_same_v<Store, short>> {
+/// Up to V::lanes right-hand sides of one parity as a block storage (fields/multi_spinor.hpp) for
+/// SIMDBlockWilsonDslash: lane r holds right-hand side r of every site ([site][colour][spin][2 lanes
+/// reals], SIMDSpinor's layout on the unsplit lattice), then the ghost sites of a distributed
+/// lattice. Store = short: the reals in 16-bit fixed point, each site's right-hand side in units of
+/// its own norm (norm() = [site][lane]: SIMDHalfSpinor's format, V a single-precision register).
+/// With fewer right-hand sides than lanes the other lanes stay zero: the block BLAS keeps them so.
+template <class V, class ExecSpace, class Store = typename V::real_type> struct LaneBlocks {
   static constexpr bool fixed_point = std::is_same_v<Store, short>;
   static_assert(!fixed_point || std::is_same_v<typename V::real_type, float>, "16-bit blocks compute in float");
-
-public:
-  using simd_type = V;
-  using real_type = typename V::real_type;
-  using store_type = Store;
-  using execution_space = ExecSpace;
   static constexpr int lanes = V::lanes;
+  using execution_space = ExecSpace;
+  using real_type = typename V::real_type;
+  using value_type = Store;
   using view_type = Kokkos::View<Store* [Nc][Ns][2 * lanes], Kokkos::LayoutRight, Kokkos::HostSpace>;
-  /// The halo exchange's rows: sites of complex lanes, or in 16 bits the stored reals (norm() beside them).
+  using norm_view_type = std::conditional_t<fixed_point, Kokkos::View<float* [lanes], Kokkos::LayoutRight, Kokkos::HostSpace>, NoNorm>;
+  /// The halo exchange's rows: sites of complex lanes, or in 16 bits the stored reals (norms beside them).
   using halo_view_type = typename LaneStorage<V, ExecSpace, Store>::halo_view_type;
-
-  SIMDBlockSpinor() = default;
-  SIMDBlockSpinor(const Lattice& lat, int parity, const std::string& label = "simd_block_spinor")
-      : SIMDBlockSpinor(lat, parity, lanes, label) {}
-  SIMDBlockSpinor(const Lattice& lat, int parity, int n_rhs, const std::string& label)
-      : lattice_(lat), parity_(parity), n_rhs_(n_rhs), data_(label, lat.cb_volume() + lat.ghost_sites()) {
-    detail::require_host_space<ExecSpace>();
-    if (n_rhs < 1 || n_rhs > lanes)
-      throw invalid_argument("SIMD block: " + std::to_string(n_rhs) + " right-hand sides, expected 1 to " + std::to_string(lanes) +
-                             " (one per lane)");
-    this->allocate(label, data_.extent(0));
+  static constexpr int max_rhs = lanes;
+  static constexpr bool rhs_in_lanes = true;
+  static constexpr const char* label = "simd_block_spinor";
+  static constexpr const char* capacity = " (one per SIMD lane)";
+  struct names {
+    using simd_type = V;
+    using store_type = Store;
+    static constexpr int lanes = V::lanes;
+  };
+  static void check() { detail::require_host_space<ExecSpace>(); }
+  static std::size_t rows(const Lattice& lat, int) { return std::size_t(lat.cb_volume() + lat.ghost_sites()); }
+  static halo_view_type halo_view(const view_type& v) {
+    if constexpr (fixed_point) return v;
+    else return halo_view_type(reinterpret_cast<Kokkos::complex<real_type>*>(v.data()), v.extent(0));
   }
-  const Lattice& lattice() const { return lattice_; }
-  int parity() const { return parity_; }
-  /// Right-hand sides in use: lanes 0 .. n_rhs() - 1.
-  int n_rhs() const { return n_rhs_; }
-  const view_type& view() const { return data_; }
-  const view_type& lane_view() const { return data_; }
-  halo_view_type halo_view() const {
-    if constexpr (fixed_point) return data_;
-    else return halo_view_type(reinterpret_cast<Kokkos::complex<real_type>*>(data_.data()), data_.extent(0));
+  template <class Real> static auto lane_sites(const view_type& v, const norm_view_type& n) {
+    if constexpr (fixed_point) return LaneSiteAccessor<lanes, Store, float, Real>{v.data(), n.data()};
+    else return LaneSiteAccessor<lanes, Store, void, Real>{v.data()};
   }
-
-  /// Site i's right-hand side r is lane r of site i: element i * lanes + r of the lane accessors
-  /// (LaneSiteAccessor), in arithmetic precision Real.
-  template <class Real> auto lane_sites() const {
-    using N = std::conditional_t<fixed_point, float, void>;
-    return LaneSiteAccessor<lanes, Store, N, Real>{data_.data(), static_cast<N*>(this->norm_data())};
-  }
-
-  /// Right-hand side r of the block = s, or s = right-hand side r (converting precision).
-  template <class ST> void insert(int r, const CBSpinor<ST, Ns, ExecSpace>& s) { transfer(r, s, true); }
-  template <class ST> void extract(int r, CBSpinor<ST, Ns, ExecSpace>& s) const { transfer(r, s, false); }
-
-private:
-  template <class S> void transfer(int r, const S& s, bool in) const {
-    if (r < 0 || r >= n_rhs_ || s.parity() != parity_ || !(s.lattice() == lattice_))
-      throw invalid_argument("SIMD block: right-hand side " + std::to_string(r) + " of " + std::to_string(n_rhs_) +
-                             ", or a spinor on parity " + std::to_string(s.parity()) + " of " + s.lattice().to_string() +
-                             " for a block on parity " + std::to_string(parity_) + " of " + lattice_.to_string());
-    const auto plain_r = SpinorAccess<S>::template read<double>(s);
-    const auto plain_w = SpinorAccess<S>::template write<double>(s); // view handles: written through on extract
-    const auto block = lane_sites<double>();
-    Kokkos::parallel_for("kqcd::SIMDBlockSpinor::transfer",
-                         Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace>(0, lattice_.cb_volume()), [=](int i) {
+  /// Right-hand side r of block b to or from the single spinor s (any storage; converting precision).
+  template <class Block, class Single> static void transfer(const Block& b, int r, const Single& s, bool in) {
+    const auto plain_r = SpinorAccess<Single>::template read<double>(s);
+    const auto plain_w = SpinorAccess<Single>::template write<double>(s); // view handles: written through on extract
+    const auto block = b.template lane_sites<double>();
+    Kokkos::parallel_for("kqcd::SIMDBlockSpinor::transfer", Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace>(0, b.sites()),
+                         [=](int i) {
                            Kokkos::complex<double> v[Nc][Ns];
                            if (in) {
                              plain_r.load(i, v);
@@ -314,11 +273,10 @@ private:
                          });
     Kokkos::fence();
   }
-  Lattice lattice_;
-  int parity_ = 0;
-  int n_rhs_ = lanes;
-  view_type data_;
 };
+
+/// A block of right-hand sides in the SIMD lanes.
+template <class V, class ExecSpace, class Store = typename V::real_type> using SIMDBlockSpinor = SpinorBlock<LaneBlocks<V, ExecSpace, Store>>;
 
 /// The doubled gauge field of one target parity (see the top of this file), built from an
 /// ordinary GaugeField (on a distributed lattice with its ghost zone filled: with_gauge_halo), each

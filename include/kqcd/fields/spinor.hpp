@@ -24,65 +24,77 @@ namespace kqcd {
 /// The norm view of a storage without one.
 struct NoNorm {};
 
-template <class Storage> class Spinor : public Storage::names {
+namespace detail {
+/// What a spinor and a block of them share: the storage's names, the rows and, in 16-bit storage,
+/// a norm per row.
+template <class Storage> class StoredRows : public Storage::names {
 public:
   using storage_type = Storage;
   using execution_space = typename Storage::execution_space;
-  /// What the spinor is built on: Lattice, or SIMDGeometry.
-  using shape_type = typename Storage::shape_type;
   using value_type = typename Storage::value_type;
   /// The arithmetic precision of the stored numbers.
   using real_type = typename Storage::real_type;
   using view_type = typename Storage::view_type;
   /// A norm per row (16-bit storage); NoNorm otherwise.
   using norm_view_type = typename Storage::norm_view_type;
-  static constexpr int n_spin = Storage::n_spin;
   static constexpr bool has_norm = !std::is_same_v<norm_view_type, NoNorm>;
 
-  Spinor() = default;
-  Spinor(const shape_type& shape, int parity, const std::string& label = Storage::label) : shape_(shape), parity_(parity) {
-    Storage::check(shape);
-    const std::size_t rows = Storage::rows(shape);
-    data_ = view_type(label, rows);
-    if constexpr (has_norm) norm_ = norm_view_type(label + "_norm", rows);
-  }
-
-  const Lattice& lattice() const { return Storage::lattice(shape_); }
-  int parity() const { return parity_; }
-  /// This rank's sites.
-  int sites() const { return lattice().cb_volume(); }
   const view_type& view() const { return data_; }
   const norm_view_type& norm() const
     requires has_norm
   {
     return norm_;
   }
+
+protected:
+  StoredRows() = default;
+  StoredRows(const std::string& label, std::size_t rows) : data_(label, rows) {
+    if constexpr (has_norm) norm_ = norm_view_type(label + "_norm", rows);
+  }
+  view_type data_;
+  [[no_unique_address]] norm_view_type norm_;
+};
+} // namespace detail
+
+template <class Storage> class Spinor : public detail::StoredRows<Storage> {
+  using Rows = detail::StoredRows<Storage>;
+  using Rows::data_;
+
+public:
+  /// What the spinor is built on: Lattice, or SIMDGeometry.
+  using shape_type = typename Storage::shape_type;
+  static constexpr int n_spin = Storage::n_spin;
+
+  Spinor() = default;
+  Spinor(const shape_type& shape, int parity, const std::string& label = Storage::label)
+      : Rows((Storage::check(shape), label), Storage::rows(shape)), shape_(shape), parity_(parity) {}
+
+  const Lattice& lattice() const { return Storage::lattice(shape_); }
+  int parity() const { return parity_; }
+  /// This rank's sites.
+  int sites() const { return lattice().cb_volume(); }
   /// The lane split (SIMD layout).
   const shape_type& geometry() const
     requires Storage::vector_sites
   {
     return shape_;
   }
-  /// Every vector site, ghosts included, as rows of [colour][spin][2 lanes] reals (the hopping
-  /// functor's), and as the halo exchange sends them (SIMD layout).
+  /// Every vector site, ghosts included, as rows of [colour][spin][2 lanes] reals: the hopping
+  /// functor's (SIMD layout).
   auto lane_view() const
     requires Storage::vector_sites
   {
     return Storage::lane_view(data_, shape_);
   }
-  auto halo_view() const
-    requires Storage::vector_sites
-  {
-    return Storage::halo_view(data_, shape_);
-  }
+  /// The rows the halo exchange sends and fills (comm/spinor_halo.hpp): view(), or on the SIMD layout
+  /// each vector site's lanes as a row.
+  auto halo_view() const { return Storage::halo_view(data_, shape_); }
   /// A spinor of the same storage, shape and parity, zero-initialised.
   Spinor like(const std::string& label = Storage::label) const { return Spinor(shape_, parity_, label); }
 
 private:
   shape_type shape_;
   int parity_ = 0;
-  view_type data_;
-  [[no_unique_address]] norm_view_type norm_;
 };
 
 namespace detail {
@@ -94,6 +106,7 @@ template <class ExecSpace> struct LatticeRows {
   static void check(const Lattice&) {}
   static std::size_t rows(const Lattice& lat) { return std::size_t(lat.cb_volume() + lat.ghost_sites()); }
   static const Lattice& lattice(const Lattice& lat) { return lat; }
+  template <class View> static View halo_view(const View& v, const Lattice&) { return v; }
   struct names {};
 };
 } // namespace detail

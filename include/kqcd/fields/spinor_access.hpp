@@ -138,8 +138,8 @@ template <class ES> struct SpinorAccess<HalfCBSpinor<ES>> {
 };
 
 /// A block of right-hand sides: its rows read and written as the sites of a single spinor of its storage.
-template <class Single> struct SpinorAccess<SpinorBlock<Single>> : SpinorAccess<Single> {
-  using spinor_type = SpinorBlock<Single>;
+template <class Single> struct SpinorAccess<SpinorBlock<RowBlocks<Single>>> : SpinorAccess<Single> {
+  using spinor_type = SpinorBlock<RowBlocks<Single>>;
   template <class Real> static auto read(const spinor_type& s) {
     using R = typename SpinorAccess<Single>::template read_type<Real>;
     if constexpr (requires { s.norm(); }) return R{s.view(), s.norm()};
@@ -157,6 +157,6 @@ template <class P, class ES>
 using cb_spinor_t = std::conditional_t<PrecisionTraits<P>::is_half, HalfCBSpinor<ES>, CBSpinor<Kokkos::complex<compute_t<P>>, Ns, ES>>;
 
 /// A block of right-hand sides of precision P.
-template <class P, class ES> using multi_spinor_t = SpinorBlock<cb_spinor_t<P, ES>>;
+template <class P, class ES> using multi_spinor_t = SpinorBlock<RowBlocks<cb_spinor_t<P, ES>>>;
 
 } // namespace kqcd

@@ -7,6 +7,7 @@
 // WilsonDslash's do (spin-projected, the interior computed while they fly; comm/halo.hpp).
 #pragma once
 
+#include <kqcd/comm/spinor_halo.hpp>
 #include <kqcd/core/simd_check.hpp>
 #include <kqcd/fields/simd_fields.hpp>
 #include <kqcd/kernels/dslash_wilson.hpp>
@@ -45,56 +46,31 @@ template <class Epilogue, class Arg> void launch_lane_hopping(const char* who, c
 /// computed while they fly, then the exterior sites (set_overlap(false): all sites after the
 /// exchange). Faces travel spin-projected for the call's sign (set_spin_projection(false): whole
 /// sites); 16-bit spinors (S with norms) travel whole, with their norms.
-template <class S, class ES> struct LaneNormExchange {
-  struct type {
-    double bytes() const { return 0; }
-  };
-};
-template <class S, class ES>
-  requires requires(const S& s) { s.norm(); }
-struct LaneNormExchange<S, ES> {
-  using type = HaloExchange<typename S::norm_view_type, ES>;
-};
 template <class S, class ES> class LaneHopping {
-  static constexpr bool has_norms = requires(const S& s) { s.norm(); };
-  using sites_view = std::remove_cvref_t<decltype(std::declval<const S&>().halo_view())>;
-  using norm_exchange = typename LaneNormExchange<S, ES>::type;
-
 public:
   LaneHopping() = default;
   explicit LaneHopping(const Lattice& sites) : sites_(sites), overlap_(sites) {
-    if (!sites.distributed()) return;
-    halo_ = HaloExchange<sites_view, ES>(sites);
-    if constexpr (has_norms) norms_ = norm_exchange(sites, 1, 2 * Nd); // own tags: both are in flight together
+    if (sites.distributed()) halo_ = SpinorHalo<S, ES>(sites);
   }
   /// Runs the hopping functor of `arg` (source `in`, of parity 1 - target_cb) on the target parity.
   template <class Epilogue, class Arg> void run(const char* who, Arg arg, const S& in, int isign, int target_cb) {
     if (!sites_.distributed()) return launch_lane_hopping<Epilogue>(who, arg, isign, target_cb);
     overlap_.run(
-      target_cb,
-      [&] {
-        halo_.start(in.halo_view(), 1 - target_cb, spin_projection_ && !has_norms ? isign : 0);
-        if constexpr (has_norms) norms_.start(in.norm(), 1 - target_cb);
-      },
+      target_cb, [&] { halo_.start(in, 1 - target_cb, spin_projection_ ? isign : 0); },
       [&](const auto* list) {
         overlap_.point(arg, list);
         if (arg.n_sites > 0) launch_lane_hopping<Epilogue>(who, arg, isign, target_cb);
       },
-      [&] {
-        halo_.finish(in.halo_view());
-        if constexpr (has_norms) norms_.finish(in.norm());
-      },
-      [](auto) {});
+      [&] { halo_.finish(in); }, [](auto) {});
   }
   void set_overlap(bool on) { overlap_.set_overlap(on); }
   void set_spin_projection(bool on) { spin_projection_ = on; }
   /// Bytes this rank sends per call (0 on one rank).
-  double bytes() const { return halo_.bytes(spin_projection_ && !has_norms) + norms_.bytes(); }
+  double bytes() const { return halo_.bytes(spin_projection_); }
 
 private:
   Lattice sites_;
-  HaloExchange<sites_view, ES> halo_;
-  norm_exchange norms_;
+  SpinorHalo<S, ES> halo_;
   OverlapSweep<ES> overlap_;
   bool spin_projection_ = true;
 };
@@ -262,7 +238,7 @@ public:
 
   const Lattice& lattice() const { return u_.geometry().global(); }
   spinor_type create_spinor(int parity, const std::string& label = "simd_block_spinor") const {
-    return spinor_type(lattice(), parity, label);
+    return spinor_type(lattice(), parity, n_rhs, label);
   }
 
   /// Work per call on `rhs` filled lanes (WilsonDslash::flops / bytes with n_rhs): flops per site and

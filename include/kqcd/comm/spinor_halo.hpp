@@ -1,0 +1,51 @@
+// The halo exchange of a spinor or block of right-hand sides in any storage (fields/spinor.hpp,
+// fields/multi_spinor.hpp): its halo rows (halo_view()) and, in 16 bits, its norms beside them.
+// Float and double spinors travel spin-projected for the call's sign (isign != 0) or whole
+// (isign = 0); 16-bit spinors travel whole, with their norms.
+#pragma once
+
+#include <kqcd/comm/halo.hpp>
+#include <kqcd/core/lattice.hpp>
+
+#include <string>
+#include <type_traits>
+#include <utility>
+
+namespace kqcd::detail {
+
+template <class S, class ES> class SpinorHalo {
+  using rows_view = std::remove_cvref_t<decltype(std::declval<const S&>().halo_view())>;
+  struct NoNormExchange {
+    double bytes() const { return 0; }
+  };
+  using norm_exchange = std::conditional_t<S::has_norm, HaloExchange<typename S::norm_view_type, ES>, NoNormExchange>;
+
+public:
+  SpinorHalo() = default;
+  /// sites: the lattice whose ghost zone the spinor's rows fill; rows_per_site: a block's right-hand
+  /// sides where they are rows of their own (1 otherwise).
+  explicit SpinorHalo(const Lattice& sites, int rows_per_site = 1) : rows_per_site_(rows_per_site), rows_(sites, rows_per_site) {
+    if constexpr (S::has_norm) norms_ = norm_exchange(sites, rows_per_site, 2 * Nd); // own tags: both are in flight together
+  }
+  /// Rows per site; 0 before construction from a lattice.
+  int rows_per_site() const { return rows_per_site_; }
+  /// Sends the faces of `in` (sites of `parity`) and posts the receives.
+  void start(const S& in, int parity, int isign) {
+    rows_.start(in.halo_view(), parity, S::has_norm ? 0 : isign);
+    if constexpr (S::has_norm) norms_.start(in.norm(), parity);
+  }
+  void finish(const S& in) {
+    rows_.finish(in.halo_view());
+    if constexpr (S::has_norm) norms_.finish(in.norm());
+  }
+  /// Bytes this rank sends per exchange (spin-projected: if asked and the storage can).
+  double bytes(bool projected) const { return rows_.bytes(projected && !S::has_norm) + norms_.bytes(); }
+  std::string path() const { return rows_.path(); }
+
+private:
+  int rows_per_site_ = 0;
+  HaloExchange<rows_view, ES> rows_;
+  norm_exchange norms_;
+};
+
+} // namespace kqcd::detail
