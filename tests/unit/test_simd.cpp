@@ -141,6 +141,16 @@ TEMPLATE_LIST_TEST_CASE("SIMD layout round trip", "[simd]", SIMDConfigs) {
       to_simd(s, in);
       from_simd(back, s);
       REQUIRE(export_spinor_cb(in) == export_spinor_cb(back));
+      // Random fields and host arrays reach the lanes as they reach the plain layout.
+      std::vector<std::complex<double>> want, got, again;
+      export_spinor(in, want);
+      SIMDSpinor<V, ES> r(g, p), h(g, p);
+      random_spinor(r, 5 + p);
+      export_spinor(r, got);
+      REQUIRE(got == want);
+      import_spinor(h, want);
+      export_spinor(h, again);
+      REQUIRE(again == want);
     }
   }
 }

@@ -31,12 +31,17 @@
 #include <kqcd/fields/cb_spinor.hpp>
 #include <kqcd/fields/clover_field.hpp>
 #include <kqcd/fields/gauge_field.hpp>
+#include <kqcd/fields/host_convert.hpp>
 #include <kqcd/fields/packed_gauge.hpp>
+#include <kqcd/fields/random_fields.hpp>
 #include <kqcd/fields/spinor_access.hpp>
 
 #include <array>
+#include <complex>
+#include <cstdint>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 namespace kqcd {
 
@@ -801,6 +806,42 @@ void to_simd(SIMDSpinorField<V, ExecSpace>& out, const SpinorField<ST, Ns, ExecS
 template <class V, class ExecSpace, class ST>
 void from_simd(SpinorField<ST, Ns, ExecSpace>& out, const SIMDSpinorField<V, ExecSpace>& in) {
   for (int p = 0; p < 2; ++p) from_simd(out[p], in[p]);
+}
+
+/// Host arrays in the orders of fields/host_convert.hpp into and out of a SIMD-layout spinor S
+/// (float, double or 16-bit lanes), through a double spinor of the plain layout.
+template <class S>
+  requires requires(const S& s) { s.geometry(); }
+void import_spinor(S& psi, const std::vector<std::complex<double>>& host) {
+  CBSpinor<Kokkos::complex<double>, Ns, typename S::execution_space> plain(psi.lattice(), psi.parity(), "import_spinor");
+  import_spinor(plain, host);
+  to_simd(psi, plain);
+}
+template <class S>
+  requires requires(const S& s) { s.geometry(); }
+void export_spinor(const S& psi, std::vector<std::complex<double>>& host) {
+  CBSpinor<Kokkos::complex<double>, Ns, typename S::execution_space> plain(psi.lattice(), psi.parity(), "export_spinor");
+  from_simd(plain, psi);
+  export_spinor(plain, host);
+}
+/// The noise random_spinor gives a plain spinor of the same lattice, seed and arithmetic precision.
+template <class S>
+  requires requires(const S& s) { s.geometry(); }
+void random_spinor(S& psi, std::uint64_t seed) {
+  CBSpinor<Kokkos::complex<typename S::real_type>, Ns, typename S::execution_space> plain(psi.lattice(), psi.parity(), "random_spinor");
+  random_spinor(plain, seed);
+  to_simd(psi, plain);
+}
+template <class V, class ExecSpace> void import_spinor(SIMDSpinorField<V, ExecSpace>& psi, const std::vector<std::complex<double>>& host) {
+  for (int p = 0; p < 2; ++p) import_spinor(psi[p], host);
+}
+template <class V, class ExecSpace> std::vector<std::complex<double>> export_spinor(const SIMDSpinorField<V, ExecSpace>& psi) {
+  std::vector<std::complex<double>> host;
+  for (int p = 0; p < 2; ++p) export_spinor(psi[p], host);
+  return host;
+}
+template <class V, class ExecSpace> void random_spinor(SIMDSpinorField<V, ExecSpace>& psi, std::uint64_t seed) {
+  for (int p = 0; p < 2; ++p) random_spinor(psi[p], seed);
 }
 
 /// dst = src between two SIMD-layout spinors of the same lattice and parity (other lanes, split,
