@@ -13,6 +13,7 @@
 #include <kqcd/core/profile.hpp>
 #include <kqcd/fields/cb_spinor.hpp>
 #include <kqcd/fields/gauge_field.hpp>
+#include <kqcd/fields/spinor_access.hpp>
 
 #include <complex>
 #include <optional>
@@ -110,16 +111,25 @@ void export_spinor(const CBSpinor<ST, nspin, ES>& psi, std::vector<std::complex<
   }
 }
 
-template <class ST, int nspin, class ES>
-void import_spinor(SpinorField<ST, nspin, ES>& psi, const std::vector<std::complex<double>>& host) {
-  import_spinor(psi[0], host);
-  import_spinor(psi[1], host);
+/// A 16-bit spinor from and into the same host arrays, through a double spinor of its sites.
+template <class ES> void import_spinor(HalfCBSpinor<ES>& psi, const std::vector<std::complex<double>>& host) {
+  CBSpinor<Kokkos::complex<double>, Ns, ES> plain(psi.lattice(), psi.parity(), "import_spinor");
+  import_spinor(plain, host);
+  convert_sites(psi, plain);
 }
-template <class ST, int nspin, class ES>
-std::vector<std::complex<double>> export_spinor(const SpinorField<ST, nspin, ES>& psi) {
+template <class ES> void export_spinor(const HalfCBSpinor<ES>& psi, std::vector<std::complex<double>>& host) {
+  CBSpinor<Kokkos::complex<double>, Ns, ES> plain(psi.lattice(), psi.parity(), "export_spinor");
+  convert_sites(plain, psi);
+  export_spinor(plain, host);
+}
+
+/// Both parities of a full spinor of any layout.
+template <class CB> void import_spinor(FullSpinor<CB>& psi, const std::vector<std::complex<double>>& host) {
+  for (int p = 0; p < 2; ++p) import_spinor(psi[p], host);
+}
+template <class CB> std::vector<std::complex<double>> export_spinor(const FullSpinor<CB>& psi) {
   std::vector<std::complex<double>> host;
-  export_spinor(psi[0], host);
-  export_spinor(psi[1], host);
+  for (int p = 0; p < 2; ++p) export_spinor(psi[p], host);
   return host;
 }
 

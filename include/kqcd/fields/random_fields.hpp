@@ -6,6 +6,7 @@
 #include <kqcd/core/random.hpp>
 #include <kqcd/fields/cb_spinor.hpp>
 #include <kqcd/fields/gauge_field.hpp>
+#include <kqcd/fields/spinor_access.hpp>
 
 namespace kqcd {
 
@@ -94,9 +95,16 @@ template <class ST, int nspin, class ES> void random_spinor(CBSpinor<ST, nspin, 
                        detail::GaussianSpinor<nspin, decltype(v)>{lat, rng, parity, v});
 }
 
-template <class ST, int nspin, class ES> void random_spinor(SpinorField<ST, nspin, ES>& psi, std::uint64_t seed) {
-  random_spinor(psi[0], seed);
-  random_spinor(psi[1], seed);
+/// A 16-bit spinor: the noise of a float spinor of the same lattice and seed, rounded to 16 bits.
+template <class ES> void random_spinor(HalfCBSpinor<ES>& psi, std::uint64_t seed) {
+  CBSpinor<Kokkos::complex<float>, Ns, ES> plain(psi.lattice(), psi.parity(), "random_spinor");
+  random_spinor(plain, seed);
+  convert_sites(psi, plain);
+}
+
+/// Both parities of a full spinor of any layout, each from the same seed.
+template <class CB> void random_spinor(FullSpinor<CB>& psi, std::uint64_t seed) {
+  for (int p = 0; p < 2; ++p) random_spinor(psi[p], seed);
 }
 
 /// dst = src in another precision or backend's layout (same lattice).

@@ -832,17 +832,6 @@ void random_spinor(S& psi, std::uint64_t seed) {
   random_spinor(plain, seed);
   to_simd(psi, plain);
 }
-template <class V, class ExecSpace> void import_spinor(SIMDSpinorField<V, ExecSpace>& psi, const std::vector<std::complex<double>>& host) {
-  for (int p = 0; p < 2; ++p) import_spinor(psi[p], host);
-}
-template <class V, class ExecSpace> std::vector<std::complex<double>> export_spinor(const SIMDSpinorField<V, ExecSpace>& psi) {
-  std::vector<std::complex<double>> host;
-  for (int p = 0; p < 2; ++p) export_spinor(psi[p], host);
-  return host;
-}
-template <class V, class ExecSpace> void random_spinor(SIMDSpinorField<V, ExecSpace>& psi, std::uint64_t seed) {
-  for (int p = 0; p < 2; ++p) random_spinor(psi[p], seed);
-}
 
 /// dst = src between two SIMD-layout spinors of the same lattice and parity (other lanes, split,
 /// precision or 16-bit storage): each site moves to its vector site and lane in dst's geometry.

@@ -152,6 +152,27 @@ template <class Single> struct SpinorAccess<SpinorBlock<RowBlocks<Single>>> : Sp
   }
 };
 
+namespace detail {
+/// Site (or row) i through the accessors: w = r, whatever the two storages.
+template <class Reader, class Writer> struct ConvertSitesKernel {
+  Reader r;
+  Writer w;
+  KOKKOS_FUNCTION void operator()(int i) const {
+    Kokkos::complex<double> v[Nc][Ns];
+    r.load(i, v);
+    w.store(i, v);
+  }
+};
+} // namespace detail
+
+/// dst = src between two single spinors of the plain layout on the same sites (any storage and precision).
+template <class Dst, class Src> void convert_sites(Dst& dst, const Src& src) {
+  const auto r = SpinorAccess<Src>::template read<double>(src);
+  const auto w = SpinorAccess<Dst>::template write<double>(dst);
+  Kokkos::parallel_for("kqcd::convert_sites", Kokkos::RangePolicy<typename Dst::execution_space>(0, dst.lattice().cb_volume()),
+                       detail::ConvertSitesKernel<decltype(r), decltype(w)>{r, w});
+}
+
 /// The checkerboarded spinor a field of precision P is stored in.
 template <class P, class ES>
 using cb_spinor_t = std::conditional_t<PrecisionTraits<P>::is_half, HalfCBSpinor<ES>, CBSpinor<Kokkos::complex<compute_t<P>>, Ns, ES>>;

@@ -301,16 +301,6 @@ template <class Spinor> void axpy_zpbx(double a, Spinor& x, Spinor& y, const Spi
 template <class S> concept HalfStorage = requires(const S& s) { s.norm(); };
 
 namespace detail {
-/// Site i through the accessors: w = r.
-template <class Reader, class Writer> struct CopySitesKernel {
-  Reader r;
-  Writer w;
-  KOKKOS_FUNCTION void operator()(int i) const {
-    Kokkos::complex<double> v[Nc][Ns];
-    r.load(i, v);
-    w.store(i, v);
-  }
-};
 /// The update of row i: f, or f.at(i) where the coefficients differ by row (a block's right-hand sides).
 template <class F> KOKKOS_FORCEINLINE_FUNCTION auto op_at(const F& f, int i) {
   if constexpr (requires { f.at(i); }) return f.at(i);
@@ -353,7 +343,7 @@ template <class Dst, class Src> void copy_sites(Dst& dst, const Src& src) {
   check_same_shape(dst, src, "copy");
   const auto r = SpinorAccess<Src>::template read<double>(src);
   const auto w = SpinorAccess<Dst>::template write<double>(dst);
-  Kokkos::parallel_for("kqcd::blas::copy_sites", range(dst), CopySitesKernel<decltype(r), decltype(w)>{r, w});
+  Kokkos::parallel_for("kqcd::blas::copy_sites", range(dst), kqcd::detail::ConvertSitesKernel<decltype(r), decltype(w)>{r, w});
 }
 /// copy_sites, or between SIMD layouts of other lanes or splits convert_layout.
 template <class Dst, class Src> void copy_or_convert(Dst& dst, const Src& src) {
