@@ -77,6 +77,7 @@ struct SolverOptions {
   std::string solver = "cg";        ///< cg (normal equations) | bicgstab | block-cg
   int rhs = 1;                      ///< right-hand sides: > 1 solves a block (cg: independent CGs, block-cg: one Krylov space)
   std::string precision = "double"; ///< double | single | mixed (single inner) | mixed-half (half inner, recon 12; cg)
+  int recon = 18;                   ///< Wilson's links from 18, 12 or 8 reals (one right-hand side; not mixed-half)
   double kappa = 0.12;
   double tol = 1e-10;
   double reliable_delta = 0.1;      ///< mixed precision: a true-residual update when the residual fell by this factor

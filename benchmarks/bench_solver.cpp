@@ -341,14 +341,26 @@ template <class ES> nlohmann::json time_solver(const SolverOptions& o, const Hos
       else throw not_compiled("reconstruction 12 (of mixed-half)", compiled_reconstructions, "KQCD_RECONSTRUCT");
     }
   } else {
-    if constexpr (ArchTraits<ES>::simd_layout) {
-      if (simd) {
-        by_precision([&] { return SIMDEvenOddOperator<WilsonMassTerm<double, ES>>(u, bc, mass); },
-                     [&] { return SIMDEvenOddOperator<WilsonMassTerm<float, ES>>(uf, bc, mass); });
-        return r;
+    // Wilson with its links reconstructed from 12 or 8 reals (--recon), on either layout.
+    auto with_recon = [&]<class Recon>() {
+      if constexpr (!recon_compiled<Recon>) {
+        throw not_compiled(std::string("reconstruction ") + Recon::name, compiled_reconstructions, "KQCD_RECONSTRUCT");
+      } else {
+        if constexpr (ArchTraits<ES>::simd_layout) {
+          if (simd) {
+            by_precision([&] { return SIMDEvenOddOperator<WilsonMassTerm<double, ES>, Recon>(u, bc, mass); },
+                         [&] { return SIMDEvenOddOperator<WilsonMassTerm<float, ES>, Recon>(uf, bc, mass); });
+            return;
+          }
+        }
+        constexpr NeighbourMode mode = ArchTraits<ES>::neighbour_mode;
+        by_precision([&] { return WilsonEOOperator<double, ES, mode, Recon>(u, bc, mass); },
+                     [&] { return WilsonEOOperator<float, ES, mode, Recon>(uf, bc, mass); });
       }
-    }
-    by_precision([&] { return EOd(u, bc, mass); }, [&] { return EOf(uf, bc, mass); });
+    };
+    if (o.recon == 12) with_recon.template operator()<Recon12>();
+    else if (o.recon == 8) with_recon.template operator()<Recon8>();
+    else with_recon.template operator()<Recon18>();
   }
   return r;
 }
@@ -365,6 +377,10 @@ nlohmann::json run_solver(const SolverOptions& o, double copy_gbytes_per_s) {
   if (o.rhs > 1 && o.precision == "single") throw invalid_argument("--rhs > 1 solves in double, mixed or mixed-half precision");
   if (o.op != "wilson" && o.op != "clover" && o.op != "twisted" && o.op != "twisted-clover")
     throw invalid_argument("operator '" + o.op + "': expected wilson, clover, twisted or twisted-clover");
+  if (o.recon != 18 && o.recon != 12 && o.recon != 8) throw invalid_argument("recon " + std::to_string(o.recon) + ": expected 18, 12 or 8");
+  if (o.recon != 18 && (o.op != "wilson" || o.rhs > 1 || o.solver == "block-cg" || o.precision == "mixed-half"))
+    throw invalid_argument("--recon " + std::to_string(o.recon) +
+                           " solves with --operator wilson, one right-hand side and double, single or mixed precision");
   const std::string backend = backend_or_default(o.backend);
   HostGaugeConfig cfg;
   if (!o.config.empty()) {
@@ -385,6 +401,8 @@ nlohmann::json run_solver(const SolverOptions& o, double copy_gbytes_per_s) {
   r["lattice"] = {d[0], d[1], d[2], d[3]};
   r["gauge"] = o.config.empty() ? std::string("random (hot start, seed 2024)") : o.config;
   r["precision"] = o.precision;
+  r["recon"] = o.recon;
+  if (o.precision == "mixed-half" && o.op == "wilson" && o.rhs == 1 && r.value("layout", "") == "scalar") r["sloppy_recon"] = 12;
   r["kappa"] = o.kappa;
   r["tol"] = o.precision == "single" ? std::max(o.tol, 1e-6) : o.tol; // what the solve was asked for
   if (o.precision == "mixed" || o.precision == "mixed-half") r["reliable_delta"] = o.reliable_delta;

@@ -203,6 +203,11 @@ void add_bench_command(CLI::App& app, Action& action) {
                  "scalar layout)")
       ->check(CLI::IsMember({"double", "single", "mixed", "mixed-half"}))
       ->capture_default_str();
+  cg->add_option("--recon", s->cg.recon,
+                 "Gauge reconstruction 18, 12 or 8 of the Wilson operator (one right-hand side; double, single or mixed; "
+                 "either layout)")
+      ->check(CLI::IsMember({18, 12, 8}))
+      ->capture_default_str();
   cg->add_option("--operator", s->cg.op, "wilson, clover, twisted (mass) or twisted-clover (one right-hand side; cg or bicgstab)")
       ->check(CLI::IsMember({"wilson", "clover", "twisted", "twisted-clover"}))
       ->capture_default_str();
