@@ -134,7 +134,6 @@ template <class ES> nlohmann::json time_solver(const SolverOptions& o, const Hos
   if (o.layout != "auto" && o.layout != "scalar" && o.layout != "simd")
     throw invalid_argument("layout '" + o.layout + "': expected auto, scalar or simd");
   using EOd = WilsonEOOperator<double, ES>;
-  using EOf = WilsonEOOperator<float, ES>;
   const Lattice lattice = cfg ? cfg->lattice : o.lattice;
   typename EOd::gauge_type u(lattice);
   if (cfg) import_gauge(u, cfg->links, HostGaugeOrder::milc);
