@@ -111,14 +111,15 @@ void export_spinor(const CBSpinor<ST, nspin, ES>& psi, std::vector<std::complex<
   }
 }
 
-/// A 16-bit spinor from and into the same host arrays, through a double spinor of its sites.
-template <class ES> void import_spinor(HalfCBSpinor<ES>& psi, const std::vector<std::complex<double>>& host) {
-  CBSpinor<Kokkos::complex<double>, Ns, ES> plain(psi.lattice(), psi.parity(), "import_spinor");
+/// Any other single spinor (16-bit, SIMD lanes) from and into the same host arrays, through a double
+/// spinor of the plain layout on the same sites (convert_sites moves them).
+template <class Storage> void import_spinor(Spinor<Storage>& psi, const std::vector<std::complex<double>>& host) {
+  CBSpinor<Kokkos::complex<double>, Ns, typename Storage::execution_space> plain(psi.lattice(), psi.parity(), "import_spinor");
   import_spinor(plain, host);
   convert_sites(psi, plain);
 }
-template <class ES> void export_spinor(const HalfCBSpinor<ES>& psi, std::vector<std::complex<double>>& host) {
-  CBSpinor<Kokkos::complex<double>, Ns, ES> plain(psi.lattice(), psi.parity(), "export_spinor");
+template <class Storage> void export_spinor(const Spinor<Storage>& psi, std::vector<std::complex<double>>& host) {
+  CBSpinor<Kokkos::complex<double>, Ns, typename Storage::execution_space> plain(psi.lattice(), psi.parity(), "export_spinor");
   convert_sites(plain, psi);
   export_spinor(plain, host);
 }

@@ -808,29 +808,17 @@ void from_simd(SpinorField<ST, Ns, ExecSpace>& out, const SIMDSpinorField<V, Exe
   for (int p = 0; p < 2; ++p) from_simd(out[p], in[p]);
 }
 
-/// Host arrays in the orders of fields/host_convert.hpp into and out of a SIMD-layout spinor S
-/// (float, double or 16-bit lanes), through a double spinor of the plain layout.
-template <class S>
+/// convert_sites (fields/spinor_access.hpp) into and out of the SIMD layout: the generic
+/// import_spinor, export_spinor and random_spinor of other storages reach the lanes through these.
+template <class S, class ExecSpace, class ST>
   requires requires(const S& s) { s.geometry(); }
-void import_spinor(S& psi, const std::vector<std::complex<double>>& host) {
-  CBSpinor<Kokkos::complex<double>, Ns, typename S::execution_space> plain(psi.lattice(), psi.parity(), "import_spinor");
-  import_spinor(plain, host);
-  to_simd(psi, plain);
+void convert_sites(S& out, const CBSpinor<ST, Ns, ExecSpace>& in) {
+  to_simd(out, in);
 }
-template <class S>
+template <class S, class ExecSpace, class ST>
   requires requires(const S& s) { s.geometry(); }
-void export_spinor(const S& psi, std::vector<std::complex<double>>& host) {
-  CBSpinor<Kokkos::complex<double>, Ns, typename S::execution_space> plain(psi.lattice(), psi.parity(), "export_spinor");
-  from_simd(plain, psi);
-  export_spinor(plain, host);
-}
-/// The noise random_spinor gives a plain spinor of the same lattice, seed and arithmetic precision.
-template <class S>
-  requires requires(const S& s) { s.geometry(); }
-void random_spinor(S& psi, std::uint64_t seed) {
-  CBSpinor<Kokkos::complex<typename S::real_type>, Ns, typename S::execution_space> plain(psi.lattice(), psi.parity(), "random_spinor");
-  random_spinor(plain, seed);
-  to_simd(psi, plain);
+void convert_sites(CBSpinor<ST, Ns, ExecSpace>& out, const S& in) {
+  from_simd(out, in);
 }
 
 /// dst = src between two SIMD-layout spinors of the same lattice and parity (other lanes, split,

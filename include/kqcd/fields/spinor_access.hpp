@@ -165,12 +165,19 @@ template <class Reader, class Writer> struct ConvertSitesKernel {
 };
 } // namespace detail
 
-/// dst = src between two single spinors of the plain layout on the same sites (any storage and precision).
-template <class Dst, class Src> void convert_sites(Dst& dst, const Src& src) {
+/// dst = src on the rows of `rows` (a RangePolicy) through the accessors: two spinors, or two blocks,
+/// whose rows are the same sites (any storage and precision).
+template <class Dst, class Src, class Rows>
+void convert_rows(Dst& dst, const Src& src, const Rows& rows, const char* label = "kqcd::convert_sites") {
   const auto r = SpinorAccess<Src>::template read<double>(src);
   const auto w = SpinorAccess<Dst>::template write<double>(dst);
-  Kokkos::parallel_for("kqcd::convert_sites", Kokkos::RangePolicy<typename Dst::execution_space>(0, dst.lattice().cb_volume()),
-                       detail::ConvertSitesKernel<decltype(r), decltype(w)>{r, w});
+  Kokkos::parallel_for(label, rows, detail::ConvertSitesKernel<decltype(r), decltype(w)>{r, w});
+}
+
+/// dst = src between two single spinors on the same sites in the same order (any storage and
+/// precision); fields/simd_fields.hpp adds the moves into and out of the SIMD layout.
+template <class Dst, class Src> void convert_sites(Dst& dst, const Src& src) {
+  convert_rows(dst, src, Kokkos::RangePolicy<typename Dst::execution_space>(0, dst.sites()));
 }
 
 /// The checkerboarded spinor a field of precision P is stored in.

@@ -341,9 +341,7 @@ template <class T, class Reader, class Term> struct HalfReduceKernel {
 /// dst = src site by site through the accessors, converting whatever the two formats.
 template <class Dst, class Src> void copy_sites(Dst& dst, const Src& src) {
   check_same_shape(dst, src, "copy");
-  const auto r = SpinorAccess<Src>::template read<double>(src);
-  const auto w = SpinorAccess<Dst>::template write<double>(dst);
-  Kokkos::parallel_for("kqcd::blas::copy_sites", range(dst), kqcd::detail::ConvertSitesKernel<decltype(r), decltype(w)>{r, w});
+  convert_rows(dst, src, range(dst), "kqcd::blas::copy_sites");
 }
 /// copy_sites, or between SIMD layouts of other lanes or splits convert_layout.
 template <class Dst, class Src> void copy_or_convert(Dst& dst, const Src& src) {
