@@ -6,7 +6,8 @@
 // spinors and links on the lanes (the hopping term on every lane split and reconstruction, every
 // even-odd operator, mixed double-half CG and BiCGStab) against double precision and the host
 // reference, 16-bit clover blocks against float ones, the 16-bit BLAS on lanes against the plain
-// layout's; 16-bit lane blocks of right-hand sides (the hopping term, the block BLAS, mixed multi-RHS CG).
+// layout's; 16-bit lane blocks of right-hand sides (the hopping term, the block BLAS, mixed multi-RHS CG);
+// the native layout (NativeEvenOddOperator: ArchTraits' choice) on every backend, solving D x = b.
 #include "test_harness.hpp"
 
 #include <kqcd/fields/host_convert.hpp>
@@ -243,6 +244,41 @@ TEMPLATE_LIST_TEST_CASE("SIMD lane blocks of every Wilson-type operator equal th
       }
     }
   });
+}
+
+TEMPLATE_LIST_TEST_CASE("The native layout is ArchTraits' choice and its clover operator solves D x = b", "[simd][clover][solver]",
+                        Configs) {
+  using ES = space_of<TestType>;
+  using Real = real_of<TestType>;
+  using Term = CloverTerm<Real, ES>;
+  using Native = NativeEvenOddOperator<Term>;
+  if constexpr (ArchTraits<ES>::simd_layout) {
+    STATIC_REQUIRE(std::is_same_v<typename Native::vector_type, SIMDSpinor<typename ArchTraits<ES>::template simd_complex<Real>, ES>>);
+  } else {
+    STATIC_REQUIRE(std::is_same_v<Native, EvenOddOperator<Term>>);
+  }
+  const Lattice lat({8, 4, 8, 8});
+  const auto u = device_gauge<Real, ES>(lat, random_host_gauge(lat, 97));
+  const auto bc = mixed_bc();
+  const Native native(u, bc, mass, csw);
+  const FullOperator<Term> full(u, bc, mass, csw);
+  typename Native::field_type b(lat), x(lat), r(lat);
+  random_spinor(b, 98);
+  auto b_hat = native.create_vector(), x_even = native.create_vector();
+  native.prepare_source(b_hat, b);
+  SolverParams params;
+  params.tol = std::is_same_v<Real, float> ? 1e-5 : 1e-10;
+  params.max_iter = 2000;
+  REQUIRE(cg_normal(native, x_even, b_hat, params).converged());
+  native.reconstruct(x, x_even, b);
+  full.apply(r, x);
+  double r2 = 0, b2 = 0;
+  for (int p = 0; p < 2; ++p) {
+    blas::axpy(-1.0, b[p], r[p]);
+    r2 += blas::norm2(r[p]);
+    b2 += blas::norm2(b[p]);
+  }
+  CHECK(std::sqrt(r2 / b2) <= 20 * params.tol);
 }
 
 TEMPLATE_LIST_TEST_CASE("CG on the SIMD clover and twisted-clover operators solves the plain operator's system",

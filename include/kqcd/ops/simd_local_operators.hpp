@@ -103,6 +103,20 @@ template <class Term, class Recon = Recon18,
           class V = typename ArchTraits<typename Term::execution_space>::template simd_complex<typename Term::real_type>>
 using SIMDFullOperator = FullOperator<Term, SIMDLayout<typename Term::precision, typename Term::execution_space, Recon, V>>;
 
+/// The layout ArchTraits<ES> chooses for the operators' fields: SIMD lanes where the backend has
+/// them (ArchTraits<ES>::simd_layout, the host backends), the plain layout elsewhere (CUDA: a site
+/// per thread). The lanes need a lattice whose automatic split exists (SIMDGeometry::splits); an
+/// operator built on another throws, naming its extents, and the plain layout is the caller's choice
+/// there (kqcd bench --layout auto makes it).
+template <class P, class ES = Kokkos::DefaultExecutionSpace, class Recon = Recon18>
+using NativeLayout = std::conditional_t<ArchTraits<ES>::simd_layout, SIMDLayout<P, ES, Recon>,
+                                        PlainLayout<P, ES, ArchTraits<ES>::neighbour_mode, Recon>>;
+/// EvenOddOperator<Term> and FullOperator<Term> on the layout ArchTraits chooses.
+template <class Term, class Recon = Recon18>
+using NativeEvenOddOperator = EvenOddOperator<Term, NativeLayout<typename Term::precision, typename Term::execution_space, Recon>>;
+template <class Term, class Recon = Recon18>
+using NativeFullOperator = FullOperator<Term, NativeLayout<typename Term::precision, typename Term::execution_space, Recon>>;
+
 } // namespace kqcd
 
 // The operators compiled into the library (KQCD_PRECISIONS, KQCD_OPERATORS, host backends): extern here.
