@@ -6,6 +6,7 @@
 #include <kqcd/core/error.hpp>
 #include <kqcd/core/lattice.hpp>
 #include <kqcd/core/provenance.hpp>
+#include <kqcd/ops/layout_choice.hpp>
 
 #include <nlohmann/json.hpp>
 
@@ -16,20 +17,10 @@
 
 namespace kqcd::bench {
 
-/// --layout auto|scalar|simd: whether a run on backend ES takes the SIMD layout. misfit() names what
-/// keeps the run off it ("" where it fits; asked only where ES has the layout): auto takes the layout
-/// where it fits, simd where it fits or else throws invalid_argument("--layout simd: " + misfit()).
+/// --layout auto|scalar|simd: whether a run on backend ES takes the SIMD layout (use_simd_layout;
+/// misfit() names what keeps the run off it).
 template <class ES, class Misfit> bool choose_simd_layout(const std::string& layout, const Misfit& misfit) {
-  if (layout == "scalar") return false;
-  if constexpr (ArchTraits<ES>::simd_layout) {
-    const std::string why = misfit();
-    if (layout == "simd" && !why.empty()) throw invalid_argument("--layout simd: " + why);
-    return why.empty();
-  } else {
-    if (layout == "simd")
-      throw invalid_argument(std::string("--layout simd: backend ") + ES::name() + " has no SIMD layout (host backends only)");
-    return false;
-  }
+  return use_simd_layout<ES>(parse_layout_choice(layout), misfit);
 }
 
 nlohmann::json to_json(const Provenance& p);

@@ -161,7 +161,7 @@ template <bool compiled, class Term, class... Args> nlohmann::json time_local_if
     if constexpr (ArchTraits<typename Term::execution_space>::simd_layout)
       if (local_on_simd<Term>(opts)) return time_local<SIMDEvenOddOperator<Term>>(opts, args...);
     (void)local_on_simd<Term>(opts); // refuses --layout simd where it cannot run
-    return time_local<EvenOddOperator<Term>>(opts, args...);
+    return time_local<PlainEvenOddOperator<Term>>(opts, args...);
   } else {
     throw not_compiled("operator " + opts.op, compiled_operators, "KQCD_OPERATORS");
   }

@@ -177,7 +177,7 @@ template <class ES> nlohmann::json time_solver(const SolverOptions& o, const Hos
       }
     }
     if (o.layout == "simd") use_simd_layout<ES>(o, lattice); // refuses
-    on_layout([&]<class T>(const auto& links) { return EvenOddOperator<T>(links, bc, mass, args...); });
+    on_layout([&]<class T>(const auto& links) { return PlainEvenOddOperator<T>(links, bc, mass, args...); });
     r["layout"] = "scalar";
   };
   // The GFLOP/s of an operator's timed applications (TimedOperator).
@@ -294,7 +294,7 @@ template <class ES> nlohmann::json time_solver(const SolverOptions& o, const Hos
       if constexpr (precision_compiled<half>) {
         if constexpr (ArchTraits<ES>::simd_layout)
           if (simd) return solve(SIMDEvenOddOperator<Td>(u, bc, mass, args...), SIMDEvenOddOperator<Th>(uf, bc, mass, args...));
-        solve(EvenOddOperator<Td>(u, bc, mass, args...), EvenOddOperator<Th>(uf, bc, mass, args...));
+        solve(PlainEvenOddOperator<Td>(u, bc, mass, args...), PlainEvenOddOperator<Th>(uf, bc, mass, args...));
       } else {
         throw not_compiled("precision half (of mixed-half)", compiled_precisions, "KQCD_PRECISIONS");
       }
@@ -307,7 +307,7 @@ template <class ES> nlohmann::json time_solver(const SolverOptions& o, const Hos
         return;
       }
     }
-    by_precision([&] { return EvenOddOperator<Td>(u, bc, mass, args...); }, [&] { return EvenOddOperator<Tf>(uf, bc, mass, args...); });
+    by_precision([&] { return PlainEvenOddOperator<Td>(u, bc, mass, args...); }, [&] { return PlainEvenOddOperator<Tf>(uf, bc, mass, args...); });
   };
   auto refuse = [&] { throw not_compiled("operator " + o.op, compiled_operators, "KQCD_OPERATORS"); };
   if (o.op == "clover") {

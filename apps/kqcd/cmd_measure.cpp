@@ -135,20 +135,6 @@ std::vector<Momentum> parse_momenta(const std::string& text) {
 
 using Gauge = GaugeField<Kokkos::complex<double>>;
 
-/// Whether the solves run on the SIMD layout: --layout simd (refused where it cannot), or auto where
-/// the backend has the layout and this rank's lattice splits into the double-precision lanes
-/// (dimensions partitioned over ranks are not split).
-template <class ES> bool use_simd_layout(const std::string& layout, const Lattice& lat) {
-  return bench::choose_simd_layout<ES>(layout, [&]() -> std::string {
-    try {
-      SIMDGeometry(lat, ArchTraits<ES>::template simd_complex<double>::lanes);
-    } catch (const invalid_argument& e) {
-      return e.what();
-    }
-    return "";
-  });
-}
-
 /// The configuration on the process grid (one rank: the whole lattice); grid outlives the field.
 Gauge load_measure_gauge(const MeasureSettings& s, std::unique_ptr<ProcessGrid>& grid) {
   if (s.config.rfind("unit:", 0) == 0) {
@@ -214,25 +200,20 @@ int run_measure(const MeasureSettings& s) {
                      spin, colour, r.converged() ? "converged" : to_string(r.status), r.iterations, r.true_residual, r.seconds);
       });
   };
+  // On the layout --layout asks for: by default the lanes where this rank's lattice splits into the
+  // double-precision ones (dimensions partitioned over ranks are not split), else the plain layout.
+  const LayoutChoice layout = parse_layout_choice(s.layout);
   std::vector<SolverResult> results;
-  const bool simd = use_simd_layout<Kokkos::DefaultExecutionSpace>(s.layout, lat);
-  // A template, so that a backend without the SIMD layout does not compile its operators.
-  auto solve_simd = [&]<class ES>() {
-    if constexpr (ArchTraits<ES>::simd_layout) {
-      if (s.csw == 0.0 && s.mu == 0.0) results = solve(SIMDEvenOddOperator<WilsonMassTerm<double, ES>>(u, bc, mass));
-      else if (s.mu == 0.0) results = solve(SIMDEvenOddOperator<CloverTerm<double, ES>>(u, bc, mass, s.csw));
-      else if (s.csw == 0.0) results = solve(SIMDEvenOddOperator<TwistedMassTerm<double, ES>>(u, bc, mass, s.mu));
-      else results = solve(SIMDEvenOddOperator<TwistedCloverTerm<double, ES>>(u, bc, mass, s.csw, s.mu));
-    }
+  std::string layout_name;
+  auto solve_on = [&](const auto& op) {
+    layout_name = requires { op.layout().geometry(); } ? "simd" : "scalar";
+    results = solve(op);
   };
-  if (simd) {
-    solve_simd.template operator()<Kokkos::DefaultExecutionSpace>();
-  } else {
-    if (s.csw == 0.0 && s.mu == 0.0) results = solve(WilsonEOOperator<double>(u, bc, mass));
-    else if (s.mu == 0.0) results = solve(CloverEOOperator<double>(u, bc, mass, s.csw));
-    else if (s.csw == 0.0) results = solve(TwistedMassEOOperator<double>(u, bc, mass, s.mu));
-    else results = solve(TwistedCloverEOOperator<double>(u, bc, mass, s.csw, s.mu));
-  }
+  using ES = Kokkos::DefaultExecutionSpace;
+  if (s.csw == 0.0 && s.mu == 0.0) with_even_odd_operator<WilsonMassTerm<double, ES>>(layout, solve_on, u, bc, mass);
+  else if (s.mu == 0.0) with_even_odd_operator<CloverTerm<double, ES>>(layout, solve_on, u, bc, mass, s.csw);
+  else if (s.csw == 0.0) with_even_odd_operator<TwistedMassTerm<double, ES>>(layout, solve_on, u, bc, mass, s.mu);
+  else with_even_odd_operator<TwistedCloverTerm<double, ES>>(layout, solve_on, u, bc, mass, s.csw, s.mu);
   gaussian_smear(S, us, snk_smear);
 
   std::vector<Momentum> all{Momentum{}};
@@ -258,7 +239,7 @@ int run_measure(const MeasureSettings& s) {
   j["csw"] = s.csw;
   j["mu"] = s.mu;
   j["bc"] = s.bc;
-  j["layout"] = simd ? "simd" : "scalar";
+  j["layout"] = layout_name;
   j["source"] = {{"text", src.text}, {"kind", to_string(src.kind)}, {"origin", {src.origin.x[0], src.origin.x[1], src.origin.x[2], src.origin.x[3]}}};
   j["source_smear"] = {{"w", src_smear.width}, {"n", src_smear.steps}};
   j["sink_smear"] = {{"w", snk_smear.width}, {"n", snk_smear.steps}};

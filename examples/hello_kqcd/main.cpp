@@ -23,7 +23,7 @@ int main(int argc, char** argv) {
   GaugeField<Kokkos::complex<double>> u(lat);
   random_gauge(u, 2026);
   const double mass = wilson_mass_from_kappa(0.12);
-  NativeEvenOddOperator<WilsonMassTerm<double>> eo(u, BoundaryPhases::antiperiodic_time(), mass);
+  EvenOddOperator<WilsonMassTerm<double>> eo(u, BoundaryPhases::antiperiodic_time(), mass);
   WilsonOperator<double> full(u, BoundaryPhases::antiperiodic_time(), mass);
 
   auto b = full.create_vector("b"), x = full.create_vector("x"), check = full.create_vector("check");

@@ -136,7 +136,7 @@ TEMPLATE_LIST_TEST_CASE("distributed Wilson and twisted-mass operators equal the
   using ES = space_of<TestType>;
   using Real = real_of<TestType>;
   using Wilson = WilsonOperator<Real, ES>;
-  using Twisted = FullOperator<TwistedMassTerm<Real, ES>>;
+  using Twisted = PlainFullOperator<TwistedMassTerm<Real, ES>>;
   using Gauge = typename Wilson::gauge_type;
   const auto bc = mixed_bc();
   Gauge ug(global_lattice);
@@ -167,7 +167,7 @@ TEMPLATE_LIST_TEST_CASE("distributed even-odd solves equal the single-process on
   using ES = space_of<TestType>;
   using Real = real_of<TestType>;
   using EO = WilsonEOOperator<Real, ES>;
-  using TwistedEO = EvenOddOperator<TwistedMassTerm<Real, ES>>;
+  using TwistedEO = PlainEvenOddOperator<TwistedMassTerm<Real, ES>>;
   using Gauge = typename EO::gauge_type;
   const auto bc = mixed_bc();
   // A heavy quark (m = 1) keeps the solves short under oversubscribed ranks. Float solves stop near

@@ -212,11 +212,11 @@ TEMPLATE_LIST_TEST_CASE("distributed Wilson flow equals the single-process one",
 TEMPLATE_LIST_TEST_CASE("distributed clover operators and solves equal the single-process ones", "[mpi]", Configs) {
   using ES = space_of<TestType>;
   using Real = real_of<TestType>;
-  using Clover = FullOperator<CloverTerm<Real, ES>>;
-  using CloverDyn = FullOperator<CloverTerm<Real, ES, CloverInverse::dynamic>>;
-  using TwistedClover = FullOperator<TwistedCloverTerm<Real, ES>>;
-  using CloverEO = EvenOddOperator<CloverTerm<Real, ES>>;
-  using TwistedCloverEO = EvenOddOperator<TwistedCloverTerm<Real, ES>>;
+  using Clover = PlainFullOperator<CloverTerm<Real, ES>>;
+  using CloverDyn = PlainFullOperator<CloverTerm<Real, ES, CloverInverse::dynamic>>;
+  using TwistedClover = PlainFullOperator<TwistedCloverTerm<Real, ES>>;
+  using CloverEO = PlainEvenOddOperator<CloverTerm<Real, ES>>;
+  using TwistedCloverEO = PlainEvenOddOperator<TwistedCloverTerm<Real, ES>>;
   using Gauge = typename Clover::gauge_type;
   const auto bc = mixed_bc();
   Gauge ug(global_lattice);

@@ -201,8 +201,8 @@ TEMPLATE_LIST_TEST_CASE("distributed SIMD clover and twisted-clover operators (e
     auto check = [&]<class Term>(std::type_identity<Term>, auto... args) {
       CAPTURE(Term::name);
       const SIMDEvenOddOperator<Term> el(ul, bc, mass, args...);
-      const EvenOddOperator<Term> eg(ug, bc, mass, args...);
-      using Plain = typename EvenOddOperator<Term>::vector_type;
+      const PlainEvenOddOperator<Term> eg(ug, bc, mass, args...);
+      using Plain = typename PlainEvenOddOperator<Term>::vector_type;
       Plain bl(lat, 0), bg(simd_lattice, 0), outg(simd_lattice, 0), xg(simd_lattice, 0);
       random_spinor(bl, 302);
       random_spinor(bg, 302);
@@ -216,7 +216,7 @@ TEMPLATE_LIST_TEST_CASE("distributed SIMD clover and twisted-clover operators (e
       }
       // The full operator D on both parities.
       const SIMDFullOperator<Term> fl(ul, bc, mass, args...);
-      const FullOperator<Term> fg(ug, bc, mass, args...);
+      const PlainFullOperator<Term> fg(ug, bc, mass, args...);
       SpinorField<Kokkos::complex<Real>, Ns, ES> psil(lat), psig(simd_lattice), dg(simd_lattice);
       random_spinor(psil, 303);
       random_spinor(psig, 303);
@@ -257,7 +257,7 @@ TEMPLATE_LIST_TEST_CASE("distributed multi-RHS CG on SIMD lane blocks equals sin
   // Wilson, and a site-local term whose blocks are broadcast to the lanes.
   auto check = [&]<class Term>(std::type_identity<Term>, auto... args) {
     CAPTURE(Term::name);
-    const EvenOddOperator<Term> eg(ug, bc, mass, args...);
+    const PlainEvenOddOperator<Term> eg(ug, bc, mass, args...);
     on_simd_grids<V, Gauge>(401, [&](const Lattice& lat, const Gauge& ul) {
       const SIMDEvenOddOperator<Term> el(ul, bc, mass, args...);
       const int n = V::lanes;
@@ -304,11 +304,11 @@ TEMPLATE_LIST_TEST_CASE("distributed 16-bit SIMD hopping term and mixed double-h
   // The twisted-clover solve on the whole lattice, in double.
   const double mass = 1.0, csw = 1.2, mu = 0.3;
   using Term = TwistedCloverTerm<double, ES>;
-  const EvenOddOperator<Term> eg(ugd, bc, mass, csw, mu);
+  const PlainEvenOddOperator<Term> eg(ugd, bc, mass, csw, mu);
   SolverParams params;
   params.tol = 1e-10;
   params.max_iter = 500;
-  typename EvenOddOperator<Term>::vector_type bg(simd_lattice, 0), xg(simd_lattice, 0);
+  typename PlainEvenOddOperator<Term>::vector_type bg(simd_lattice, 0), xg(simd_lattice, 0);
   random_spinor(bg, 403);
   (void)cg_normal(eg, xg, bg, params);
   on_simd_grids<V, Gauge>(401, [&](const Lattice& lat, const Gauge& ul) {
@@ -342,7 +342,7 @@ TEMPLATE_LIST_TEST_CASE("distributed 16-bit SIMD hopping term and mixed double-h
     convert_gauge(uld, ul);
     const SIMDEvenOddOperator<Term> el(uld, bc, mass, csw, mu);
     const SIMDEvenOddOperator<TwistedCloverTerm<kqcd::half, ES>> sloppy(ul, bc, mass, csw, mu);
-    typename EvenOddOperator<Term>::vector_type bl(lat, 0);
+    typename PlainEvenOddOperator<Term>::vector_type bl(lat, 0);
     random_spinor(bl, 403);
     auto b = el.create_vector(), x = el.create_vector();
     to_simd(b, bl);

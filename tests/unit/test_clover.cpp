@@ -69,9 +69,9 @@ TEMPLATE_LIST_TEST_CASE("clover, twisted and twisted-clover operators match the 
       const auto want_c = ref::clover_wilson(d, u, psi, mass, csw, 0.0, host_bc(bc), isign);
       const auto want_t = ref::clover_wilson(d, u, psi, mass, 0.0, mu, host_bc(bc), isign);
       const auto want_tc = ref::clover_wilson(d, u, psi, mass, csw, mu, host_bc(bc), isign);
-      const auto got_c = run_full<FullOperator<CloverTerm<Real, ES>>>(u, psi, bc, isign, mass, csw);
-      const auto got_t = run_full<FullOperator<TwistedMassTerm<Real, ES>>>(u, psi, bc, isign, mass, mu);
-      const auto got_tc = run_full<FullOperator<TwistedCloverTerm<Real, ES>>>(u, psi, bc, isign, mass, csw, mu);
+      const auto got_c = run_full<PlainFullOperator<CloverTerm<Real, ES>>>(u, psi, bc, isign, mass, csw);
+      const auto got_t = run_full<PlainFullOperator<TwistedMassTerm<Real, ES>>>(u, psi, bc, isign, mass, mu);
+      const auto got_tc = run_full<PlainFullOperator<TwistedCloverTerm<Real, ES>>>(u, psi, bc, isign, mass, csw, mu);
       REQUIRE(ref::rel_diff(got_c, want_c) < 5 * kqcd::test::tol<Real>());
       REQUIRE(ref::rel_diff(got_t, want_t) < 5 * kqcd::test::tol<Real>());
       REQUIRE(ref::rel_diff(got_tc, want_tc) < 5 * kqcd::test::tol<Real>());
@@ -131,12 +131,12 @@ TEMPLATE_LIST_TEST_CASE("c_sw = 0 and mu = 0 give the Wilson operator", "[clover
   const auto psi = random_host_spinor(test_lattice, 82);
   const auto bc = mixed_bc();
   for (int isign : {1, -1}) {
-    // WilsonOperator = FullOperator<WilsonMassTerm>: the Wilson reference of the host.
+    // WilsonOperator = PlainFullOperator<WilsonMassTerm>: the Wilson reference of the host.
     const auto w = ref::wilson(test_lattice.dims(), u, psi, mass, host_bc(bc), isign);
     const double t = 2 * kqcd::test::tol<Real>();
-    REQUIRE(ref::rel_diff(run_full<FullOperator<CloverTerm<Real, ES>>>(u, psi, bc, isign, mass, 0.0), w) < t);
-    REQUIRE(ref::rel_diff(run_full<FullOperator<TwistedMassTerm<Real, ES>>>(u, psi, bc, isign, mass, 0.0), w) < t);
-    REQUIRE(ref::rel_diff(run_full<FullOperator<TwistedCloverTerm<Real, ES>>>(u, psi, bc, isign, mass, 0.0, 0.0), w) < t);
+    REQUIRE(ref::rel_diff(run_full<PlainFullOperator<CloverTerm<Real, ES>>>(u, psi, bc, isign, mass, 0.0), w) < t);
+    REQUIRE(ref::rel_diff(run_full<PlainFullOperator<TwistedMassTerm<Real, ES>>>(u, psi, bc, isign, mass, 0.0), w) < t);
+    REQUIRE(ref::rel_diff(run_full<PlainFullOperator<TwistedCloverTerm<Real, ES>>>(u, psi, bc, isign, mass, 0.0, 0.0), w) < t);
     REQUIRE(ref::rel_diff(run_full<WilsonOperator<Real, ES>>(u, psi, bc, isign, mass), w) < t);
     // WilsonEOOperator folds A = 4 + m into its kernels; the other terms apply it as a site-local policy.
     const auto we = run_eo<WilsonEOOperator<Real, ES>>(u, psi, bc, isign, mass);
@@ -252,10 +252,10 @@ TEMPLATE_LIST_TEST_CASE("gamma5-hermiticity of the clover and twisted operators"
     const auto g5dg5 = ref::apply_g5(run(ref::apply_g5(psi), 1, -1.0));
     REQUIRE(ref::rel_diff(run(psi, -1, 1.0), g5dg5) < 5 * kqcd::test::tol<Real>());
   };
-  check([&](const auto& x, int s, double) { return run_full<FullOperator<CloverTerm<Real, ES>>>(u, x, bc, s, mass, csw); });
-  check([&](const auto& x, int s, double sm) { return run_full<FullOperator<TwistedMassTerm<Real, ES>>>(u, x, bc, s, mass, sm * mu); });
+  check([&](const auto& x, int s, double) { return run_full<PlainFullOperator<CloverTerm<Real, ES>>>(u, x, bc, s, mass, csw); });
+  check([&](const auto& x, int s, double sm) { return run_full<PlainFullOperator<TwistedMassTerm<Real, ES>>>(u, x, bc, s, mass, sm * mu); });
   check([&](const auto& x, int s, double sm) {
-    return run_full<FullOperator<TwistedCloverTerm<Real, ES>>>(u, x, bc, s, mass, csw, sm * mu);
+    return run_full<PlainFullOperator<TwistedCloverTerm<Real, ES>>>(u, x, bc, s, mass, csw, sm * mu);
   });
   // The Schur complements: <phi_e, D_hat psi_e> = <D_hat^dag phi_e, psi_e>.
   auto check_eo = [&](auto run) {

@@ -183,11 +183,11 @@ TEMPLATE_LIST_TEST_CASE("16-bit clover blocks apply the clover term and its inve
   }
   // The 16-bit operators hold 16-bit copies of every block view their policies read (76 bytes a
   // block against the term's 144 in float).
-  const EvenOddOperator<TwistedCloverTerm<kqcd::half, ES>> op(u, BoundaryPhases::antiperiodic_time(), -0.2, 1.0, 0.1);
+  const PlainEvenOddOperator<TwistedCloverTerm<kqcd::half, ES>> op(u, BoundaryPhases::antiperiodic_time(), -0.2, 1.0, 0.1);
   REQUIRE(op.layout().memory_bytes() * 144 == Catch::Approx(op.term().memory_bytes() * 76));
-  const EvenOddOperator<CloverTerm<kqcd::half, ES>> clover(u, BoundaryPhases::antiperiodic_time(), -0.2, 1.0);
+  const PlainEvenOddOperator<CloverTerm<kqcd::half, ES>> clover(u, BoundaryPhases::antiperiodic_time(), -0.2, 1.0);
   REQUIRE(clover.layout().memory_bytes() * 144 == Catch::Approx(clover.term().memory_bytes() * 76));
-  REQUIRE(EvenOddOperator<CloverTerm<float, ES>>(u, BoundaryPhases::antiperiodic_time(), -0.2, 1.0).layout().memory_bytes() == 0);
+  REQUIRE(PlainEvenOddOperator<CloverTerm<float, ES>>(u, BoundaryPhases::antiperiodic_time(), -0.2, 1.0).layout().memory_bytes() == 0);
 }
 
 TEMPLATE_LIST_TEST_CASE("16-bit clover and twisted operators: their apply to half accuracy, mixed double-half solves to 1e-10",
@@ -202,9 +202,9 @@ TEMPLATE_LIST_TEST_CASE("16-bit clover and twisted operators: their apply to hal
   const std::array<cd, 4> hb{1.0, 1.0, 1.0, -1.0};
   // Term<P> for P = double, float, half; c_sw and mu of the host reference, then the term's arguments.
   auto check = [&]<template <class> class Term>(double csw_, double mu_, auto... args) {
-    using Double = EvenOddOperator<Term<double>>;
-    using Single = EvenOddOperator<Term<float>>;
-    using Half = EvenOddOperator<Term<kqcd::half>>;
+    using Double = PlainEvenOddOperator<Term<double>>;
+    using Single = PlainEvenOddOperator<Term<float>>;
+    using Half = PlainEvenOddOperator<Term<kqcd::half>>;
     static_assert(std::is_same_v<typename Half::vector_type, HalfCBSpinor<ES>>, "the half operator's spinors are 16-bit");
     const Double op(u, bc, -0.2, args...);
     const Single single(uf, bc, -0.2, args...);
@@ -296,9 +296,9 @@ TEMPLATE_LIST_TEST_CASE("free field: clover is Wilson, twisted propagators match
   unit_gauge(u);
   // The clover term vanishes on the unit field: the clover operator is the Wilson operator.
   {
-    FullOperator<CloverTerm<Real, ES>> c(u, bc, 1.0, 1.7);
-    FullOperator<TwistedCloverTerm<Real, ES>> tc(u, bc, 1.0, 1.7, 0.3);
-    FullOperator<TwistedMassTerm<Real, ES>> tm(u, bc, 1.0, 0.3);
+    PlainFullOperator<CloverTerm<Real, ES>> c(u, bc, 1.0, 1.7);
+    PlainFullOperator<TwistedCloverTerm<Real, ES>> tc(u, bc, 1.0, 1.7, 0.3);
+    PlainFullOperator<TwistedMassTerm<Real, ES>> tm(u, bc, 1.0, 0.3);
     WilsonOperator<Real, ES> w(u, bc, 1.0);
     auto in = w.create_vector(), o1 = w.create_vector(), o2 = w.create_vector();
     random_spinor(in, 7);

@@ -7,7 +7,7 @@
 // even-odd operator, mixed double-half CG and BiCGStab) against double precision and the host
 // reference, 16-bit clover blocks against float ones, the 16-bit BLAS on lanes against the plain
 // layout's; 16-bit lane blocks of right-hand sides (the hopping term, the block BLAS, mixed multi-RHS CG);
-// the native layout (NativeEvenOddOperator: ArchTraits' choice) on every backend, solving D x = b
+// the default layout (ArchTraits' choice) and the run-time fallback (with_even_odd_operator) on every backend, solving D x = b
 // against the host reference.
 #include "test_harness.hpp"
 
@@ -23,6 +23,7 @@
 #include "simd_cases.hpp"
 
 #include <catch2/catch_approx.hpp>
+#include <catch2/matchers/catch_matchers_string.hpp>
 
 #include <clover_reference.hpp>
 
@@ -76,7 +77,7 @@ TEMPLATE_LIST_TEST_CASE("SIMD even-odd Wilson-type operators match the plain lay
     for_each_term<Real, ES>([&]<class Term>(std::type_identity<Term>, double, double, auto... args) {
       CAPTURE(Term::name);
       const SIMDEvenOddOperator<Term> simd(SIMDGeometry(lat, V::lanes, split), u, bc, mass, args...);
-      const EvenOddOperator<Term> scalar(u, bc, mass, args...);
+      const PlainEvenOddOperator<Term> scalar(u, bc, mass, args...);
       SpinorField<Kokkos::complex<Real>, Ns, ES> psi(lat), b(lat), x(lat);
       random_spinor(psi[0], 82);
       random_spinor(psi[1], 83);
@@ -86,7 +87,7 @@ TEMPLATE_LIST_TEST_CASE("SIMD even-odd Wilson-type operators match the plain lay
       to_simd(in_e, psi[0]);
       to_simd(in_o, psi[1]);
       to_simd(b_o, b[1]);
-      typename EvenOddOperator<Term>::vector_type want_e(lat, 0), want_o(lat, 1);
+      typename PlainEvenOddOperator<Term>::vector_type want_e(lat, 0), want_o(lat, 1);
       for (int isign : {1, -1}) {
         CAPTURE(isign);
         simd.apply(out_e, in_e, isign);
@@ -173,7 +174,7 @@ TEMPLATE_LIST_TEST_CASE("SIMD full Wilson-type operators match the plain layout'
     for_each_term<Real, ES>([&]<class Term>(std::type_identity<Term>, double mu_, double csw_, auto... args) {
       CAPTURE(Term::name);
       const SIMDFullOperator<Term> simd(SIMDGeometry(lat, V::lanes, split), u, bc, mass, args...);
-      const FullOperator<Term> scalar(u, bc, mass, args...);
+      const PlainFullOperator<Term> scalar(u, bc, mass, args...);
       auto in = simd.create_vector(), out = simd.create_vector();
       to_simd(in, psi);
       for (int isign : {1, -1}) {
@@ -220,12 +221,12 @@ TEMPLATE_LIST_TEST_CASE("SIMD lane blocks of every Wilson-type operator equal th
   for_each_term<Real, ES>([&]<class Term>(std::type_identity<Term>, double, double, auto... args) {
     CAPTURE(Term::name);
     const SIMDEvenOddOperator<Term> simd(u, bc, mass, args...);
-    const EvenOddOperator<Term> scalar(u, bc, mass, args...);
+    const PlainEvenOddOperator<Term> scalar(u, bc, mass, args...);
     // A full block and one with its last lane unused.
     for (int n : {V::lanes, std::max(1, V::lanes - 1)}) {
       CAPTURE(n);
       auto in = simd.create_multi(n), out = simd.create_multi(n);
-      std::vector<typename EvenOddOperator<Term>::vector_type> psi;
+      std::vector<typename PlainEvenOddOperator<Term>::vector_type> psi;
       for (int r = 0; r < n; ++r) {
         psi.emplace_back(lat, 0);
         random_spinor(psi.back(), 98 + std::uint64_t(r));
@@ -234,7 +235,7 @@ TEMPLATE_LIST_TEST_CASE("SIMD lane blocks of every Wilson-type operator equal th
       for (int isign : {1, -1}) {
         CAPTURE(isign);
         simd.apply(out, in, isign);
-        typename EvenOddOperator<Term>::vector_type want(lat, 0), got(lat, 0);
+        typename PlainEvenOddOperator<Term>::vector_type want(lat, 0), got(lat, 0);
         for (int r = 0; r < n; ++r) {
           CAPTURE(r);
           scalar.apply(want, psi[std::size_t(r)], isign);
@@ -247,34 +248,67 @@ TEMPLATE_LIST_TEST_CASE("SIMD lane blocks of every Wilson-type operator equal th
   });
 }
 
-TEMPLATE_LIST_TEST_CASE("The native layout is ArchTraits' choice and its clover operator solves D x = b", "[simd][clover][solver]",
-                        Configs) {
+TEMPLATE_LIST_TEST_CASE("The default layout is ArchTraits' choice, with the plain layout as the run-time fallback; both solve D x = b",
+                        "[simd][clover][solver]", Configs) {
   using ES = space_of<TestType>;
   using Real = real_of<TestType>;
   using Term = CloverTerm<Real, ES>;
-  using Native = NativeEvenOddOperator<Term>;
+  using Default = EvenOddOperator<Term>;
+  STATIC_REQUIRE(std::is_same_v<Default, EvenOddOperator<Term, NativeLayout<Real, ES>>>);
   if constexpr (ArchTraits<ES>::simd_layout) {
-    STATIC_REQUIRE(std::is_same_v<typename Native::vector_type, SIMDSpinor<typename ArchTraits<ES>::template simd_complex<Real>, ES>>);
+    STATIC_REQUIRE(std::is_same_v<typename Default::vector_type, SIMDSpinor<typename ArchTraits<ES>::template simd_complex<Real>, ES>>);
   } else {
-    STATIC_REQUIRE(std::is_same_v<Native, EvenOddOperator<Term>>);
+    STATIC_REQUIRE(std::is_same_v<Default, PlainEvenOddOperator<Term>>);
   }
-  const Lattice lat({8, 4, 8, 8});
-  const auto u_host = random_host_gauge(lat, 97);
-  const auto u = device_gauge<Real, ES>(lat, u_host);
   const auto bc = mixed_bc();
-  const Native native(u, bc, mass, csw);
-  typename Native::field_type b(lat), x(lat);
-  random_spinor(b, 98);
-  auto b_hat = native.create_vector(), x_even = native.create_vector();
-  native.prepare_source(b_hat, b);
   SolverParams params;
   params.tol = std::is_same_v<Real, float> ? 1e-5 : 1e-10;
   params.max_iter = 2000;
-  REQUIRE(cg_normal(native, x_even, b_hat, params).converged());
-  native.reconstruct(x, x_even, b);
-  // |D x - b| / |b| with the host reference operator, in double.
-  const auto dx = ref::clover_wilson(lat.dims(), u_host, export_spinor(x), mass, csw, 0.0, host_bc(bc), 1);
-  CHECK(ref::rel_diff(dx, export_spinor(b)) <= 20 * params.tol);
+  // Solves D x = b on op, checks |D x - b| / |b| with the host reference operator (in double), and
+  // names the layout that ran.
+  auto solve = [&](const auto& op, const auto& u_host) {
+    const Lattice& lat = op.lattice();
+    typename std::remove_cvref_t<decltype(op)>::field_type b(lat), x(lat);
+    random_spinor(b, 98);
+    auto b_hat = op.create_vector(), x_even = op.create_vector();
+    op.prepare_source(b_hat, b);
+    REQUIRE(cg_normal(op, x_even, b_hat, params).converged());
+    op.reconstruct(x, x_even, b);
+    const auto dx = ref::clover_wilson(lat.dims(), u_host, export_spinor(x), mass, csw, 0.0, host_bc(bc), 1);
+    CHECK(ref::rel_diff(dx, export_spinor(b)) <= 20 * params.tol);
+    return std::string(requires { op.layout().geometry(); } ? "simd" : "scalar");
+  };
+  const std::string native = ArchTraits<ES>::simd_layout ? "simd" : "scalar";
+  SECTION("a lattice the lanes split") {
+    const Lattice lat({8, 4, 8, 8});
+    const auto u_host = random_host_gauge(lat, 97);
+    const auto u = device_gauge<Real, ES>(lat, u_host);
+    CHECK(solve(Default(u, bc, mass, csw), u_host) == native);
+    for (const auto choice : {LayoutChoice::automatic, LayoutChoice::plain, LayoutChoice::simd}) {
+      CAPTURE(int(choice));
+      if (choice == LayoutChoice::simd && !ArchTraits<ES>::simd_layout) {
+        CHECK_THROWS_AS(with_even_odd_operator<Term>(choice, [&](const auto& op) { return solve(op, u_host); }, u, bc, mass, csw),
+                        invalid_argument);
+        continue;
+      }
+      const std::string want = choice == LayoutChoice::plain ? "scalar" : native;
+      CHECK(with_even_odd_operator<Term>(choice, [&](const auto& op) { return solve(op, u_host); }, u, bc, mass, csw) == want);
+    }
+  }
+  SECTION("a lattice the lanes cannot split: the default refuses it, the run-time choice falls back") {
+    const Lattice lat({6, 6, 6, 6});
+    const auto u_host = random_host_gauge(lat, 99);
+    const auto u = device_gauge<Real, ES>(lat, u_host);
+    if constexpr (ArchTraits<ES>::simd_layout) {
+      REQUIRE_THROWS_WITH(Default(u, bc, mass, csw), Catch::Matchers::ContainsSubstring("lattice 6x6x6x6 cannot be split"));
+    } else {
+      CHECK(solve(Default(u, bc, mass, csw), u_host) == "scalar");
+    }
+    CHECK(with_even_odd_operator<Term>(LayoutChoice::automatic, [&](const auto& op) { return solve(op, u_host); }, u, bc, mass, csw) ==
+          "scalar");
+    CHECK_THROWS_AS(with_even_odd_operator<Term>(LayoutChoice::simd, [&](const auto& op) { return solve(op, u_host); }, u, bc, mass, csw),
+                    invalid_argument);
+  }
 }
 
 TEMPLATE_LIST_TEST_CASE("CG on the SIMD clover and twisted-clover operators solves the plain operator's system",
@@ -290,8 +324,8 @@ TEMPLATE_LIST_TEST_CASE("CG on the SIMD clover and twisted-clover operators solv
   auto check = [&]<class Term, class SloppyTerm>(std::type_identity<Term>, std::type_identity<SloppyTerm>, auto... args) {
     CAPTURE(Term::name);
     const SIMDEvenOddOperator<Term> simd(u, bc, mass, args...);
-    const EvenOddOperator<Term> scalar(u, bc, mass, args...);
-    typename EvenOddOperator<Term>::vector_type b(lat, 0), x(lat, 0), t(lat, 0);
+    const PlainEvenOddOperator<Term> scalar(u, bc, mass, args...);
+    typename PlainEvenOddOperator<Term>::vector_type b(lat, 0), x(lat, 0), t(lat, 0);
     random_spinor(b, 96);
     auto sb = simd.create_vector(), sx = simd.create_vector();
     to_simd(sb, b);
@@ -682,7 +716,7 @@ TEMPLATE_LIST_TEST_CASE("mixed multi-RHS CG with 16-bit lane blocks reaches 1e-1
     const SIMDEvenOddOperator<Term> op(u, bc, mass, args...);
     const SIMDEvenOddOperator<rebind_precision_t<Term, kqcd::half>> sloppy(uf, bc, mass, args...);
     const int n = std::min(3, Vd::lanes);
-    const EvenOddOperator<Term> plain(u, bc, mass, args...); // prepares the sources, reconstructs the solutions
+    const PlainEvenOddOperator<Term> plain(u, bc, mass, args...); // prepares the sources, reconstructs the solutions
     std::vector<SpinorField<Kokkos::complex<double>, Ns, ES>> b;
     auto bb = op.create_multi(n), xb = op.create_multi(n);
     for (int r = 0; r < n; ++r) {
@@ -690,7 +724,7 @@ TEMPLATE_LIST_TEST_CASE("mixed multi-RHS CG with 16-bit lane blocks reaches 1e-1
       import_spinor(b.back(), random_host_spinor(lat, 222 + r));
       blas::scale(std::pow(10.0, 2 * r), b.back()[0]);
       blas::scale(std::pow(10.0, 2 * r), b.back()[1]);
-      typename EvenOddOperator<Term>::vector_type b_hat(lat, 0);
+      typename PlainEvenOddOperator<Term>::vector_type b_hat(lat, 0);
       plain.prepare_source(b_hat, b.back());
       bb.insert(r, b_hat);
     }
@@ -700,7 +734,7 @@ TEMPLATE_LIST_TEST_CASE("mixed multi-RHS CG with 16-bit lane blocks reaches 1e-1
     const auto res = cg_normal_multi(op, sloppy, xb, bb, params);
     for (int r = 0; r < n; ++r) {
       const auto& e = res[std::size_t(r)];
-      typename EvenOddOperator<Term>::vector_type x_e(lat, 0);
+      typename PlainEvenOddOperator<Term>::vector_type x_e(lat, 0);
       xb.extract(r, x_e);
       SpinorField<Kokkos::complex<double>, Ns, ES> x(lat);
       plain.reconstruct(x, x_e, b[std::size_t(r)]);

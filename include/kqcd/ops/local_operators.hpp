@@ -13,10 +13,11 @@
 // FullOperator<Term> applies D to full spinors; EvenOddOperator<Term> the Schur complement
 //   D_hat = A_ee - (1/4) H_eo A_oo^-1 H_oe
 // with prepare_source b_e + (1/2) H_eo A_oo^-1 b_o and reconstruct x_o = A_oo^-1 (b_o + (1/2) H_oe x_e),
-// on the spinors of a layout policy: PlainLayout (WilsonDslash, CBSpinor) by default, SIMDLayout
-// (ops/simd_local_operators.hpp: SIMD lanes on host backends) as EvenOddOperator<Term, SIMDLayout<...>>.
+// on the spinors of a layout policy: by default the one ArchTraits<ES> chooses (NativeLayout: SIMD
+// lanes on host backends, SIMDLayout of ops/simd_local_operators.hpp; the plain layout on CUDA),
+// or named: PlainLayout (WilsonDslash, CBSpinor; PlainEvenOddOperator<Term>) or SIMDLayout.
 // Both are the solvers' operator concept (vector_type, create_vector(), apply(out, in, isign)).
-// WilsonOperator and WilsonEOOperator are these with WilsonMassTerm.
+// WilsonOperator, WilsonEOOperator and the other operators by name are these on the plain layout.
 #pragma once
 
 #include <kqcd/comm/extended_field.hpp>
@@ -359,6 +360,19 @@ private:
   detail::AdoptedBlocks<std::conditional_t<PrecisionTraits<P>::is_half, HalfHermitianBlocks<ES>, void>> blocks_;
 };
 
+/// The virtual-node SIMD layout of host backends (ops/simd_local_operators.hpp, included below).
+template <class P, class ES, class Recon = Recon18, class V = typename ArchTraits<ES>::template simd_complex<compute_t<P>>>
+class SIMDLayout;
+
+/// The layout ArchTraits<ES> chooses for the operators' fields, and the operators' default: SIMD
+/// lanes where the backend has them (ArchTraits<ES>::simd_layout, the host backends), the plain
+/// layout elsewhere (CUDA: a site per thread). The lanes need a lattice whose automatic split exists
+/// (SIMDGeometry::splits); an operator built on another throws, naming its extents: there the plain
+/// layout is the caller's choice (with_even_odd_operator makes it at run time).
+template <class P, class ES = Kokkos::DefaultExecutionSpace, class Recon = Recon18>
+using NativeLayout = std::conditional_t<ArchTraits<ES>::simd_layout, SIMDLayout<P, ES, Recon>,
+                                        PlainLayout<P, ES, ArchTraits<ES>::neighbour_mode, Recon>>;
+
 namespace detail {
 /// What FullOperator and EvenOddOperator share: the term built from (u, args...), the layout policy
 /// that holds the fields and the hopping term, the term's packed blocks of A (and with
@@ -405,10 +419,10 @@ protected:
 };
 } // namespace detail
 
-/// D = A - H/2 on full spinors of Layout (float or double; PlainLayout, or SIMDLayout of
-/// ops/simd_local_operators.hpp); constructed from (u, bc, term arguments...), e.g.
-/// FullOperator<CloverTerm<double>>(u, bc, mass, csw).
-template <class Term, class Layout = PlainLayout<typename Term::precision, typename Term::execution_space>>
+/// D = A - H/2 on full spinors of Layout (float or double; by default ArchTraits' NativeLayout, or
+/// PlainLayout, or SIMDLayout of ops/simd_local_operators.hpp); constructed from (u, bc, term
+/// arguments...), e.g. FullOperator<CloverTerm<double>>(u, bc, mass, csw).
+template <class Term, class Layout = NativeLayout<typename Term::precision, typename Term::execution_space>>
 class FullOperator : public detail::LayoutOperator<Term, Layout, false> {
   using Base = detail::LayoutOperator<Term, Layout, false>;
   using Base::layout_;
@@ -428,12 +442,13 @@ public:
   double flops() const { return 2.0 * lattice().cb_volume() * (WilsonDslash<Real>::flops_per_site + Term::local_flops); }
 };
 
-/// D_hat = A_ee - (1/4) H_eo A_oo^-1 H_oe on the even sites of Layout's spinors (PlainLayout, or
-/// SIMDLayout of ops/simd_local_operators.hpp): the Schur complement written once for every layout
-/// and every term, Wilson's (WilsonEOOperator) included. With a term in kqcd::half (the sloppy
-/// operator of a double-half solver) the spinors and links are 16-bit and the clover blocks float;
-/// prepare_source and reconstruct from plain spinors are then not offered.
-template <class Term, class Layout = PlainLayout<typename Term::precision, typename Term::execution_space>>
+/// D_hat = A_ee - (1/4) H_eo A_oo^-1 H_oe on the even sites of Layout's spinors (by default
+/// ArchTraits' NativeLayout; PlainLayout, or SIMDLayout of ops/simd_local_operators.hpp): the Schur
+/// complement written once for every layout and every term, Wilson's (WilsonEOOperator) included.
+/// With a term in kqcd::half (the sloppy operator of a double-half solver) the spinors and links are
+/// 16-bit and the clover blocks float; prepare_source and reconstruct from plain spinors are then
+/// not offered.
+template <class Term, class Layout = NativeLayout<typename Term::precision, typename Term::execution_space>>
 class EvenOddOperator : public detail::LayoutOperator<Term, Layout, true> {
   using Base = detail::LayoutOperator<Term, Layout, true>;
   using Base::layout_;
@@ -644,7 +659,15 @@ void EvenOddOperator<Term, Layout>::reconstruct(field_type& x, const vector_type
   }
 }
 
-// The operators by name.
+/// The operators on the plain layout (a site per thread on every backend; CBSpinor vectors).
+template <class Term, class Recon = Recon18>
+using PlainEvenOddOperator = EvenOddOperator<Term, PlainLayout<typename Term::precision, typename Term::execution_space,
+                                                               ArchTraits<typename Term::execution_space>::neighbour_mode, Recon>>;
+template <class Term, class Recon = Recon18>
+using PlainFullOperator = FullOperator<Term, PlainLayout<typename Term::precision, typename Term::execution_space,
+                                                         ArchTraits<typename Term::execution_space>::neighbour_mode, Recon>>;
+
+// The operators by name, on the plain layout (Wilson's with its neighbour mode and reconstruction).
 /// D = (4 + m) - H/2 and its even-odd Schur complement A - H_eo H_oe / (4A), A = 4 + m (P: float,
 /// double, or kqcd::half for the even-odd sloppy operator).
 template <class Real, class ES = Kokkos::DefaultExecutionSpace, NeighbourMode mode = ArchTraits<ES>::neighbour_mode,
@@ -653,12 +676,12 @@ using WilsonOperator = FullOperator<WilsonMassTerm<Real, ES>, PlainLayout<Real, 
 template <class P, class ES = Kokkos::DefaultExecutionSpace, NeighbourMode mode = ArchTraits<ES>::neighbour_mode,
           class Recon = Recon18>
 using WilsonEOOperator = EvenOddOperator<WilsonMassTerm<P, ES>, PlainLayout<P, ES, mode, Recon>>;
-template <class P, class ES = Kokkos::DefaultExecutionSpace> using CloverEOOperator = EvenOddOperator<CloverTerm<P, ES>>;
+template <class P, class ES = Kokkos::DefaultExecutionSpace> using CloverEOOperator = PlainEvenOddOperator<CloverTerm<P, ES>>;
 template <class P, class ES = Kokkos::DefaultExecutionSpace>
-using DynamicCloverEOOperator = EvenOddOperator<CloverTerm<P, ES, CloverInverse::dynamic>>;
-template <class P, class ES = Kokkos::DefaultExecutionSpace> using TwistedMassEOOperator = EvenOddOperator<TwistedMassTerm<P, ES>>;
+using DynamicCloverEOOperator = PlainEvenOddOperator<CloverTerm<P, ES, CloverInverse::dynamic>>;
+template <class P, class ES = Kokkos::DefaultExecutionSpace> using TwistedMassEOOperator = PlainEvenOddOperator<TwistedMassTerm<P, ES>>;
 template <class P, class ES = Kokkos::DefaultExecutionSpace>
-using TwistedCloverEOOperator = EvenOddOperator<TwistedCloverTerm<P, ES>>;
+using TwistedCloverEOOperator = PlainEvenOddOperator<TwistedCloverTerm<P, ES>>;
 
 inline double wilson_mass_from_kappa(double kappa) {
   if (!(kappa > 0.0)) throw invalid_argument("kappa must be positive, found " + std::to_string(kappa));
@@ -669,3 +692,5 @@ inline double wilson_mass_from_kappa(double kappa) {
 
 // The operators compiled into the library (KQCD_PRECISIONS, KQCD_OPERATORS): extern here.
 #include <kqcd/instances/local_operator_instances.hpp>
+// The SIMD layout, the default of host backends.
+#include <kqcd/ops/simd_local_operators.hpp>

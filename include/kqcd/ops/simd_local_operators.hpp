@@ -1,12 +1,13 @@
 // The Wilson-type operators of ops/local_operators.hpp (Wilson, clover, twisted mass, twisted
-// clover; full and even-odd) on the virtual-node SIMD layout (host execution spaces): FullOperator
-// and EvenOddOperator with the SIMD layout policy, the same terms and site-local policies applied
+// clover; full and even-odd) on the virtual-node SIMD layout (host execution spaces, where it is
+// their default): FullOperator and EvenOddOperator with the SIMD layout policy, the same terms and site-local policies applied
 // to registers of SIMD lanes by the one hopping functor through the SIMD accessors. The term (CloverTerm, ...) is built as for the
 // plain layout; its packed blocks are copied once into the lane layout (SIMDHermitianBlocks), and each
 // policy the term hands out is re-pointed at the copies (map_blocks).
 // The dynamic clover inverse solves each lane's blocks in the kernel as on the plain layout.
 #pragma once
 
+#include <kqcd/ops/layout_choice.hpp>
 #include <kqcd/ops/local_operators.hpp>
 #include <kqcd/ops/simd_wilson.hpp>
 
@@ -39,8 +40,7 @@ void apply_site_local(S& out, const S& in, const Local& local) {
 /// P: float, double or kqcd::half (SIMDHalfSpinor, 16-bit links and 16-bit clover blocks; blocks of
 /// right-hand sides in 16-bit lanes with float links and the term's float blocks; no full spinors:
 /// the sloppy operator of double-half solves).
-template <class P, class ES, class Recon = Recon18, class V = typename ArchTraits<ES>::template simd_complex<compute_t<P>>>
-class SIMDLayout {
+template <class P, class ES, class Recon, class V> class SIMDLayout {
 public:
   using Real = compute_t<P>;
   using dslash_type = SIMDWilsonDslash<P, ES, Recon, V>;
@@ -103,19 +103,48 @@ template <class Term, class Recon = Recon18,
           class V = typename ArchTraits<typename Term::execution_space>::template simd_complex<typename Term::real_type>>
 using SIMDFullOperator = FullOperator<Term, SIMDLayout<typename Term::precision, typename Term::execution_space, Recon, V>>;
 
-/// The layout ArchTraits<ES> chooses for the operators' fields: SIMD lanes where the backend has
-/// them (ArchTraits<ES>::simd_layout, the host backends), the plain layout elsewhere (CUDA: a site
-/// per thread). The lanes need a lattice whose automatic split exists (SIMDGeometry::splits); an
-/// operator built on another throws, naming its extents, and the plain layout is the caller's choice
-/// there (kqcd bench --layout auto makes it).
-template <class P, class ES = Kokkos::DefaultExecutionSpace, class Recon = Recon18>
-using NativeLayout = std::conditional_t<ArchTraits<ES>::simd_layout, SIMDLayout<P, ES, Recon>,
-                                        PlainLayout<P, ES, ArchTraits<ES>::neighbour_mode, Recon>>;
-/// EvenOddOperator<Term> and FullOperator<Term> on the layout ArchTraits chooses.
-template <class Term, class Recon = Recon18>
-using NativeEvenOddOperator = EvenOddOperator<Term, NativeLayout<typename Term::precision, typename Term::execution_space, Recon>>;
-template <class Term, class Recon = Recon18>
-using NativeFullOperator = FullOperator<Term, NativeLayout<typename Term::precision, typename Term::execution_space, Recon>>;
+/// What keeps lat off the lanes of ES's SIMD layout in each precision P ("" where nothing does):
+/// the lane split's own error.
+template <class ES, class... P> std::string simd_split_misfit(const Lattice& lat) {
+  try {
+    (SIMDGeometry(lat, ArchTraits<ES>::template simd_complex<compute_t<P>>::lanes), ...);
+  } catch (const invalid_argument& e) {
+    return e.what();
+  }
+  return "";
+}
+
+/// The two layouts for code that picks one at run time: layout<P, ES, Recon> of each.
+struct PlainLayoutTag {
+  template <class P, class ES, class Recon = Recon18> using layout = PlainLayout<P, ES, ArchTraits<ES>::neighbour_mode, Recon>;
+  static constexpr const char* name = "scalar";
+};
+struct SIMDLayoutTag {
+  template <class P, class ES, class Recon = Recon18> using layout = SIMDLayout<P, ES, Recon>;
+  static constexpr const char* name = "simd";
+};
+/// f(SIMDLayoutTag{}) where `simd`, else f(PlainLayoutTag{}); a backend without lanes instantiates
+/// only the plain branch.
+template <class ES, class F> decltype(auto) visit_layout(bool simd, F&& f) {
+  if constexpr (ArchTraits<ES>::simd_layout)
+    if (simd) return f(SIMDLayoutTag{});
+  return f(PlainLayoutTag{});
+}
+
+/// f(op) with op = EvenOddOperator<Term, Layout>(u, bc, args...) on the layout `choice` gives u's
+/// lattice: by default the lanes where they split it, and the plain layout where they cannot (the
+/// run-time fallback of EvenOddOperator<Term>, which throws there).
+template <class Term, class F, class... Args>
+decltype(auto) with_even_odd_operator(LayoutChoice choice, F&& f,
+                                      const GaugeField<Kokkos::complex<typename Term::real_type>, typename Term::execution_space>& u,
+                                      const BoundaryPhases& bc, Args&&... args) {
+  using ES = typename Term::execution_space;
+  const bool simd = use_simd_layout<ES>(choice, [&] { return simd_split_misfit<ES, typename Term::precision>(u.lattice()); });
+  return visit_layout<ES>(simd, [&]<class Tag>(Tag) -> decltype(auto) {
+    const EvenOddOperator<Term, typename Tag::template layout<typename Term::precision, ES>> op(u, bc, args...);
+    return f(op);
+  });
+}
 
 } // namespace kqcd
 
