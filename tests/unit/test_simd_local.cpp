@@ -7,8 +7,8 @@
 // even-odd operator, mixed double-half CG and BiCGStab) against double precision and the host
 // reference, 16-bit clover blocks against float ones, the 16-bit BLAS on lanes against the plain
 // layout's; 16-bit lane blocks of right-hand sides (the hopping term, the block BLAS, mixed multi-RHS CG);
-// the default layout (ArchTraits' choice) and the run-time fallback (with_even_odd_operator) on every backend, solving D x = b
-// against the host reference.
+// the default layout (ArchTraits' choice) and the run-time fallback (with_even_odd_operator, with_full_operator) on every
+// backend, solving D x = b and applying D against the host reference.
 #include "test_harness.hpp"
 
 #include <kqcd/fields/host_convert.hpp>
@@ -278,6 +278,17 @@ TEMPLATE_LIST_TEST_CASE("The default layout is ArchTraits' choice, with the plai
     CHECK(ref::rel_diff(dx, export_spinor(b)) <= 20 * params.tol);
     return std::string(requires { op.layout().geometry(); } ? "simd" : "scalar");
   };
+  // D psi on a full operator against the host reference; names the layout that ran.
+  auto apply_full = [&](const auto& op, const auto& u_host) {
+    const Lattice& lat = op.lattice();
+    const auto psi_host = random_host_spinor(lat, 100);
+    auto in = op.create_vector(), out = op.create_vector();
+    import_spinor(in, psi_host);
+    op.apply(out, in, 1);
+    const auto want = ref::clover_wilson(lat.dims(), u_host, psi_host, mass, csw, 0.0, host_bc(bc), 1);
+    CHECK(ref::rel_diff(export_spinor(out), want) < 10 * tol<Real>());
+    return std::string(requires { op.layout().geometry(); } ? "simd" : "scalar");
+  };
   const std::string native = ArchTraits<ES>::simd_layout ? "simd" : "scalar";
   SECTION("a lattice the lanes split") {
     const Lattice lat({8, 4, 8, 8});
@@ -293,6 +304,7 @@ TEMPLATE_LIST_TEST_CASE("The default layout is ArchTraits' choice, with the plai
       }
       const std::string want = choice == LayoutChoice::plain ? "scalar" : native;
       CHECK(with_even_odd_operator<Term>(choice, [&](const auto& op) { return solve(op, u_host); }, u, bc, mass, csw) == want);
+      CHECK(with_full_operator<Term>(choice, [&](const auto& op) { return apply_full(op, u_host); }, u, bc, mass, csw) == want);
     }
   }
   SECTION("a lattice the lanes cannot split: the default refuses it, the run-time choice falls back") {
@@ -305,6 +317,8 @@ TEMPLATE_LIST_TEST_CASE("The default layout is ArchTraits' choice, with the plai
       CHECK(solve(Default(u, bc, mass, csw), u_host) == "scalar");
     }
     CHECK(with_even_odd_operator<Term>(LayoutChoice::automatic, [&](const auto& op) { return solve(op, u_host); }, u, bc, mass, csw) ==
+          "scalar");
+    CHECK(with_full_operator<Term>(LayoutChoice::automatic, [&](const auto& op) { return apply_full(op, u_host); }, u, bc, mass, csw) ==
           "scalar");
     CHECK_THROWS_AS(with_even_odd_operator<Term>(LayoutChoice::simd, [&](const auto& op) { return solve(op, u_host); }, u, bc, mass, csw),
                     invalid_argument);

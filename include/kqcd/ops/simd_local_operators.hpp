@@ -131,19 +131,31 @@ template <class ES, class F> decltype(auto) visit_layout(bool simd, F&& f) {
   return f(PlainLayoutTag{});
 }
 
-/// f(op) with op = EvenOddOperator<Term, Layout>(u, bc, args...) on the layout `choice` gives u's
-/// lattice: by default the lanes where they split it, and the plain layout where they cannot (the
-/// run-time fallback of EvenOddOperator<Term>, which throws there).
-template <class Term, class F, class... Args>
-decltype(auto) with_even_odd_operator(LayoutChoice choice, F&& f,
-                                      const GaugeField<Kokkos::complex<typename Term::real_type>, typename Term::execution_space>& u,
-                                      const BoundaryPhases& bc, Args&&... args) {
+/// f(op) with op = Operator<Term, Layout>(u, bc, args...) (EvenOddOperator or FullOperator) on the
+/// layout `choice` gives u's lattice: by default the lanes where they split it, the plain layout
+/// where they cannot (the run-time fallback of Operator<Term>, which throws there).
+template <template <class, class> class Operator, class Term, class F, class... Args>
+decltype(auto) with_operator(LayoutChoice choice, F&& f,
+                             const GaugeField<Kokkos::complex<typename Term::real_type>, typename Term::execution_space>& u,
+                             const BoundaryPhases& bc, const Args&... args) {
   using ES = typename Term::execution_space;
   const bool simd = use_simd_layout<ES>(choice, [&] { return simd_split_misfit<ES, typename Term::precision>(u.lattice()); });
   return visit_layout<ES>(simd, [&]<class Tag>(Tag) -> decltype(auto) {
-    const EvenOddOperator<Term, typename Tag::template layout<typename Term::precision, ES>> op(u, bc, args...);
+    const Operator<Term, typename Tag::template layout<typename Term::precision, ES>> op(u, bc, args...);
     return f(op);
   });
+}
+template <class Term, class F, class... Args>
+decltype(auto) with_even_odd_operator(LayoutChoice choice, F&& f,
+                                      const GaugeField<Kokkos::complex<typename Term::real_type>, typename Term::execution_space>& u,
+                                      const BoundaryPhases& bc, const Args&... args) {
+  return with_operator<EvenOddOperator, Term>(choice, std::forward<F>(f), u, bc, args...);
+}
+template <class Term, class F, class... Args>
+decltype(auto) with_full_operator(LayoutChoice choice, F&& f,
+                                  const GaugeField<Kokkos::complex<typename Term::real_type>, typename Term::execution_space>& u,
+                                  const BoundaryPhases& bc, const Args&... args) {
+  return with_operator<FullOperator, Term>(choice, std::forward<F>(f), u, bc, args...);
 }
 
 } // namespace kqcd
