@@ -206,7 +206,7 @@ int run_measure(const MeasureSettings& s) {
   std::vector<SolverResult> results;
   std::string layout_name;
   auto solve_on = [&](const auto& op) {
-    layout_name = requires { op.layout().geometry(); } ? "simd" : "scalar";
+    layout_name = std::remove_cvref_t<decltype(op)>::layout_type::name;
     results = solve(op);
   };
   using ES = Kokkos::DefaultExecutionSpace;

@@ -327,6 +327,7 @@ public:
   /// Blocks of right-hand sides: the hopping term's own (SpinorBlock of spinor_type).
   using multi_spinor_type = typename detail::multi_spinor_of<dslash_type>::type;
   static constexpr bool has_blocks = detail::has_blocks<dslash_type>();
+  static constexpr const char* name = "scalar"; ///< as kqcd's --layout and its JSON name it
   struct options {}; ///< nothing to choose
 
   PlainLayout(const gauge_type& u, const BoundaryPhases& bc, options = {}) : dslash_(u, bc) {}

@@ -51,6 +51,7 @@ public:
   using block_dslash_type = SIMDBlockWilsonDslash<P, ES, V>;
   using multi_spinor_type = typename block_dslash_type::spinor_type;
   static constexpr bool has_blocks = true;
+  static constexpr const char* name = "simd"; ///< as kqcd's --layout and its JSON name it
   using options = SIMDGeometry;
 
   SIMDLayout(const gauge_type& u, const BoundaryPhases& bc, const SIMDGeometry& g) : dslash_(u, bc, g), u_(u), bc_(bc) {}
@@ -117,11 +118,9 @@ template <class ES, class... P> std::string simd_split_misfit(const Lattice& lat
 /// The two layouts for code that picks one at run time: layout<P, ES, Recon> of each.
 struct PlainLayoutTag {
   template <class P, class ES, class Recon = Recon18> using layout = PlainLayout<P, ES, ArchTraits<ES>::neighbour_mode, Recon>;
-  static constexpr const char* name = "scalar";
 };
 struct SIMDLayoutTag {
   template <class P, class ES, class Recon = Recon18> using layout = SIMDLayout<P, ES, Recon>;
-  static constexpr const char* name = "simd";
 };
 /// f(SIMDLayoutTag{}) where `simd`, else f(PlainLayoutTag{}); a backend without lanes instantiates
 /// only the plain branch.
