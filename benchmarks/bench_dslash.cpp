@@ -158,10 +158,10 @@ template <class Term> bool local_on_simd(const DslashOptions& opts) {
 
 template <bool compiled, class Term, class... Args> nlohmann::json time_local_if(const DslashOptions& opts, Args... args) {
   if constexpr (compiled) {
-    if constexpr (ArchTraits<typename Term::execution_space>::simd_layout)
-      if (local_on_simd<Term>(opts)) return time_local<SIMDEvenOddOperator<Term>>(opts, args...);
-    (void)local_on_simd<Term>(opts); // refuses --layout simd where it cannot run
-    return time_local<PlainEvenOddOperator<Term>>(opts, args...);
+    using ES = typename Term::execution_space;
+    return visit_layout<ES>(local_on_simd<Term>(opts), [&]<class Tag>(Tag) {
+      return time_local<EvenOddOperator<Term, typename Tag::template layout<typename Term::precision, ES>>>(opts, args...);
+    });
   } else {
     throw not_compiled("operator " + opts.op, compiled_operators, "KQCD_OPERATORS");
   }

@@ -290,24 +290,19 @@ template <class ES> nlohmann::json time_solver(const SolverOptions& o, const Hos
   // or its SIMD form.
   auto with_term = [&]<class Td, class Tf, class Th>(auto... args) {
     if (blocks) return solve_block.template operator()<Td, Tf, Th>(args...);
-    if (o.precision == "mixed-half") {
-      if constexpr (precision_compiled<half>) {
-        if constexpr (ArchTraits<ES>::simd_layout)
-          if (simd) return solve(SIMDEvenOddOperator<Td>(u, bc, mass, args...), SIMDEvenOddOperator<Th>(uf, bc, mass, args...));
-        solve(PlainEvenOddOperator<Td>(u, bc, mass, args...), PlainEvenOddOperator<Th>(uf, bc, mass, args...));
+    visit_layout<ES>(simd, [&]<class Tag>(Tag) {
+      // Term T's operator on the chosen layout, on the links given.
+      auto make = [&]<class T>(const auto& links) {
+        return EvenOddOperator<T, typename Tag::template layout<typename T::precision, ES>>(links, bc, mass, args...);
+      };
+      if (o.precision != "mixed-half") {
+        by_precision([&] { return make.template operator()<Td>(u); }, [&] { return make.template operator()<Tf>(uf); });
+      } else if constexpr (precision_compiled<half>) {
+        solve(make.template operator()<Td>(u), make.template operator()<Th>(uf));
       } else {
         throw not_compiled("precision half (of mixed-half)", compiled_precisions, "KQCD_PRECISIONS");
       }
-      return;
-    }
-    if constexpr (ArchTraits<ES>::simd_layout) {
-      if (simd) {
-        by_precision([&] { return SIMDEvenOddOperator<Td>(u, bc, mass, args...); },
-                     [&] { return SIMDEvenOddOperator<Tf>(uf, bc, mass, args...); });
-        return;
-      }
-    }
-    by_precision([&] { return PlainEvenOddOperator<Td>(u, bc, mass, args...); }, [&] { return PlainEvenOddOperator<Tf>(uf, bc, mass, args...); });
+    });
   };
   auto refuse = [&] { throw not_compiled("operator " + o.op, compiled_operators, "KQCD_OPERATORS"); };
   if (o.op == "clover") {
@@ -345,16 +340,10 @@ template <class ES> nlohmann::json time_solver(const SolverOptions& o, const Hos
       if constexpr (!recon_compiled<Recon>) {
         throw not_compiled(std::string("reconstruction ") + Recon::name, compiled_reconstructions, "KQCD_RECONSTRUCT");
       } else {
-        if constexpr (ArchTraits<ES>::simd_layout) {
-          if (simd) {
-            by_precision([&] { return SIMDEvenOddOperator<WilsonMassTerm<double, ES>, Recon>(u, bc, mass); },
-                         [&] { return SIMDEvenOddOperator<WilsonMassTerm<float, ES>, Recon>(uf, bc, mass); });
-            return;
-          }
-        }
-        constexpr NeighbourMode mode = ArchTraits<ES>::neighbour_mode;
-        by_precision([&] { return WilsonEOOperator<double, ES, mode, Recon>(u, bc, mass); },
-                     [&] { return WilsonEOOperator<float, ES, mode, Recon>(uf, bc, mass); });
+        visit_layout<ES>(simd, [&]<class Tag>(Tag) {
+          by_precision([&] { return EvenOddOperator<WilsonMassTerm<double, ES>, typename Tag::template layout<double, ES, Recon>>(u, bc, mass); },
+                       [&] { return EvenOddOperator<WilsonMassTerm<float, ES>, typename Tag::template layout<float, ES, Recon>>(uf, bc, mass); });
+        });
       }
     };
     if (o.recon == 12) with_recon.template operator()<Recon12>();
