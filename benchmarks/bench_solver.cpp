@@ -120,13 +120,9 @@ template <class ES> bool use_simd_layout(const SolverOptions& o, const Lattice& 
       return "a block holds one right-hand side per double-precision lane, at most " + std::to_string(lanes) + " (" +
              ArchTraits<ES>::template simd_complex<double>::isa::name + "), found --rhs " + std::to_string(o.rhs);
     // Every precision the solve uses must split the lattice into its lanes (the geometry's error names it).
-    try {
-      if (o.precision != "single") SIMDGeometry(lat, ArchTraits<ES>::template simd_complex<double>::lanes);
-      if (o.precision != "double") SIMDGeometry(lat, ArchTraits<ES>::template simd_complex<float>::lanes);
-    } catch (const invalid_argument& e) {
-      return e.what();
-    }
-    return "";
+    if (o.precision == "double") return simd_split_misfit<ES, double>(lat);
+    if (o.precision == "single") return simd_split_misfit<ES, float>(lat);
+    return simd_split_misfit<ES, double, float>(lat);
   });
 }
 
