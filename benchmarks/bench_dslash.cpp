@@ -141,18 +141,13 @@ template <class Op, class... Args> nlohmann::json time_local(const DslashOptions
 }
 
 /// Whether the lattice splits into the SIMD type's lanes (auto falls back to scalar if not).
-template <class ES, class P> bool simd_fits(const Lattice& lat) {
-  return SIMDGeometry::splits(lat, ArchTraits<ES>::template simd_complex<compute_t<P>>::lanes);
-}
-
 /// Whether a site-local operator runs on the SIMD layout: --layout simd (refused where it cannot),
 /// or auto where the backend has the layout and the lattice splits into its lanes.
 template <class Term> bool local_on_simd(const DslashOptions& opts) {
   using ES = typename Term::execution_space;
   return choose_simd_layout<ES>(opts.layout, [&]() -> std::string {
-    if (opts.sites_per_team == 0 && simd_fits<ES, typename Term::precision>(opts.lattice)) return "";
-    return "--operator " + opts.op + " on " + opts.lattice.to_string() +
-           " needs a lattice whose extents split into the SIMD lanes, and no --sites-per-team";
+    if (opts.sites_per_team != 0) return "--operator " + opts.op + " takes no --sites-per-team on the SIMD layout";
+    return simd_split_misfit<ES, typename Term::precision>(opts.lattice);
   });
 }
 
@@ -355,7 +350,7 @@ template <class ES, class Real> nlohmann::json time_dslash_mode(const DslashOpti
     if (opts.layout == "simd" && !plain)
       throw invalid_argument("--layout simd runs with --rhs 1 (or up to the lanes, --operator dslash), without --graph");
     if (opts.layout == "simd" || (opts.layout == "auto" && plain && opts.neighbours == "auto" && opts.sites_per_team == 0 &&
-                                  simd_fits<ES, Real>(opts.lattice))) {
+                                  simd_split_misfit<ES, Real>(opts.lattice).empty())) {
       if (opts.neighbours != "auto" || opts.sites_per_team != 0)
         throw invalid_argument("--layout simd takes neither --neighbours nor --sites-per-team");
       if (opts.recon == 12) return time_dslash_simd<ES, Real, Recon12>(opts);

@@ -7,7 +7,6 @@
 #include <kqcd/fields/random_fields.hpp>
 #include <kqcd/ops/blas.hpp>
 #include <kqcd/ops/local_operators.hpp>
-#include <kqcd/ops/simd_local_operators.hpp>
 #include <kqcd/solvers/cg.hpp>
 
 #include <cmath>
