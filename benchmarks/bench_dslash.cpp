@@ -140,7 +140,6 @@ template <class Op, class... Args> nlohmann::json time_local(const DslashOptions
   return r;
 }
 
-/// Whether the lattice splits into the SIMD type's lanes (auto falls back to scalar if not).
 /// Whether a site-local operator runs on the SIMD layout: --layout simd (refused where it cannot),
 /// or auto where the backend has the layout and the lattice splits into its lanes.
 template <class Term> bool local_on_simd(const DslashOptions& opts) {
@@ -349,10 +348,11 @@ template <class ES, class Real> nlohmann::json time_dslash_mode(const DslashOpti
     const bool plain = opts.rhs == 1 && !opts.graph;
     if (opts.layout == "simd" && !plain)
       throw invalid_argument("--layout simd runs with --rhs 1 (or up to the lanes, --operator dslash), without --graph");
-    if (opts.layout == "simd" || (opts.layout == "auto" && plain && opts.neighbours == "auto" && opts.sites_per_team == 0 &&
-                                  simd_split_misfit<ES, Real>(opts.lattice).empty())) {
-      if (opts.neighbours != "auto" || opts.sites_per_team != 0)
-        throw invalid_argument("--layout simd takes neither --neighbours nor --sites-per-team");
+    if (opts.layout == "simd" && (opts.neighbours != "auto" || opts.sites_per_team != 0))
+      throw invalid_argument("--layout simd takes neither --neighbours nor --sites-per-team");
+    // auto takes the lanes only for a plain call with the defaults the SIMD layout has.
+    const bool may_simd = opts.layout == "simd" || (plain && opts.neighbours == "auto" && opts.sites_per_team == 0);
+    if (may_simd && choose_simd_layout<ES>(opts.layout, [&] { return simd_split_misfit<ES, Real>(opts.lattice); })) {
       if (opts.recon == 12) return time_dslash_simd<ES, Real, Recon12>(opts);
       if (opts.recon == 8) return time_dslash_simd<ES, Real, Recon8>(opts);
       return time_dslash_simd<ES, Real, Recon18>(opts);
