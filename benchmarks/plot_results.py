@@ -16,11 +16,6 @@ import os
 import sys
 from collections import defaultdict
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-
 
 def records_of(doc):
     """The records of a suite document ({results: [...]}) or of a single record."""
@@ -75,6 +70,11 @@ def load(paths):
 
 
 def plot(benchmark, series, out_dir):
+    import matplotlib  # here, so that make_results.py can use the parsing without matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
     fig, (ax_f, ax_b) = plt.subplots(1, 2, figsize=(11, 4.2))
     copies = {}
     for (device, precision), points in sorted(series.items()):

@@ -15,4 +15,11 @@ cmake -S "$repo/examples" -B "$repo/build/examples" -G Ninja -DCMAKE_BUILD_TYPE=
 cmake --build "$repo/build/examples"
 OMP_PROC_BIND=false "$repo/build/examples/hello_kqcd/hello_kqcd"
 OMP_PROC_BIND=false "$repo/build/examples/pion_mass/pion_mass" "$repo/../shared/data/milc-l8888-b6.0.milc" 0.135
-echo "examples: 2 passed, 0 failed"
+# The README's program: a header line and one line per timeslice of the 8^4 lattice.
+out=$(OMP_PROC_BIND=false "$repo/build/examples/quick_start/quick_start" "$repo/../shared/data/milc-l8888-b6.0.milc")
+printf '%s\n' "$out"
+if [ "$(printf '%s\n' "$out" | grep -c '^ *[0-9]')" != 8 ]; then
+  echo "examples: quick_start printed no correlator of 8 timeslices" >&2
+  exit 1
+fi
+echo "examples: 3 passed, 0 failed"

@@ -1,9 +1,12 @@
 # Runs a kqcd command twice -- once as a single process, once under mpiexec -- and checks that
-# every number of their --json outputs agrees to TOL relative to max(1, |value|) (provenance,
-# solver statistics, run times and the layout excepted: timings, and iteration counts that rounding
-# may shift), the lattice included (the distributed run must report the global one). With --layouts
-# instead of MPIEXEC NP, the two runs are one process each with --layout scalar and --layout simd;
-# with --mpi-simd, one process with --layout scalar and NP ranks with --layout simd.
+# every number of their --json outputs agrees to TOL relative to the value, floored at FLOOR times
+# the largest magnitude of the list it stands in (a correlator's small entries carry the absolute
+# error of its large ones), the lattice included (the distributed run must report the global one).
+# The solver's records are compared too: the same convergence, iteration counts within what
+# rounding may shift, and true residuals below the requested --tol on both runs. Provenance, run
+# times and the layout are not compared. With --layouts instead of MPIEXEC NP, the two runs are one
+# process each with --layout scalar and --layout simd; with --mpi-simd, one process with --layout
+# scalar and NP ranks with --layout simd.
 # Usage: python3 compare_json_runs.py MPIEXEC NP TOL KQCD ARGS...
 #        python3 compare_json_runs.py --layouts TOL KQCD ARGS...
 #        python3 compare_json_runs.py --mpi-simd MPIEXEC NP TOL KQCD ARGS...
@@ -36,10 +39,39 @@ else:
     first = run([kqcd] + args)
     second = run([mpiexec, "-n", np, kqcd] + args)
 bad = []
+FLOOR = 1e-6  # entries below this fraction of their list's largest are compared against that fraction
 
 
-def compare(a, b, path):
-    if path in ("provenance", "solver", "seconds", "layout"):
+def numbers(x):
+    """Every number inside x (nested lists), as floats."""
+    if isinstance(x, list):
+        return [v for y in x for v in numbers(y)]
+    return [float(x)] if isinstance(x, (int, float)) and not isinstance(x, bool) else []
+
+
+def compare_solver(a, b, path):
+    """Per solve: the same convergence, iterations within max(2, 10%), true residuals below --tol."""
+    if len(a) != len(b):
+        bad.append(f"{path}: {len(a)} vs {len(b)} solves")
+        return
+    want = float(args[args.index("--tol") + 1]) if "--tol" in args else None
+    for i, (x, y) in enumerate(zip(a, b)):
+        where = f"{path}[{i}]"
+        if x.get("converged") != y.get("converged"):
+            bad.append(f"{where}.converged: {x.get('converged')} vs {y.get('converged')}")
+        ix, iy = x["iterations"], y["iterations"]
+        if abs(ix - iy) > max(2, 0.1 * max(ix, iy)):
+            bad.append(f"{where}.iterations: {ix} on {what[0]} vs {iy} on {what[1]}")
+        for r in (x["true_residual"], y["true_residual"]):
+            if want is not None and not r <= want:
+                bad.append(f"{where}.true_residual: {r} above the requested {want}")
+
+
+def compare(a, b, path, scale=0.0):
+    if path in ("provenance", "seconds", "layout"):
+        return
+    if path == "solver":
+        compare_solver(a, b, path)
         return
     if isinstance(a, dict):
         if set(a) != set(b):
@@ -50,10 +82,11 @@ def compare(a, b, path):
     elif isinstance(a, list):
         if len(a) != len(b):
             bad.append(f"{path}: length {len(a)} vs {len(b)}")
+        inner = max((abs(v) for v in numbers(a)), default=0.0)
         for i, (x, y) in enumerate(zip(a, b)):
-            compare(x, y, f"{path}[{i}]")
+            compare(x, y, f"{path}[{i}]", max(scale, inner) if isinstance(x, list) else inner)
     elif isinstance(a, (int, float)) and not isinstance(a, bool):
-        if abs(a - b) > tol * max(1.0, abs(a)):
+        if abs(a - b) > tol * max(abs(a), abs(b), FLOOR * scale):
             bad.append(f"{path}: {a!r} on {what[0]} vs {b!r} on {what[1]}")
     elif a != b:
         bad.append(f"{path}: {a!r} vs {b!r}")

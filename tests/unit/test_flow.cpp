@@ -1,6 +1,7 @@
 // Wilson flow and clover observables: monotonic energy, third-order convergence of the integrator,
-// the Euler limit against stout smearing, gauge invariance of E and Q, near-integer charge after
-// flowing a thermalised configuration.
+// the Euler limit against stout smearing, gauge invariance of E and Q, one step and its observables
+// against the host reference, t^2 E and Q of a flowed thermalised configuration against values of
+// the host reference.
 #include "test_harness.hpp"
 
 #include <smear_reference.hpp>
@@ -12,6 +13,7 @@
 
 #include <catch2/matchers/catch_matchers_floating_point.hpp>
 
+#include <algorithm>
 #include <cmath>
 
 using namespace kqcd;
@@ -111,17 +113,71 @@ TEST_CASE("Runge-Kutta flow converges at third order; Euler step is stout with r
   REQUIRE(d1 / d2 < 4.5);
 }
 
-TEST_CASE("flowed 8^4 beta 6.0 configuration: t^2 E and a near-integer charge", "[smear][flow]") {
+TEMPLATE_LIST_TEST_CASE("one Wilson-flow step matches the host reference", "[smear][flow]", kqcd::test::Configs) {
+  using ES = kqcd::test::space_of<TestType>;
+  using Real = kqcd::test::real_of<TestType>;
+  // Double: the two differ by rounding only (exp_iQ against the Taylor series, summation order).
+  // Float: every Runge-Kutta stage and generator is stored in single precision.
+  const double tol = sizeof(Real) == 4 ? 1e-5 : 1e-12;
+  const double obs_tol = sizeof(Real) == 4 ? 1e-5 : 1e-11;
+  const auto cfg = read_gauge(kqcd::test::shared_data("milc-l4444.milc"));
+  const auto d = cfg.lattice.dims();
+  GaugeField<Kokkos::complex<Real>, ES> u(cfg.lattice);
+  import_gauge(u, cfg.links);
+  auto check_observables = [&](const std::vector<std::complex<double>>& links, double t) {
+    const auto m = flow_measure(u, t);
+    const double e_plaq = ref::flow_energy_plaq(d, links), e_clover = ref::flow_energy_clover(d, links);
+    const double q = ref::topological_charge_clover(d, links);
+    INFO("t = " << t << ": E plaq " << m.e_plaq << " (reference " << e_plaq << "), clover " << m.e_clover << " ("
+                << e_clover << "), Q " << m.charge << " (" << q << ")");
+    REQUIRE_THAT(m.e_plaq, WithinAbs(e_plaq, obs_tol * e_plaq));
+    REQUIRE_THAT(m.e_clover, WithinAbs(e_clover, obs_tol * e_clover));
+    REQUIRE_THAT(m.charge, WithinAbs(q, obs_tol));
+  };
+  check_observables(cfg.links, 0); // E plaq 14.585, clover 1.863, Q -0.0307
+
+  const double eps = 0.1;
+  WilsonFlow<Kokkos::complex<Real>, ES> flow(cfg.lattice);
+  flow.step(u, eps);
+  const auto got = export_gauge(u);
+  const auto want = ref::wilson_flow_step(d, cfg.links, eps);
+  double diff = 0, change = 0;
+  for (std::size_t k = 0; k < want.size(); ++k) {
+    diff = std::max(diff, std::abs(got[k] - want[k]));
+    change = std::max(change, std::abs(want[k] - cfg.links[k]));
+  }
+  INFO("links after one step: largest difference from the host reference " << diff << ", largest change " << change);
+  REQUIRE(change > 0.1);
+  REQUIRE(diff < tol);
+  check_observables(want, eps); // E plaq 6.033, clover 1.228, Q -0.0230
+}
+
+TEST_CASE("flowed 8^4 beta 6.0 configuration: t^2 E and Q against the host reference", "[smear][flow]") {
   using ES = Kokkos::DefaultExecutionSpace;
   const auto cfg = read_gauge(kqcd::test::shared_data("milc-l8888-b6.0.milc"));
   GaugeField<Kokkos::complex<double>, ES> u(cfg.lattice);
   import_gauge(u, cfg.links);
   const auto ms = wilson_flow(u, 0.05, 3.0);
-  const auto& end = ms.back();
-  WARN("8^4 beta 6.0 at t = " << end.t << ": t^2 E plaq " << end.t2e_plaq << ", clover " << end.t2e_clover << ", Q "
-                               << end.charge << "; t = 1: t^2 E plaq " << ms[20].t2e_plaq << ", clover " << ms[20].t2e_clover);
-  REQUIRE(std::abs(end.charge - std::round(end.charge)) < 0.15);
-  REQUIRE(end.t2e_clover > 0.05);
-  REQUIRE(end.t2e_clover < 0.6);
-  REQUIRE_THAT(end.e_clover / end.e_plaq, WithinAbs(1.0, 0.1)); // both discretisations agree on a smooth field
+  REQUIRE(ms.size() == 61);
+  // Source: tests/reference's Runge-Kutta flow (ref::wilson_flow_step, flow_energy_plaq,
+  // flow_energy_clover, topological_charge_clover) in double on this file's float32 links as read,
+  // eps = 0.05, 60 steps to t = 3.0. Perturbing the input links by 1e-14 (relative) moves these
+  // values by < 3e-14, so the library, equal up to rounding, agrees far inside 1e-10.
+  struct Want {
+    std::size_t step;
+    double t2e_plaq, t2e_clover, charge;
+  };
+  const Want want[] = {{20, 1.303174861305033e-01, 1.047384663403602e-01, -8.180915316263016e-03},  // t = 1
+                       {40, 1.440679916072516e-01, 1.291613899927786e-01, -2.095794237324580e-03},  // t = 2
+                       {60, 1.442515718248935e-01, 1.333674743460497e-01, -1.927111551836407e-04}}; // t = 3
+  for (const auto& w : want) {
+    const auto& m = ms[w.step];
+    INFO("t = " << m.t << ": t^2 E plaq " << m.t2e_plaq << ", clover " << m.t2e_clover << ", Q " << m.charge);
+    REQUIRE_THAT(m.t, WithinAbs(0.05 * double(w.step), 1e-12));
+    REQUIRE_THAT(m.t2e_plaq, WithinAbs(w.t2e_plaq, 1e-10));
+    REQUIRE_THAT(m.t2e_clover, WithinAbs(w.t2e_clover, 1e-10));
+    REQUIRE_THAT(m.charge, WithinAbs(w.charge, 1e-10));
+  }
+  // The flowed field is in the trivial sector: Q = -1.9e-4 at t = 3.
+  REQUIRE(std::abs(ms.back().charge - std::round(ms.back().charge)) < 0.15);
 }

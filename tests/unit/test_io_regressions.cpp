@@ -55,8 +55,10 @@ TEST_CASE("every input the reader fuzzers crashed on is an io_error", "[io][fuzz
       ++count;
     }
   }
-  INFO(count << " regression inputs");
-  SUCCEED();
+  // The folder must be there; without inputs the test says so instead of passing empty.
+  REQUIRE(fs::is_directory(KQCD_FUZZ_REGRESSIONS));
+  if (count == 0) SKIP("no regression inputs in " KQCD_FUZZ_REGRESSIONS ": the fuzzers have found no crash to keep");
+  WARN(count << " regression inputs read from " KQCD_FUZZ_REGRESSIONS);
 }
 
 TEST_CASE("the fuzzer seeds read as unit configurations", "[io][fuzz]") {

@@ -6,6 +6,7 @@
 #include <kqcd/fields/host_convert.hpp>
 #include <kqcd/fields/random_fields.hpp>
 #include <kqcd/io/gauge_io.hpp>
+#include <kqcd/ops/gauge_files.hpp>
 #include <kqcd/ops/gauge_observables.hpp>
 
 #include <catch2/matchers/catch_matchers_floating_point.hpp>
@@ -65,4 +66,20 @@ TEMPLATE_LIST_TEST_CASE("observables of the reference configurations", "[observa
   const auto q = plaquette(w);
   REQUIRE_THAT(3 * q.spatial, WithinAbs(1.7946751560761731, 3 * tol));
   REQUIRE_THAT(3 * q.temporal, WithinAbs(1.7744257976067317, 3 * tol));
+}
+
+TEMPLATE_LIST_TEST_CASE("load_gauge reads a configuration onto the device in one call", "[observables][io]",
+                        kqcd::EnabledExecutionSpaces) {
+  using ES = TestType;
+  // Plaquettes of ../shared/data/README.md.
+  for (const auto& [file, plaquette] : {std::pair{"milc-l4444.milc", 0.5948501589}, std::pair{"purgaug-l4448.nersc", 0.9022631188}}) {
+    CAPTURE(file);
+    const auto path = kqcd::test::shared_data(file);
+    const auto u = load_gauge<ES>(path);
+    const auto host = read_gauge(path);
+    REQUIRE(u.lattice().dims() == host.lattice.dims());
+    REQUIRE(export_gauge(u) == host.links);
+    REQUIRE_THAT(kqcd::plaquette(u).total, WithinAbs(plaquette, 1e-9));
+  }
+  REQUIRE_THROWS_AS(load_gauge<ES>(kqcd::test::shared_data("README.md")), io_error);
 }

@@ -205,8 +205,10 @@ TEMPLATE_LIST_TEST_CASE("SIMD layout refuses what it cannot hold", "[simd][clove
   auto a = op.create_spinor(0), b = op.create_spinor(1);
   REQUIRE_THROWS_AS(op.apply(a, b), invalid_argument); // an odd vector
   // Four packed matrices (the term and its inverse on each parity) in lanes: 2 blocks of 21 slots.
-  REQUIRE(op.layout().memory_bytes() == 4 * 2 * 21 * 2 * sizeof(Real) * double(lat.cb_volume()));
-  REQUIRE(op.memory_bytes() == op.layout().memory_bytes() + op.term().memory_bytes());
+  const double lane_bytes = 4 * 2 * 21 * 2 * sizeof(Real) * double(lat.cb_volume());
+  REQUIRE(op.layout().memory_bytes() == lane_bytes);
+  // Besides the lanes, the plain clover field: A and A^-1, two 6x6 Hermitian blocks (72 reals) per site.
+  REQUIRE(op.memory_bytes() == lane_bytes + 2 * 72 * sizeof(Real) * double(lat.volume()));
 }
 
 TEMPLATE_LIST_TEST_CASE("SIMD lane blocks of every Wilson-type operator equal the operator on each right-hand side",

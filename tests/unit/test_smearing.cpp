@@ -1,6 +1,6 @@
 // SU(3) functions and link smearing: the Cayley-Hamilton exponential against a Taylor series, the
-// projection's optimality, APE and stout against the host reference, unitarity after every step,
-// gauge invariance of the smeared plaquette, stout's first-order expansion, HYP's fixed points.
+// projection's optimality, APE, stout and HYP against the host reference, unitarity after every
+// step, gauge invariance of the smeared plaquette, stout's first-order expansion, HYP's fixed points.
 #include "test_harness.hpp"
 
 #include <gauge_reference.hpp>
@@ -104,6 +104,21 @@ TEST_CASE("SU(3) projection maximises Re tr(W V^dag) for any input", "[smear][su
       const auto w2 = exp_iQ(random_hermitian_traceless(1000 + k, 0.05)) * w;
       REQUIRE(re_tr_mul_adj(w2, v) <= f + 1e-12 * std::sqrt(norm2(v)));
     }
+    // The global maximum by an independent method (ref::project_su3: SVD and a search over the
+    // phases): the iteration reaches it, not a local maximum, and finds the same W.
+    std::array<cd, 9> vh;
+    for (int k = 0; k < 9; ++k) vh[k] = cd(v.m[k / 3][k % 3].real(), v.m[k / 3][k % 3].imag());
+    const auto wr = ref::project_su3(vh);
+    double f_ref = 0, dw = 0;
+    for (int k = 0; k < 9; ++k) {
+      f_ref += (wr[k] * std::conj(vh[k])).real();
+      dw = std::max(dw, std::abs(cd(w.m[k / 3][k % 3].real(), w.m[k / 3][k % 3].imag()) - wr[k]));
+    }
+    INFO("objective " << f << ", reference " << f_ref << ", |W - W_ref| " << dw);
+    REQUIRE(std::abs(f - f_ref) <= 1e-13 * std::sqrt(norm2(v)));
+    // The stopping rule leaves W up to ~5e-12 from the maximiser for random V; a singular V's
+    // maximiser can be ill-conditioned, so only the objective is compared there.
+    if (i % 11 != 0) REQUIRE(dw < 1e-10);
   }
   const auto z = project_su3(SU3<double>::zero());
   REQUIRE(su3_deviation(z) < 1e-15);
@@ -114,27 +129,31 @@ TEMPLATE_LIST_TEST_CASE("APE and stout smearing match the host reference", "[sme
   using ES = kqcd::test::space_of<TestType>;
   using Real = kqcd::test::real_of<TestType>;
   const double tol = sizeof(Real) == 4 ? 2e-5 : 1e-12;
+  // project_su3 stops at |TA(W V^dag)| <= 1e-13 |V|, which leaves W up to ~2e-12 from the exact
+  // maximiser on random fields (measured with a host port of its iteration against ref::project_su3).
+  const double proj_tol = sizeof(Real) == 4 ? 2e-5 : 1e-10;
   const Lattice lat({4, 6, 2, 8});
   GaugeField<Kokkos::complex<Real>, ES> u(lat);
   random_gauge(u, 5);
   const auto host = export_gauge(u);
   for (bool spatial : {false, true}) {
+    INFO("spatial only " << spatial);
     SmearParams sp;
     sp.spatial_only = spatial;
     sp.method = SmearMethod::ape;
     sp.ape_c = 0.7;
     const auto ape = export_gauge(smear(u, sp));
-    const auto c = ref::staple_sums(lat.dims(), host, spatial);
     for (std::size_t l = 0; l < host.size() / 9; ++l) {
       const auto w = at(ape, l);
       REQUIRE(su3_deviation(w) < 10 * tol);
-      if (spatial && l % 4 == 3) {
-        REQUIRE(norm2(w - at(host, l)) == 0.0);
-        continue;
-      }
-      const auto v = 0.7 * at(host, l) + at(c, l); // the optimality condition of the projection
-      REQUIRE(std::sqrt(norm2(traceless_antihermitian(mul_adj(w, v)))) < 20 * tol * std::sqrt(norm2(v)));
+      if (spatial && l % 4 == 3) REQUIRE(norm2(w - at(host, l)) == 0.0);
     }
+    // The exact maximiser from the SVD (ref::project_su3), independent of the SU(2) iteration.
+    const auto ape_want = ref::ape_step(lat.dims(), host, 0.7, spatial);
+    double ape_diff = 0;
+    for (std::size_t k = 0; k < ape_want.size(); ++k) ape_diff = std::max(ape_diff, std::abs(ape[k] - ape_want[k]));
+    INFO("APE: largest difference from the host reference " << ape_diff);
+    REQUIRE(ape_diff < proj_tol);
     sp.method = SmearMethod::stout;
     sp.rho = 0.12;
     const auto stout = export_gauge(smear(u, sp));
@@ -143,6 +162,31 @@ TEMPLATE_LIST_TEST_CASE("APE and stout smearing match the host reference", "[sme
     for (std::size_t k = 0; k < want.size(); ++k) diff = std::max(diff, std::abs(stout[k] - want[k]));
     REQUIRE(diff < tol);
   }
+}
+
+TEMPLATE_LIST_TEST_CASE("HYP smearing matches the host reference", "[smear]", kqcd::test::Configs) {
+  using ES = kqcd::test::space_of<TestType>;
+  using Real = kqcd::test::real_of<TestType>;
+  // Double: the library's projection tolerance, as for APE (measured up to ~2e-12 over HYP's three
+  // levels). Float: the decorated links of levels 1 and 2 are stored in the field's precision.
+  const double tol = sizeof(Real) == 4 ? 2e-5 : 1e-10;
+  const Lattice lat({4, 4, 2, 4});
+  GaugeField<Kokkos::complex<Real>, ES> u(lat);
+  random_gauge(u, 13);
+  const auto host = export_gauge(u);
+  SmearParams sp;
+  sp.method = SmearMethod::hyp;
+  sp.hyp[0] = 0.75, sp.hyp[1] = 0.6, sp.hyp[2] = 0.3; // a1, a2, a3
+  const auto hyp = export_gauge(smear(u, sp));
+  const auto want = ref::hyp_step(lat.dims(), host, 0.75, 0.6, 0.3);
+  double diff = 0, change = 0;
+  for (std::size_t k = 0; k < want.size(); ++k) {
+    diff = std::max(diff, std::abs(hyp[k] - want[k]));
+    change = std::max(change, std::abs(want[k] - host[k]));
+  }
+  INFO("HYP: largest difference from the host reference " << diff << ", largest change of a link element " << change);
+  REQUIRE(change > 0.1); // the step does smear
+  REQUIRE(diff < tol);
 }
 
 TEMPLATE_LIST_TEST_CASE("smearing keeps links in SU(3) and the plaquette gauge invariant", "[smear]", kqcd::test::Configs) {
@@ -223,7 +267,7 @@ TEMPLATE_LIST_TEST_CASE("HYP fixed points and unit field", "[smear]", kqcd::test
     SmearParams sp;
     sp.method = method;
     sp.steps = 2;
-    REQUIRE_THAT(plaquette(smear(u, sp)).total, WithinAbs(1.0, 1e-6));
+    REQUIRE_THAT(plaquette(smear(u, sp)).total, WithinAbs(1.0, sizeof(Real) == 4 ? 1e-6 : 1e-12));
   }
   random_gauge(u, 8);
   SmearParams none;

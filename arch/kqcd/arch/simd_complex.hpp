@@ -28,48 +28,60 @@
 #endif
 
 namespace kqcd {
+/// Instruction-set policies of SIMDComplex.
 namespace simd {
 
 /// Portable fallback: a plain array of 2N reals; loops the compiler may vectorise.
 template <class T, int N> struct Portable {
+  /// Complex lanes per register.
   static constexpr int lanes = N;
+  /// Name of the instruction set.
   static constexpr const char* name = "portable";
+  /// The register: 2N reals, interleaved (re, im).
   struct reg {
-    T v[2 * N];
+    T v[2 * N]; ///< re, im of each lane
   };
+  /// Loads 2N reals from p (unaligned).
   KOKKOS_FORCEINLINE_FUNCTION static reg load(const T* p) {
     reg r;
     for (int i = 0; i < 2 * N; ++i) r.v[i] = p[i];
     return r;
   }
+  /// Stores 2N reals to p (unaligned).
   KOKKOS_FORCEINLINE_FUNCTION static void store(T* p, const reg& a) {
     for (int i = 0; i < 2 * N; ++i) p[i] = a.v[i];
   }
+  /// All parts zero.
   KOKKOS_FORCEINLINE_FUNCTION static reg zero() {
     reg r;
     for (int i = 0; i < 2 * N; ++i) r.v[i] = T(0);
     return r;
   }
+  /// Every part x.
   KOKKOS_FORCEINLINE_FUNCTION static reg set1(T x) {
     reg r;
     for (int i = 0; i < 2 * N; ++i) r.v[i] = x;
     return r;
   }
+  /// a + b part by part.
   KOKKOS_FORCEINLINE_FUNCTION static reg add(const reg& a, const reg& b) {
     reg r;
     for (int i = 0; i < 2 * N; ++i) r.v[i] = a.v[i] + b.v[i];
     return r;
   }
+  /// a - b part by part.
   KOKKOS_FORCEINLINE_FUNCTION static reg sub(const reg& a, const reg& b) {
     reg r;
     for (int i = 0; i < 2 * N; ++i) r.v[i] = a.v[i] - b.v[i];
     return r;
   }
+  /// a / b part by part.
   KOKKOS_FORCEINLINE_FUNCTION static reg div(const reg& a, const reg& b) {
     reg r;
     for (int i = 0; i < 2 * N; ++i) r.v[i] = a.v[i] / b.v[i];
     return r;
   }
+  /// a b part by part.
   KOKKOS_FORCEINLINE_FUNCTION static reg mul(const reg& a, const reg& b) {
     reg r;
     for (int i = 0; i < 2 * N; ++i) r.v[i] = a.v[i] * b.v[i];
@@ -136,6 +148,7 @@ template <class T, int N> struct Portable {
     }
     return r;
   }
+  /// max(a, b) part by part.
   KOKKOS_FORCEINLINE_FUNCTION static reg max(const reg& a, const reg& b) {
     reg r;
     for (int i = 0; i < 2 * N; ++i) r.v[i] = a.v[i] > b.v[i] ? a.v[i] : b.v[i];
@@ -160,6 +173,7 @@ template <class T, int N> struct Portable {
     for (int i = 0; i < 2 * N; ++i) r.v[i] = T(p[i]);
     return r;
   }
+  /// Stores the parts rounded to 16-bit integers (see load_fixed16).
   KOKKOS_FORCEINLINE_FUNCTION static void store_fixed16(short* p, const reg& a) {
     for (int i = 0; i < 2 * N; ++i) p[i] = static_cast<short>(Kokkos::nearbyint(a.v[i]));
   }
@@ -168,7 +182,9 @@ template <class T, int N> struct Portable {
 #if defined(KQCD_SIMD_AVX512)
 /// AVX-512: 8 complex float or 4 complex double per zmm register.
 template <class T> struct AVX512;
+/// AVX-512 policy for float (the register operations of Portable).
 template <> struct AVX512<float> {
+  /// @cond
   static constexpr int lanes = 8;
   static constexpr const char* name = "avx512";
   using reg = __m512;
@@ -206,8 +222,11 @@ template <> struct AVX512<float> {
   static void store_fixed16(short* p, reg a) {
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), _mm512_cvtsepi32_epi16(_mm512_cvtps_epi32(a)));
   }
+/// @endcond
 };
+/// AVX-512 policy for double (the register operations of Portable).
 template <> struct AVX512<double> {
+  /// @cond
   static constexpr int lanes = 4;
   static constexpr const char* name = "avx512";
   using reg = __m512d;
@@ -229,13 +248,16 @@ template <> struct AVX512<double> {
   static reg swap_blocks(reg a, int level) {
     return level == 0 ? _mm512_shuffle_f64x2(a, a, 0xB1) : _mm512_shuffle_f64x2(a, a, 0x4E);
   }
+/// @endcond
 };
 #endif
 
 #if defined(KQCD_SIMD_AVX2)
 /// AVX2 + FMA: 4 complex float or 2 complex double per ymm register.
 template <class T> struct AVX2;
+/// AVX2 policy for float (the register operations of Portable).
 template <> struct AVX2<float> {
+  /// @cond
   static constexpr int lanes = 4;
   static constexpr const char* name = "avx2";
   using reg = __m256;
@@ -269,8 +291,11 @@ template <> struct AVX2<float> {
     const __m256i i = _mm256_cvtps_epi32(a);
     _mm_storeu_si128(reinterpret_cast<__m128i*>(p), _mm_packs_epi32(_mm256_castsi256_si128(i), _mm256_extracti128_si256(i, 1)));
   }
+/// @endcond
 };
+/// AVX2 policy for double (the register operations of Portable).
 template <> struct AVX2<double> {
+  /// @cond
   static constexpr int lanes = 2;
   static constexpr const char* name = "avx2";
   using reg = __m256d;
@@ -290,13 +315,14 @@ template <> struct AVX2<double> {
   static reg subadd(reg a, reg s) { return _mm256_addsub_pd(a, s); }
   static reg addsub(reg a, reg s) { return _mm256_fmsubadd_pd(_mm256_set1_pd(1.0), a, s); }
   static reg swap_blocks(reg a, int) { return _mm256_permute2f128_pd(a, a, 0x01); }
+/// @endcond
 };
 #endif
 
 /// The host's widest register for T (AVX-512, then AVX2), or two portable lanes.
 template <class T> struct Native {
 #if defined(KQCD_SIMD_AVX512)
-  using type = AVX512<T>;
+  using type = AVX512<T>; ///< the ISA policy
 #elif defined(KQCD_SIMD_AVX2)
   using type = AVX2<T>;
 #else
@@ -306,22 +332,29 @@ template <class T> struct Native {
 
 /// The ISA policy for N complex T: the native one when it has N lanes, else portable.
 template <class T, int N> struct ForLanes {
-  using type = std::conditional_t<Native<T>::type::lanes == N, typename Native<T>::type, Portable<T, N>>;
+  using type = std::conditional_t<Native<T>::type::lanes == N, typename Native<T>::type, Portable<T, N>>; ///< the ISA policy
 };
 
 } // namespace simd
 
 /// N complex T in one register of instruction set ISA (a policy of namespace simd).
 template <class T, int N, class ISA> struct SIMDComplex {
+  /// Type of the real and imaginary parts.
   using real_type = T;
+  /// The instruction-set policy.
   using isa = ISA;
+  /// The policy's register type.
   using reg = typename ISA::reg;
+  /// Complex numbers per register.
   static constexpr int lanes = N;
   static_assert(ISA::lanes == N, "the ISA policy must hold N complex lanes");
-  reg v;
+  reg v; ///< the register
 
+  /// Loads N complex numbers (2N reals) from p.
   KOKKOS_FORCEINLINE_FUNCTION static SIMDComplex load(const T* p) { return {ISA::load(p)}; }
+  /// Stores N complex numbers (2N reals) to p.
   KOKKOS_FORCEINLINE_FUNCTION void store(T* p) const { ISA::store(p, v); }
+  /// All lanes zero.
   KOKKOS_FORCEINLINE_FUNCTION static SIMDComplex zero() { return {ISA::zero()}; }
   /// The same complex number in every lane.
   KOKKOS_FORCEINLINE_FUNCTION static SIMDComplex broadcast(T re, T im) {
@@ -333,12 +366,15 @@ template <class T, int N, class ISA> struct SIMDComplex {
     return load(t);
   }
 
+  /// Lane-wise sum.
   KOKKOS_FORCEINLINE_FUNCTION friend SIMDComplex operator+(const SIMDComplex& a, const SIMDComplex& b) {
     return {ISA::add(a.v, b.v)};
   }
+  /// Lane-wise difference.
   KOKKOS_FORCEINLINE_FUNCTION friend SIMDComplex operator-(const SIMDComplex& a, const SIMDComplex& b) {
     return {ISA::sub(a.v, b.v)};
   }
+  /// Adds b lane by lane.
   KOKKOS_FORCEINLINE_FUNCTION SIMDComplex& operator+=(const SIMDComplex& b) { return *this = *this + b; }
   /// x a (a real scalar)
   KOKKOS_FORCEINLINE_FUNCTION friend SIMDComplex operator*(T x, const SIMDComplex& a) { return {ISA::mul(ISA::set1(x), a.v)}; }
@@ -353,11 +389,13 @@ template <class T, int N, class ISA> struct SIMDComplex {
   KOKKOS_FORCEINLINE_FUNCTION static SIMDComplex plus_i(const SIMDComplex& a, const SIMDComplex& b) {
     return {ISA::subadd(a.v, ISA::swap_ri(b.v))};
   }
+  /// a - i b lane by lane.
   KOKKOS_FORCEINLINE_FUNCTION static SIMDComplex minus_i(const SIMDComplex& a, const SIMDComplex& b) {
     return {ISA::addsub(a.v, ISA::swap_ri(b.v))};
   }
   /// The real and the imaginary part of each lane in both halves of the lane.
   KOKKOS_FORCEINLINE_FUNCTION SIMDComplex dup_re() const { return {ISA::dup_re(v)}; }
+  /// Every lane's imaginary part in both halves.
   KOKKOS_FORCEINLINE_FUNCTION SIMDComplex dup_im() const { return {ISA::dup_im(v)}; }
   /// c + a b from a's broadcast parts (a_re = a.dup_re(), a_im = a.dup_im()) and i b: two FMAs.
   KOKKOS_FORCEINLINE_FUNCTION static SIMDComplex madd(const SIMDComplex& a_re, const SIMDComplex& a_im,
@@ -368,9 +406,11 @@ template <class T, int N, class ISA> struct SIMDComplex {
   KOKKOS_FORCEINLINE_FUNCTION friend SIMDComplex cmadd(const SIMDComplex& a, const SIMDComplex& b, const SIMDComplex& c) {
     return madd(a.dup_re(), a.dup_im(), b, b.times_i(), c);
   }
+  /// Lane-wise product a b.
   KOKKOS_FORCEINLINE_FUNCTION friend SIMDComplex cmul(const SIMDComplex& a, const SIMDComplex& b) {
     return cmadd(a, b, zero());
   }
+  /// Lane-wise product a b.
   KOKKOS_FORCEINLINE_FUNCTION friend SIMDComplex operator*(const SIMDComplex& a, const SIMDComplex& b) { return cmul(a, b); }
   /// c + conj(a) b = c + a_re b - a_im (i b)
   KOKKOS_FORCEINLINE_FUNCTION friend SIMDComplex cjmadd(const SIMDComplex& a, const SIMDComplex& b, const SIMDComplex& c) {
@@ -390,7 +430,9 @@ template <class T, int N, class ISA> struct SIMDComplex {
   KOKKOS_FORCEINLINE_FUNCTION static SIMDComplex reciprocal_lanes(const SIMDComplex& d) { return {ISA::div(ISA::set1(T(1)), d.v)}; }
   /// sqrt(max(d, 0)) part by part (d a real scale in both halves of each lane).
   KOKKOS_FORCEINLINE_FUNCTION static SIMDComplex sqrt_lanes(const SIMDComplex& d) { return {ISA::sqrt_nonneg(d.v)}; }
+  /// Lane-wise negation.
   KOKKOS_FORCEINLINE_FUNCTION friend SIMDComplex operator-(const SIMDComplex& a) { return {ISA::sub(ISA::zero(), a.v)}; }
+  /// Subtracts b lane by lane.
   KOKKOS_FORCEINLINE_FUNCTION SIMDComplex& operator-=(const SIMDComplex& b) { return *this = *this - b; }
   /// conj(a) b
   KOKKOS_FORCEINLINE_FUNCTION friend SIMDComplex cjmul(const SIMDComplex& a, const SIMDComplex& b) { return cjmadd(a, b, zero()); }
@@ -399,9 +441,11 @@ template <class T, int N, class ISA> struct SIMDComplex {
   KOKKOS_FORCEINLINE_FUNCTION static SIMDComplex madd_scalar(T z_re, T z_im, const SIMDComplex& b, const SIMDComplex& c) {
     return madd({ISA::set1(z_re)}, {ISA::set1(z_im)}, b, b.times_i(), c);
   }
+  /// z b for one complex z and every lane of b.
   KOKKOS_FORCEINLINE_FUNCTION friend SIMDComplex cmul(const Kokkos::complex<T>& z, const SIMDComplex& b) {
     return madd_scalar(z.real(), z.imag(), b, zero());
   }
+  /// z b for one complex z and every lane of b.
   KOKKOS_FORCEINLINE_FUNCTION friend SIMDComplex operator*(const Kokkos::complex<T>& z, const SIMDComplex& b) { return cmul(z, b); }
   /// x a + y b (real scalars), as caxpby of one complex number.
   KOKKOS_FORCEINLINE_FUNCTION friend SIMDComplex caxpby(T x, const SIMDComplex& a, T y, const SIMDComplex& b) {
@@ -410,11 +454,13 @@ template <class T, int N, class ISA> struct SIMDComplex {
   /// 16-bit storage (SIMDHalfSpinor, 16-bit SIMD links; single-precision registers): the 2N
   /// integers at p as reals, and the register's reals rounded to integers (to nearest, ties to even).
   KOKKOS_FORCEINLINE_FUNCTION static SIMDComplex load_fixed16(const short* p) { return {ISA::load_fixed16(p)}; }
+  /// Stores the parts rounded to 16-bit integers.
   KOKKOS_FORCEINLINE_FUNCTION void store_fixed16(short* p) const { ISA::store_fixed16(p, v); }
   /// One real per lane, p[i] in both halves of lane i (a scale for scale_lanes).
   KOKKOS_FORCEINLINE_FUNCTION static SIMDComplex load_pairs(const T* p) { return {ISA::load_pairs(p)}; }
   /// max(|a|, m) part by part, and each lane's larger part in both halves.
   KOKKOS_FORCEINLINE_FUNCTION static SIMDComplex abs_max(const SIMDComplex& a, const SIMDComplex& m) { return {ISA::abs_max(a.v, m.v)}; }
+  /// Each lane's larger part in both halves.
   KOKKOS_FORCEINLINE_FUNCTION SIMDComplex lane_max() const { return {ISA::max(v, ISA::swap_ri(v))}; }
   /// Lane i takes lane i ^ 2^level: a hop across the sub-lattice boundary of a split dimension.
   KOKKOS_FORCEINLINE_FUNCTION SIMDComplex swap_blocks(int level) const { return {ISA::swap_blocks(v, level)}; }
@@ -425,6 +471,7 @@ template <class T, int N, class ISA> struct SIMDComplex {
     store(t);
     return {t[2 * i], t[2 * i + 1]};
   }
+  /// Sets lane i to z.
   KOKKOS_INLINE_FUNCTION void set_lane(int i, const Kokkos::complex<T>& z) {
     T t[2 * N];
     store(t);
@@ -526,8 +573,11 @@ KOKKOS_FORCEINLINE_FUNCTION V unit_phase(const SIMDComplex<T, N, ISA>& theta) {
 }
 } // namespace detail
 
+/// Whether C is a SIMDComplex.
 template <class C> inline constexpr bool is_simd_complex_v = false;
+/// @cond
 template <class T, int N, class ISA> inline constexpr bool is_simd_complex_v<SIMDComplex<T, N, ISA>> = true;
+/// @endcond
 
 /// N complex lanes on the host: the native register when it holds N, portable code otherwise.
 template <class T, int N> using CPUSIMDComplex = SIMDComplex<T, N, typename simd::ForLanes<T, N>::type>;

@@ -23,9 +23,13 @@ namespace kqcd {
 
 /// Where this rank's sites sit in the extended lattice: coordinates shifted by `shift`.
 struct InteriorMap {
+  /// This rank's lattice, and the extended lattice.
+  ///@{
   Lattice local, ext;
-  int shift[Nd] = {0, 0, 0, 0};
+  ///@}
+  int shift[Nd] = {0, 0, 0, 0}; ///< Offset of the local sites in the extended lattice.
 
+  /// Coordinates c of the local lattice in the extended lattice.
   KOKKOS_INLINE_FUNCTION Coords to_ext(Coords c) const {
     for (int mu = 0; mu < Nd; ++mu) c.x[mu] += shift[mu];
     return c;
@@ -90,12 +94,14 @@ template <class View, class Buffer> struct SlabCopy {
 /// A two-value site reduction functor F built for the extended lattice (and the extended parity
 /// map.ext_parity(parity)), run over this rank's own sites only.
 template <class F> struct InteriorReduce {
-  F f;
-  InteriorMap map;
-  int parity;
+  F f; ///< The reduction functor of the extended lattice.
+  InteriorMap map; ///< The local sites' map.
+  int parity; ///< Parity of the local sites.
+  /// Reduces f at local site s's extended site.
   KOKKOS_INLINE_FUNCTION void operator()(int s, double& a, double& b) const { f(map.ext_index(s, parity), a, b); }
 };
 
+/// A single-rank lattice extended by halo layers of the neighbouring ranks.
 class LatticeExtension {
 public:
   /// On a single rank (nothing partitioned) the extended lattice is the local one.
@@ -114,9 +120,13 @@ public:
     map_.ext = local.distributed() ? Lattice(dims) : local;
   }
 
+  /// This rank's lattice.
   const Lattice& local() const { return map_.local; }
+  /// The extended lattice.
   const Lattice& extended() const { return map_.ext; }
+  /// Where the local sites sit in it.
   const InteriorMap& map() const { return map_; }
+  /// The halo depth.
   int depth() const { return depth_; }
 
   /// A new field on the extended lattice holding u's links, halo filled.

@@ -12,6 +12,7 @@
 
 namespace kqcd {
 
+/// The grid of MPI ranks over which a lattice is split.
 class ProcessGrid {
 public:
   /// The grid over MPI_COMM_WORLD (every rank calls it). A 0 entry in `grid` (or all zero) lets
@@ -54,11 +55,17 @@ public:
 
   /// This rank's sub-lattice.
   const Lattice& lattice() const { return local_; }
+  /// The whole lattice.
   const Lattice& global_lattice() const { return global_; }
+  /// Ranks in each direction.
   std::array<int, Nd> grid() const { return grid_; }
+  /// This rank's coordinates in the grid.
   std::array<int, Nd> coords() const { return coords_; }
+  /// This rank's number.
   int rank() const { return rank_; }
+  /// Ranks in all.
   int size() const { return grid_[0] * grid_[1] * grid_[2] * grid_[3]; }
+  /// The grid as text.
   std::string to_string() const {
     return std::to_string(grid_[0]) + "x" + std::to_string(grid_[1]) + "x" + std::to_string(grid_[2]) + "x" +
            std::to_string(grid_[3]);

@@ -17,10 +17,12 @@ inline void sum_in_place(const Lattice& lat, double* values, int n) {
   (void)lat, (void)values, (void)n;
 #endif
 }
+/// Sum of v over the ranks of lat.
 inline double sum(const Lattice& lat, double v) {
   sum_in_place(lat, &v, 1);
   return v;
 }
+/// Sum of v over the ranks of lat.
 inline Kokkos::complex<double> sum(const Lattice& lat, Kokkos::complex<double> v) {
   double re_im[2] = {v.real(), v.imag()};
   sum_in_place(lat, re_im, 2);

@@ -11,10 +11,13 @@
 
 namespace kqcd {
 
+/// Phases a field picks up across the lattice boundary in each direction.
 struct BoundaryPhases {
+  /// Phase per direction (1: periodic, -1: antiperiodic).
   std::array<Kokkos::complex<double>, Nd> b{Kokkos::complex<double>(1), Kokkos::complex<double>(1),
                                             Kokkos::complex<double>(1), Kokkos::complex<double>(1)};
 
+  /// Periodic in every direction.
   static BoundaryPhases periodic() { return {}; }
   /// Periodic in space, antiperiodic in time: the usual fermion choice.
   static BoundaryPhases antiperiodic_time() {
@@ -22,7 +25,9 @@ struct BoundaryPhases {
     p.b[3] = -1.0;
     return p;
   }
+  /// The phase e^{i theta} of a twisted boundary.
   static Kokkos::complex<double> twist(double theta) { return {std::cos(theta), std::sin(theta)}; }
+  /// Equal phases in every direction.
   bool operator==(const BoundaryPhases&) const = default;
 };
 

@@ -15,10 +15,13 @@
 #endif
 #endif
 
+/// Communication between ranks (MPI, or one rank without it).
 namespace kqcd::comm {
 
 #if KQCD_HAVE_MPI
+/// The communicator type (MPI_Comm, or int without MPI).
 using handle = MPI_Comm;
+/// The null communicator.
 inline handle null_handle() { return MPI_COMM_NULL; }
 #else
 using handle = int;

@@ -4,8 +4,10 @@
 
 #include <Kokkos_Complex.hpp>
 
+/// kqcd: performance-portable lattice QCD on Kokkos.
 namespace kqcd {
 
+/// The complex type of kqcd's kernels.
 template <class T> using complex = Kokkos::complex<T>;
 
 /// c + a * b
@@ -18,6 +20,7 @@ template <class T>
 KOKKOS_FORCEINLINE_FUNCTION complex<T> cjmadd(const complex<T>& a, const complex<T>& b, const complex<T>& c) {
   return {c.real() + a.real() * b.real() + a.imag() * b.imag(), c.imag() + a.real() * b.imag() - a.imag() * b.real()};
 }
+/// The complex product a b.
 template <class T> KOKKOS_FORCEINLINE_FUNCTION complex<T> cmul(const complex<T>& a, const complex<T>& b) {
   return {a.real() * b.real() - a.imag() * b.imag(), a.real() * b.imag() + a.imag() * b.real()};
 }

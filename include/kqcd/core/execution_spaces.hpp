@@ -15,6 +15,7 @@ namespace detail {
 template <class... Ts> struct tuple_cat_type { using type = decltype(std::tuple_cat(std::declval<Ts>()...)); };
 } // namespace detail
 
+/// std::tuple of the execution spaces Kokkos was built with.
 using EnabledExecutionSpaces = typename detail::tuple_cat_type<
 #if defined(KOKKOS_ENABLE_CUDA)
     std::tuple<Kokkos::Cuda>,
@@ -30,19 +31,22 @@ using EnabledExecutionSpaces = typename detail::tuple_cat_type<
 /// Every pair (execution space, real type) of a list of spaces and a list of reals: the
 /// configurations a test runs over.
 template <class Spaces, class Reals> struct CartesianProduct;
+/// @cond
 template <class... Spaces, class... Reals>
 struct CartesianProduct<std::tuple<Spaces...>, std::tuple<Reals...>> {
   template <class S> using row = std::tuple<std::tuple<S, Reals>...>;
   using type = decltype(std::tuple_cat(std::declval<row<Spaces>>()...));
 };
+/// @endcond
 
+/// Name of execution space ExecSpace.
 template <class ExecSpace> std::string backend_name() { return ExecSpace::name(); }
 
 } // namespace kqcd
 
 namespace kqcd {
 
-/// Call f.template operator()<ExecSpace>() for the enabled execution space named `name`
+/// Call `f.template operator()<ExecSpace>()` for the enabled execution space named `name`
 /// (case-insensitive, as Kokkos names it: "OpenMP", "Serial", "Cuda"); returns false if none is.
 template <class F> bool with_execution_space(const std::string& name, F&& f) {
   auto lower = [](std::string s) {

@@ -4,6 +4,7 @@
 
 #include <kqcd/core/complex.hpp>
 
+/// Gamma matrices in the DeGrand-Rossi basis.
 namespace kqcd::gamma_dr {
 
 /// Column of the non-zero entry of row s of g_{mu+1}.
@@ -14,6 +15,7 @@ inline constexpr int code[4][4] = {{1, 1, 3, 3}, {2, 0, 0, 2}, {1, 3, 3, 1}, {0,
 /// The same tables for run-time indices in device code (CUDA cannot index a host constexpr array
 /// with a run-time value).
 KOKKOS_INLINE_FUNCTION constexpr int perm_at(int mu, int s) { return mu < 2 ? 3 - s : s ^ 2; }
+/// The same as code, for run-time indices in device code.
 KOKKOS_INLINE_FUNCTION constexpr int code_at(int mu, int s) {
   constexpr int t[4][4] = {{1, 1, 3, 3}, {2, 0, 0, 2}, {1, 3, 3, 1}, {0, 0, 0, 0}};
   return t[mu][s];

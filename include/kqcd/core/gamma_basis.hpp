@@ -8,9 +8,10 @@
 
 namespace kqcd {
 
+/// Non-zero entries of the 16 gamma-basis matrices, as perm and code of gamma.hpp.
 struct GammaBasisTable {
-  int perm[16][4];
-  int code[16][4];
+  int perm[16][4]; ///< column of the non-zero entry of each row
+  int code[16][4]; ///< that entry as a power of i
 };
 
 namespace detail {
@@ -36,6 +37,7 @@ constexpr GammaBasisTable make_gamma_basis() {
 }
 } // namespace detail
 
+/// The table of the 16 gamma-basis matrices.
 inline constexpr GammaBasisTable gamma_basis = detail::make_gamma_basis();
 
 static_assert(gamma_basis.perm[15][0] == 0 && gamma_basis.perm[15][3] == 3 && gamma_basis.code[15][0] == 0 &&

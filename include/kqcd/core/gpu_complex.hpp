@@ -31,23 +31,33 @@ template <> struct gpu_vec2<double> {
 #endif
 } // namespace detail
 
+/// A complex number stored as CUDA's float2 / double2 (or an equally aligned pair), FMA arithmetic.
 template <class T> struct GPUComplex : detail::gpu_vec2<T>::type {
+  /// The real type.
   using value_type = T;
+  /// The two-vector it derives from.
   using base_type = typename detail::gpu_vec2<T>::type;
   static_assert(sizeof(base_type) == 2 * sizeof(T) && alignof(base_type) == 2 * sizeof(T), "GPUComplex is a 2-vector");
 
   GPUComplex() = default;
+  /// re + i im.
   KOKKOS_FORCEINLINE_FUNCTION constexpr GPUComplex(T re, T im = T(0)) : base_type{re, im} {}
+  /// Converts from Kokkos::complex.
   template <class U> KOKKOS_FORCEINLINE_FUNCTION explicit GPUComplex(const Kokkos::complex<U>& z) : base_type{T(z.real()), T(z.imag())} {}
+  /// Real part.
   KOKKOS_FORCEINLINE_FUNCTION constexpr T real() const { return this->x; }
+  /// Imaginary part.
   KOKKOS_FORCEINLINE_FUNCTION constexpr T imag() const { return this->y; }
+  /// Converts to Kokkos::complex<U>.
   template <class U> KOKKOS_FORCEINLINE_FUNCTION Kokkos::complex<U> to() const { return {U(this->x), U(this->y)}; }
 
+  /// Adds b.
   KOKKOS_FORCEINLINE_FUNCTION GPUComplex& operator+=(const GPUComplex& b) {
     this->x += b.x;
     this->y += b.y;
     return *this;
   }
+  /// Subtracts b.
   KOKKOS_FORCEINLINE_FUNCTION GPUComplex& operator-=(const GPUComplex& b) {
     this->x -= b.x;
     this->y -= b.y;
@@ -55,14 +65,21 @@ template <class T> struct GPUComplex : detail::gpu_vec2<T>::type {
   }
 };
 
+/// Sum.
 template <class T> KOKKOS_FORCEINLINE_FUNCTION GPUComplex<T> operator+(GPUComplex<T> a, const GPUComplex<T>& b) { return a += b; }
+/// Difference.
 template <class T> KOKKOS_FORCEINLINE_FUNCTION GPUComplex<T> operator-(GPUComplex<T> a, const GPUComplex<T>& b) { return a -= b; }
+/// Negation.
 template <class T> KOKKOS_FORCEINLINE_FUNCTION GPUComplex<T> operator-(const GPUComplex<T>& a) { return {-a.x, -a.y}; }
+/// Product, as fused multiply-adds.
 template <class T> KOKKOS_FORCEINLINE_FUNCTION GPUComplex<T> operator*(const GPUComplex<T>& a, const GPUComplex<T>& b) {
   return {a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x};
 }
+/// Real scalar times a.
 template <class T> KOKKOS_FORCEINLINE_FUNCTION GPUComplex<T> operator*(T s, const GPUComplex<T>& a) { return {s * a.x, s * a.y}; }
+/// Complex conjugate.
 template <class T> KOKKOS_FORCEINLINE_FUNCTION GPUComplex<T> conj(const GPUComplex<T>& a) { return {a.x, -a.y}; }
+/// |a|^2.
 template <class T> KOKKOS_FORCEINLINE_FUNCTION T norm2(const GPUComplex<T>& a) { return a.x * a.x + a.y * a.y; }
 /// c + a * b
 template <class T>

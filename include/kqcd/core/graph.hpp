@@ -1,4 +1,4 @@
-// Kokkos::Graph capture of kqcd's launchers (issue 8's launch-latency trial): a launcher appends its
+// Kokkos::Graph capture of kqcd's launchers, to cut launch latency: a launcher appends its
 // kernel after a node of a Kokkos::Experimental::Graph with the launch shape it would use now, and the
 // caller submits the whole graph as one unit (a CUDA graph on the GPU, the kernels in order on the
 // host). Nodes are type-erased so that launchers with run-time choices return one type.
@@ -13,6 +13,7 @@
 
 namespace kqcd {
 
+/// A node of a Kokkos graph on execution space ES.
 template <class ES> using GraphNode = Kokkos::Experimental::GraphNodeRef<ES>;
 
 /// f(site) for site in [0, n_sites) with launch shape c, as a graph node after `node`.

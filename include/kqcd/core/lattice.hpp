@@ -19,17 +19,23 @@
 
 namespace kqcd {
 
+/// Space-time dimensions.
 inline constexpr int Nd = 4;
+/// Colours.
 inline constexpr int Nc = 3;
+/// Spin components.
 inline constexpr int Ns = 4;
 
+/// Site coordinates (x, y, z, t).
 struct Coords {
-  int x[Nd];
+  int x[Nd]; ///< coordinate in each direction
 };
 
+/// A 4-d periodic lattice, or one rank's part of a lattice distributed over a process grid.
 class Lattice {
 public:
   Lattice() = default;
+  /// A single-rank lattice of extents dims.
   explicit Lattice(std::array<int, Nd> dims) {
     for (int mu = 0; mu < Nd; ++mu) {
       if (dims[mu] < 1)
@@ -45,15 +51,22 @@ public:
       throw invalid_argument("lattice volume " + std::to_string(volume_) + " exceeds the 2^30 sites one rank supports");
   }
 
+  /// Local extent in direction mu.
   KOKKOS_INLINE_FUNCTION int dim(int mu) const { return dims_[mu]; }
+  /// Local extents.
   std::array<int, Nd> dims() const { return {dims_[0], dims_[1], dims_[2], dims_[3]}; }
+  /// Local sites.
   KOKKOS_INLINE_FUNCTION std::int64_t volume() const { return volume_; }
+  /// Local sites of one parity.
   KOKKOS_INLINE_FUNCTION int cb_volume() const { return int(volume_ / 2); }
+  /// Local sites of one timeslice.
   KOKKOS_INLINE_FUNCTION std::int64_t spatial_volume() const { return std::int64_t(dims_[0]) * dims_[1] * dims_[2]; }
 
+  /// Lexicographic index of local coordinates c (x fastest).
   KOKKOS_INLINE_FUNCTION std::int64_t lex_index(const Coords& c) const {
     return c.x[0] + std::int64_t(dims_[0]) * (c.x[1] + std::int64_t(dims_[1]) * (c.x[2] + std::int64_t(dims_[2]) * c.x[3]));
   }
+  /// Local coordinates of lexicographic index i.
   KOKKOS_INLINE_FUNCTION Coords lex_coords(std::int64_t i) const {
     Coords c;
     for (int mu = 0; mu < Nd; ++mu) {
@@ -62,7 +75,9 @@ public:
     }
     return c;
   }
+  /// Parity of c: (x + y + z + t) mod 2.
   KOKKOS_INLINE_FUNCTION static int parity(const Coords& c) { return (c.x[0] + c.x[1] + c.x[2] + c.x[3]) & 1; }
+  /// Index of c among the sites of its parity.
   KOKKOS_INLINE_FUNCTION int cb_index(const Coords& c) const { return int(lex_index(c) / 2); }
 
   /// Coordinates of checkerboard site cb_site on checkerboard parity.
@@ -80,6 +95,7 @@ public:
     return c;
   }
 
+  /// Same extents, process grid and position.
   bool operator==(const Lattice& o) const {
     for (int mu = 0; mu < Nd; ++mu)
       if (dims_[mu] != o.dims_[mu] || global_[mu] != o.global_[mu] || origin_[mu] != o.origin_[mu]) return false;
@@ -87,19 +103,27 @@ public:
   }
 
   // Domain decomposition. A Lattice built from extents alone is the whole lattice on one rank.
+  /// Global extent in direction mu.
   KOKKOS_INLINE_FUNCTION int global_dim(int mu) const { return global_[mu]; }
+  /// Global extents.
   std::array<int, Nd> global_dims() const { return {global_[0], global_[1], global_[2], global_[3]}; }
+  /// Global coordinate of this rank's first site in direction mu.
   KOKKOS_INLINE_FUNCTION int origin(int mu) const { return origin_[mu]; }
+  /// Global sites.
   std::int64_t global_volume() const { return std::int64_t(global_[0]) * global_[1] * global_[2] * global_[3]; }
   /// Ranks along direction mu (1: the direction is not split).
   KOKKOS_INLINE_FUNCTION int grid(int mu) const { return grid_[mu]; }
+  /// This rank's coordinate in the process grid, direction mu.
   KOKKOS_INLINE_FUNCTION int grid_coord(int mu) const { return grid_coord_[mu]; }
+  /// Whether direction mu is split over several ranks.
   KOKKOS_INLINE_FUNCTION bool partitioned(int mu) const { return grid_[mu] > 1; }
   /// More than one rank holds this lattice.
   KOKKOS_INLINE_FUNCTION bool distributed() const { return ghost_sites_ > 0; }
   /// The rank holding the neighbouring sub-lattice in direction mu, forward (side 0) or backward (1).
   int neighbour_rank(int mu, int side) const { return neighbour_rank_[mu][side]; }
+  /// This rank's number.
   int rank() const { return rank_; }
+  /// The communicator of the process grid.
   comm::handle communicator() const { return comm_; }
   /// Lexicographic index of a local site in the global lattice (random fields are keyed by it).
   KOKKOS_INLINE_FUNCTION std::int64_t global_lex_index(const Coords& c) const {
@@ -110,6 +134,7 @@ public:
 
   /// Ghost sites per parity (0 on one rank), and where slot (mu, side) starts after cb_volume().
   KOKKOS_INLINE_FUNCTION int ghost_sites() const { return ghost_sites_; }
+  /// Offset of the ghost rows of direction mu, side (0: forward, 1: backward), after the local sites.
   KOKKOS_INLINE_FUNCTION int ghost_offset(int mu, int side) const { return ghost_offset_[mu][side]; }
   /// Sites of one parity on a face orthogonal to mu.
   KOKKOS_INLINE_FUNCTION int face_sites(int mu) const { return int(volume_ / dims_[mu] / 2); }
@@ -160,6 +185,7 @@ public:
     l.comm_ = comm;
     return l;
   }
+  /// Extents and process grid as text.
   std::string to_string() const {
     return std::to_string(dims_[0]) + "x" + std::to_string(dims_[1]) + "x" + std::to_string(dims_[2]) + "x" +
            std::to_string(dims_[3]);

@@ -1,17 +1,11 @@
-// Profiling as QUDA's interface functions do it: each top-level call (operator application, solve,
-// smearing, contraction, I/O) opens a ProfileScope, which is a Kokkos Tools region (so nsys, ncu
-// and Kokkos' own tools see it) and, when profiling is on, records the time spent in its phases
-// (init, host-to-device, compute, device-to-host, free) and in total into a process-wide table,
-// printed on request: KQCD_PROFILE=1 prints it to stderr when Kokkos finalises; `kqcd ... --profile`
-// does the same for the tool.
+// Profiling of top-level calls: a ProfileScope is a Kokkos Tools region and, when profiling is on
+// (KQCD_PROFILE=1 or `kqcd ... --profile`), records the time of its phases (init, host-to-device,
+// compute, device-to-host, free) in a process-wide table printed at finalisation. With profiling on,
+// each phase ends with a fence so device work is charged to the phase that launched it; off, a scope
+// costs two cheap checks.
 //
 //   ProfileScope prof("kqcd::cg_normal");
-//   { auto t = prof.phase(ProfilePhase::init); ...allocate... }
 //   { auto t = prof.phase(ProfilePhase::compute); ...iterate... }
-//
-// Phases are nested regions "<name>:<phase>"; with profiling on, each phase ends with a fence so
-// that device work is charged to the phase that launched it. Off and without a Kokkos tool, a
-// scope costs two getenv-style checks: no strings, no fences.
 #pragma once
 
 #include <array>
@@ -21,14 +15,20 @@
 
 namespace kqcd {
 
+/// Phases a ProfileScope times.
 enum class ProfilePhase { init, h2d, compute, d2h, free };
+/// Number of ProfilePhase values.
 inline constexpr int n_profile_phases = 5;
+/// Name of phase p.
 const char* profile_phase_name(ProfilePhase p);
 
 /// Accumulated times of one top-level call name.
 struct ProfileRecord {
+  /// Times the region was entered.
   long calls = 0;
+  /// Seconds in each phase.
   std::array<double, n_profile_phases> phase_seconds{};
+  /// Seconds in the region.
   double total_seconds = 0;
 };
 
@@ -39,6 +39,7 @@ bool profiling_enabled();
 void set_profiling(bool on);
 /// A copy of the table so far, by call name.
 std::map<std::string, ProfileRecord> profile_records();
+/// Clears the profile table.
 void reset_profile();
 /// The table: calls, total and per-phase seconds, and the time outside the phases.
 void print_profile(std::ostream& os);
@@ -55,6 +56,7 @@ public:
   /// A phase of this call, timed until the returned object is destroyed.
   class Phase {
   public:
+    /// Opens phase p of scope.
     Phase(ProfileScope& scope, ProfilePhase p);
     ~Phase();
     Phase(const Phase&) = delete;
@@ -65,6 +67,7 @@ public:
     ProfilePhase phase_;
     double start_;
   };
+  /// Opens phase p until the returned object is destroyed.
   [[nodiscard]] Phase phase(ProfilePhase p) { return Phase(*this, p); }
 
 private:

@@ -11,7 +11,9 @@
 
 namespace kqcd {
 
+/// Philox counter-based random numbers: the same stream for a (seed, counter) on every backend.
 struct Philox {
+  /// The key.
   std::uint64_t seed = 0;
 
   /// Four independent 32-bit words for the counter (a, b, c, d).

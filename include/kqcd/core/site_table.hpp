@@ -15,6 +15,7 @@
 
 namespace kqcd {
 
+/// A neighbour's index and whether the hop crossed the lattice boundary.
 struct Neighbour {
   int index;    ///< checkerboard index on the opposite parity
   bool crossed; ///< the hop crosses the lattice boundary
@@ -49,8 +50,8 @@ KOKKOS_INLINE_FUNCTION Neighbour compute_neighbour(const Lattice& lat, int cb_si
 /// The checkerboard sites of a local lattice in slabs of up to 4 x 4 (z, t) slices, slab by slab, each
 /// slab in index order (empty where z and t allow no slab wider than one slice: the index order
 /// itself). A block of right-hand sides reads a source site from its z- and t-neighbours; in index
-/// order the t-neighbours are a whole 3-volume apart, which at 32^4 with 8 single-precision
-/// right-hand sides is more than the H200's L2 holds, so the second read came from memory again.
+/// order the t-neighbours are a whole 3-volume apart, which for large blocks exceeds a GPU's L2, so
+/// the second read would come from memory again.
 inline std::vector<int> tiled_site_order(const Lattice& lat) {
   const auto tile = [](int L) { return L % 4 == 0 ? 4 : L % 2 == 0 ? 2 : 1; };
   const int slice = lat.dim(0) / 2 * lat.dim(1), Lz = lat.dim(2), Lt = lat.dim(3);
@@ -83,7 +84,9 @@ template <class ExecSpace> struct BoundaryData {
 };
 } // namespace detail
 
+/// Neighbours computed from the site index on the fly.
 template <class ExecSpace> class SiteTable<NeighbourMode::on_the_fly, ExecSpace> : public detail::BoundaryData<ExecSpace> {
+/// @cond
 public:
   static constexpr NeighbourMode mode = NeighbourMode::on_the_fly;
   SiteTable(const Lattice& lat, const BoundaryPhases& bc) : detail::BoundaryData<ExecSpace>(lat, bc) {}
@@ -91,8 +94,11 @@ public:
     return detail::compute_neighbour(this->lattice, cb_site, parity, mu, dir);
   }
 };
+/// @endcond
 
+/// Neighbours read from a precomputed table.
 template <class ExecSpace> class SiteTable<NeighbourMode::table, ExecSpace> : public detail::BoundaryData<ExecSpace> {
+/// @cond
 public:
   static constexpr NeighbourMode mode = NeighbourMode::table;
   // Neighbour index in bits 0..30, boundary crossing in bit 31: one load per hop.
@@ -128,5 +134,6 @@ public:
 private:
   table_view table_[2];
 };
+/// @endcond
 
 } // namespace kqcd

@@ -10,6 +10,7 @@
 
 namespace kqcd {
 
+/// Calls f(std::integral_constant<int, i>) for i in [Begin, End), unrolled at compile time.
 template <int Begin, int End, class F> KOKKOS_FORCEINLINE_FUNCTION constexpr void static_for(F&& f) {
   if constexpr (Begin < End) {
     f(std::integral_constant<int, Begin>{});

@@ -12,17 +12,22 @@
 
 namespace kqcd {
 
+/// A 3x3 complex matrix.
 template <class T> struct SU3 {
+  /// Real type.
   using real_type = T;
+  /// Complex type.
   using cplx = Kokkos::complex<T>;
-  cplx m[Nc][Nc];
+  cplx m[Nc][Nc]; ///< elements, [row][column]
 
+  /// The zero matrix.
   KOKKOS_INLINE_FUNCTION static SU3 zero() {
     SU3 r;
     for (int a = 0; a < Nc; ++a)
       for (int b = 0; b < Nc; ++b) r.m[a][b] = cplx(0, 0);
     return r;
   }
+  /// The unit matrix.
   KOKKOS_INLINE_FUNCTION static SU3 identity() {
     SU3 r = zero();
     for (int a = 0; a < Nc; ++a) r.m[a][a] = cplx(1, 0);
@@ -63,22 +68,26 @@ template <class T> KOKKOS_INLINE_FUNCTION SU3<T> adj_mul(const SU3<T>& x, const 
     }
   return r;
 }
+/// The adjoint x^dag.
 template <class T> KOKKOS_INLINE_FUNCTION SU3<T> adj(const SU3<T>& x) {
   SU3<T> r;
   for (int a = 0; a < Nc; ++a)
     for (int b = 0; b < Nc; ++b) r.m[a][b] = Kokkos::conj(x.m[b][a]);
   return r;
 }
+/// Sum.
 template <class T> KOKKOS_INLINE_FUNCTION SU3<T> operator+(SU3<T> x, const SU3<T>& y) {
   for (int a = 0; a < Nc; ++a)
     for (int b = 0; b < Nc; ++b) x.m[a][b] += y.m[a][b];
   return x;
 }
+/// Difference.
 template <class T> KOKKOS_INLINE_FUNCTION SU3<T> operator-(SU3<T> x, const SU3<T>& y) {
   for (int a = 0; a < Nc; ++a)
     for (int b = 0; b < Nc; ++b) x.m[a][b] -= y.m[a][b];
   return x;
 }
+/// Adds y.
 template <class T> KOKKOS_INLINE_FUNCTION SU3<T>& operator+=(SU3<T>& x, const SU3<T>& y) {
   for (int a = 0; a < Nc; ++a)
     for (int b = 0; b < Nc; ++b) x.m[a][b] += y.m[a][b];
@@ -90,11 +99,13 @@ template <class T> KOKKOS_INLINE_FUNCTION SU3<T> operator*(std::type_identity_t<
     for (int b = 0; b < Nc; ++b) x.m[a][b] *= s;
   return x;
 }
+/// Complex scalar times x.
 template <class T> KOKKOS_INLINE_FUNCTION SU3<T> operator*(const Kokkos::complex<T>& s, SU3<T> x) {
   for (int a = 0; a < Nc; ++a)
     for (int b = 0; b < Nc; ++b) x.m[a][b] = s * x.m[a][b];
   return x;
 }
+/// The trace.
 template <class T> KOKKOS_INLINE_FUNCTION Kokkos::complex<T> trace(const SU3<T>& x) {
   return x.m[0][0] + x.m[1][1] + x.m[2][2];
 }
@@ -115,6 +126,7 @@ template <class T, class View> KOKKOS_INLINE_FUNCTION SU3<T> load_su3(const View
     for (int b = 0; b < Nc; ++b) r.m[a][b] = Kokkos::complex<T>(T(v(site, slot, a, b).real()), T(v(site, slot, a, b).imag()));
   return r;
 }
+/// Stores x into slot slot of site site of a link view.
 template <class T, class View> KOKKOS_INLINE_FUNCTION void store_su3(const View& v, int site, int slot, const SU3<T>& x) {
   using GT = typename View::non_const_value_type;
   using R = typename GT::value_type;
@@ -127,6 +139,7 @@ KOKKOS_INLINE_FUNCTION Coords forward(const Lattice& lat, Coords c, int mu) {
   c.x[mu] = c.x[mu] + 1 == lat.dim(mu) ? 0 : c.x[mu] + 1;
   return c;
 }
+/// Coordinates of the neighbour of c in direction -mu (periodic).
 KOKKOS_INLINE_FUNCTION Coords backward(const Lattice& lat, Coords c, int mu) {
   c.x[mu] = c.x[mu] == 0 ? lat.dim(mu) - 1 : c.x[mu] - 1;
   return c;

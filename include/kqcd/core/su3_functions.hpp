@@ -1,23 +1,5 @@
-// SU(3) functions for smearing, flow and gauge generation (all KOKKOS_INLINE_FUNCTION):
-//
-// reunitarise(V)        Gram-Schmidt on rows 0 and 1, row 2 = conj(row0 x row1): an SU(3) matrix
-//                       close to V (not the maximiser; used to start the projection and to remove
-//                       rounding drift after heat-bath sweeps). Degenerate rows fall back to unit rows.
-// project_su3(V)        Proj_SU3(V) of conventions.md: the W in SU(3) maximising Re tr(W V^dag).
-//                       Method: start from reunitarise(V), then iterate Cabibbo-Marinari sweeps over the
-//                       SU(2) subgroups (0,1), (1,2), (0,2); each step left-multiplies W by the SU(2)
-//                       matrix that maximises Re tr(W V^dag) exactly within its subgroup, so the
-//                       objective never decreases. It stops when the gradient, the traceless
-//                       anti-Hermitian part of W V^dag, has Frobenius norm <= tol |V| (tol = 1e-13 by
-//                       default: W is then within about tol of the stationary point), or after
-//                       max_iter sweeps (default 200). Any V works, singular ones included (V = 0 gives
-//                       the unit matrix). The SU(2) step needs only the 2x2 block's quaternion part.
-// exp_iQ(Q)             exp(i Q) for Hermitian traceless Q by Cayley-Hamilton (Morningstar and Peardon,
-//                       hep-lat/0311018): exp(iQ) = f0 + f1 Q + f2 Q^2 with their closed forms, c0 < 0
-//                       through f_j(-c0) = (-1)^j conj f_j(c0), sin(w)/w by its series for small w; for
-//                       small c1 = tr(Q^2)/2 (< 0.05, where 9u^2 - w^2 -> 0 loses digits) the exponential
-//                       series reduced by Q^3 = c1 Q + c0, summed to double precision.
-// traceless_antihermitian(X)  (X - X^dag)/2 - tr(X - X^dag)/6.
+// SU(3) functions for smearing, flow and gauge generation: reunitarisation, projection onto SU(3),
+// the exponential of a Hermitian matrix, and the SU(2) subgroup steps they are built from.
 #pragma once
 
 #include <kqcd/core/su3.hpp>
@@ -26,9 +8,13 @@ namespace kqcd {
 
 /// An SU(2) matrix [[p, q], [-conj q, conj p]] acting on rows (i, j) of a 3x3 matrix.
 template <class T> struct SU2 {
+  /// First row of the 2x2 matrix.
+  ///@{
   Kokkos::complex<T> p, q;
+  ///@}
 };
 
+/// Rows (i, j) of SU(2) subgroup sub = 0, 1, 2: (0,1), (1,2), (0,2).
 KOKKOS_INLINE_FUNCTION void su2_subgroup(int sub, int& i, int& j) {
   i = sub == 1 ? 1 : 0;
   j = sub == 0 ? 1 : 2;
@@ -38,10 +24,13 @@ KOKKOS_INLINE_FUNCTION void su2_subgroup(int sub, int& i, int& j) {
 template <class T> KOKKOS_INLINE_FUNCTION SU2<T> su2_block(const SU3<T>& m, int i, int j) {
   return {T(0.5) * (m.m[i][i] + Kokkos::conj(m.m[j][j])), T(0.5) * (m.m[i][j] - Kokkos::conj(m.m[j][i]))};
 }
+/// The adjoint a^dag.
 template <class T> KOKKOS_INLINE_FUNCTION SU2<T> su2_adj(const SU2<T>& a) { return {Kokkos::conj(a.p), -a.q}; }
+/// The product a b.
 template <class T> KOKKOS_INLINE_FUNCTION SU2<T> su2_mul(const SU2<T>& a, const SU2<T>& b) {
   return {a.p * b.p - a.q * Kokkos::conj(b.q), a.p * b.q + a.q * Kokkos::conj(b.p)};
 }
+/// sqrt(|p|^2 + |q|^2): the quaternion's length.
 template <class T> KOKKOS_INLINE_FUNCTION T su2_norm(const SU2<T>& a) {
   return Kokkos::sqrt(Kokkos::real(a.p * Kokkos::conj(a.p)) + Kokkos::real(a.q * Kokkos::conj(a.q)));
 }
@@ -54,6 +43,9 @@ template <class T> KOKKOS_INLINE_FUNCTION void su2_left_multiply(const SU2<T>& r
   }
 }
 
+/// An SU(3) matrix close to V: Gram-Schmidt on rows 0 and 1, row 2 = conj(row0 x row1).
+/// Not the maximiser of project_su3; it starts the projection and removes rounding drift after
+/// heat-bath sweeps. Degenerate rows fall back to unit rows.
 template <class T> KOKKOS_INLINE_FUNCTION SU3<T> reunitarise(SU3<T> v) {
   using C = Kokkos::complex<T>;
   auto normalise_row = [&](int r) {
@@ -86,6 +78,7 @@ template <class T> KOKKOS_INLINE_FUNCTION SU3<T> reunitarise(SU3<T> v) {
   return v;
 }
 
+/// (X - X^dag)/2 - tr(X - X^dag)/6: the traceless anti-Hermitian part of X.
 template <class T> KOKKOS_INLINE_FUNCTION SU3<T> traceless_antihermitian(const SU3<T>& x) {
   SU3<T> r;
   for (int a = 0; a < Nc; ++a)
@@ -95,12 +88,18 @@ template <class T> KOKKOS_INLINE_FUNCTION SU3<T> traceless_antihermitian(const S
   return r;
 }
 
+/// Stopping criteria of project_su3.
 struct ProjectionParams {
   double tol = 1e-13; ///< stop when |TA(W V^dag)| <= tol |V|
   int max_iter = 200; ///< SU(2) sweeps at most
 };
 
-/// The W in SU(3) maximising Re tr(W V^dag) (see the file comment); iterations used in *iters.
+/// The W in SU(3) maximising Re tr(W V^dag) (Proj_SU3 of conventions.md); iterations used in *iters.
+/// Starts from reunitarise(V), then iterates Cabibbo-Marinari sweeps over the SU(2) subgroups; each
+/// step left-multiplies W by the SU(2) matrix that maximises Re tr(W V^dag) exactly within its
+/// subgroup, so the objective never decreases. Stops when the gradient, the traceless anti-Hermitian
+/// part of W V^dag, has Frobenius norm <= tol |V| (W is then within about tol of the stationary
+/// point), or after max_iter sweeps. Any V works, singular ones included (V = 0 gives the unit matrix).
 template <class T>
 KOKKOS_INLINE_FUNCTION SU3<T> project_su3(const SU3<T>& v, const ProjectionParams& params = {}, int* iters = nullptr) {
   SU3<T> w = reunitarise(v);
@@ -122,7 +121,11 @@ KOKKOS_INLINE_FUNCTION SU3<T> project_su3(const SU3<T>& v, const ProjectionParam
   return w;
 }
 
-/// exp(i Q) for Hermitian traceless Q (Cayley-Hamilton, see the file comment).
+/// exp(i Q) for Hermitian traceless Q by Cayley-Hamilton (Morningstar and Peardon, hep-lat/0311018).
+/// exp(iQ) = f0 + f1 Q + f2 Q^2 with their closed forms; c0 < 0 through
+/// f_j(-c0) = (-1)^j conj f_j(c0), sin(w)/w by its series for small w. For small c1 = tr(Q^2)/2
+/// (< 0.05, where 9u^2 - w^2 -> 0 loses digits) the exponential series reduced by Q^3 = c1 Q + c0,
+/// summed to double precision.
 template <class T> KOKKOS_INLINE_FUNCTION SU3<T> exp_iQ(const SU3<T>& q) {
   using C = Kokkos::complex<T>;
   const SU3<T> q2 = q * q;

@@ -30,6 +30,7 @@
 
 namespace kqcd {
 
+/// "single" or "double".
 template <class Real> const char* precision_name() { return sizeof(Real) == 4 ? "single" : "double"; }
 
 /// A readable name of T for tune keys (demangled where the C++ ABI offers it), computed once.
@@ -81,6 +82,7 @@ concept Tunable = requires(T& t, const T& ct, const LaunchConfig& c) {
 /// inputs, where an output aliases one, e.g. xpay with out == x).
 class OutputBackup {
 public:
+  /// Adds a view to back up.
   template <class View> void add(const View& v) {
     using Copy = Kokkos::View<typename View::non_const_data_type, typename View::array_layout, typename View::device_type>;
     if (v.size() == 0) return;
@@ -88,9 +90,11 @@ public:
     Kokkos::deep_copy(copy, v);
     restore_.push_back([v, copy] { Kokkos::deep_copy(v, copy); });
   }
+  /// Copies the backups into their views.
   void restore() const {
     for (const auto& r : restore_) r();
   }
+  /// Drops the backups.
   void clear() { restore_.clear(); }
 
 private:
@@ -143,9 +147,10 @@ template <Tunable T> LaunchConfig tuned_launch(T& t) {
 
 /// Team of threads walking sites_per_team consecutive sites of a per-site functor.
 template <class F> struct TeamOverSites {
-  F f;
-  int n_sites;
-  int sites_per_team;
+  F f; ///< the site kernel
+  int n_sites; ///< sites in all
+  int sites_per_team; ///< sites per team
+  /// Runs the team's sites.
   template <class Member> KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
     const int base = team.league_rank() * sites_per_team;
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, sites_per_team), [&](int i) {
@@ -211,7 +216,8 @@ std::vector<LaunchConfig> site_candidates(const F& f, int n_sites) {
 
 /// Calls a functor's site_kernel(site): runs kernels written per site under launch_sites().
 template <class F> struct SiteKernelOf {
-  F f;
+  F f; ///< the site kernel
+  /// Runs one site.
   KOKKOS_INLINE_FUNCTION void operator()(int site) const { f.site_kernel(site); }
 };
 
@@ -219,7 +225,9 @@ template <class F> struct SiteKernelOf {
 /// trial launches overwrite.
 template <class ES, class LaunchBounds, class F> class SiteKernelLaunch {
 public:
+  /// The execution space of the launch.
   using execution_space = ES;
+  /// A launch of f over n_sites under the cache key key.
   SiteKernelLaunch(std::string label, TuneKey key, int n_sites, F f, LaunchConfig default_config)
       : label_(std::move(label)), key_(std::move(key)), n_sites_(n_sites), f_(std::move(f)), default_(default_config) {}
   /// Views to save before tuning and restore after each trial (outputs, and inputs an output aliases).
@@ -227,14 +235,20 @@ public:
     savers_.push_back([v...](OutputBackup& b) { (b.add(v), ...); });
     return *this;
   }
+  /// The key of the tune cache.
   TuneKey tune_key() const { return key_; }
+  /// Launch shapes the tuner tries.
   std::vector<LaunchConfig> candidates() const { return site_candidates<ES, LaunchBounds>(f_, n_sites_); }
+  /// The shape used without tuning.
   LaunchConfig default_config() const { return default_; }
+  /// Launches under shape c.
   void launch(const LaunchConfig& c) const { launch_sites<ES, LaunchBounds>(label_, n_sites_, c, f_); }
+  /// Backs up the outputs before tuning launches overwrite them.
   void save_outputs() {
     backup_.clear();
     for (const auto& s : savers_) s(backup_);
   }
+  /// Restores the outputs after tuning.
   void restore_outputs() { backup_.restore(); }
 
 private:

@@ -18,6 +18,7 @@ namespace kqcd {
 /// How a kernel's iteration space is mapped onto the backend: a RangePolicy, a TeamPolicy, a
 /// TeamPolicy whose functor stages data in team scratch, or an MDRangePolicy.
 enum class PolicyKind { range, team, team_scratch, mdrange };
+/// Name of policy kind k.
 const char* policy_kind_name(PolicyKind k);
 
 /// One candidate launch shape. Team (and team_scratch): league of ceil(n / sites_per_team) teams of
@@ -25,27 +26,38 @@ const char* policy_kind_name(PolicyKind k);
 /// MDRange: tiles of sites_per_team sites (by the kernel's other extent). rhs_per_thread: right-hand
 /// sides of a block that one thread computes together (the MDRange shape of the multi-RHS Dslash).
 struct LaunchConfig {
+  /// Launch policy kind.
   PolicyKind kind = PolicyKind::range;
+  /// Threads per team (0: the backend's choice).
   int team_size = 0;
+  /// Sites per team.
   int sites_per_team = 0;
+  /// Right-hand sides per thread.
   int rhs_per_thread = 1;
+  /// Same shape.
   bool operator==(const LaunchConfig&) const = default;
+  /// The shape as text.
   std::string to_string() const;
 };
 
+/// What a tuned shape is cached under: kernel, problem and device.
 struct TuneKey {
   std::string kernel;    ///< e.g. "kqcd::WilsonDslash"
   std::string aux;       ///< variant: epilogue, parity, ...
   std::string lattice;   ///< "16x16x16x32"
   std::string precision; ///< "single" or "double"
   std::string backend;   ///< Kokkos execution space name
+  /// The device the shape was tuned on.
   std::string device;
   std::string version;   ///< kqcd version
   std::string str() const; ///< the cache's lookup key
 };
 
+/// A cached shape and its key.
 struct TuneEntry {
+  /// The key.
   TuneKey key;
+  /// The tuned shape.
   LaunchConfig config;
   double seconds = 0; ///< time per launch of the chosen configuration when it was tuned
 };
@@ -59,15 +71,19 @@ bool tuning_enabled();
 /// $KQCD_TUNE_CACHE, else $XDG_CACHE_HOME/kqcd/tunecache.json, else $HOME/.cache/kqcd/tunecache.json.
 std::string tune_cache_path();
 
+/// Tuned launch shapes, kept in a JSON file.
 class TuneCache {
 public:
   /// Reads `path` if it exists; a file that is not a valid cache is ignored with a warning.
   explicit TuneCache(std::string path);
+  /// The cache file's path.
   const std::string& path() const { return path_; }
+  /// The entry of key, if any.
   std::optional<TuneEntry> find(const TuneKey& key) const;
   /// Adds (or replaces) an entry and persists it, merged with the file's current content.
   /// A cache that cannot be written is kept in memory, with one warning.
   void insert(const TuneEntry& entry);
+  /// Every entry.
   std::vector<TuneEntry> entries() const;
 
 private:

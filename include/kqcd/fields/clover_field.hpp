@@ -19,26 +19,32 @@
 
 namespace kqcd {
 
+/// Index layout of packed clover blocks.
 namespace clover_pack {
+/// Rows of a chiral block.
 inline constexpr int block_size = 6;
+/// Reals of a packed Hermitian 6x6 block.
 inline constexpr int reals_per_block = 36;
 /// Offset of the real part of entry (i, j), i > j, of a packed block.
 KOKKOS_FORCEINLINE_FUNCTION constexpr int offdiag(int i, int j) { return 6 + 2 * (i * (i - 1) / 2 + j); }
 } // namespace clover_pack
 
+/// The clover term's packed Hermitian 6x6 chiral blocks per site.
 template <class Real, class ExecSpace = Kokkos::DefaultExecutionSpace> class CloverField {
 public:
-  using traits = ArchTraits<ExecSpace>;
+  using traits = ArchTraits<ExecSpace>; ///< The backend's layouts.
+  /// [site][2 chiral blocks][36 reals] of one parity.
   using view_type = Kokkos::View<Real* [2][clover_pack::reals_per_block], typename traits::spinor_layout,
                                  typename traits::memory_space>;
-  using const_view_type = ReadOnlyView<view_type>;
-  using gauge_type = GaugeField<Kokkos::complex<Real>, ExecSpace>;
+  using const_view_type = ReadOnlyView<view_type>; ///< view_type read through the read-only data cache.
+  using gauge_type = GaugeField<Kokkos::complex<Real>, ExecSpace>; ///< The gauge field the term is built from.
   /// What is stored besides A.
   enum class Inverse { none, inverse, twisted };
   /// How the 6x6 blocks are inverted: kqcd's L D L^dag, or Kokkos Kernels' batched LU (only where
   /// kqcd was built with Kokkos Kernels: `kokkos_kernels_available`).
   enum class BlockInverter { ldl, kokkos_kernels };
-  static constexpr bool kokkos_kernels_available = KQCD_HAVE_KOKKOS_KERNELS != 0;
+  static constexpr bool kokkos_kernels_available = KQCD_HAVE_KOKKOS_KERNELS != 0; ///< Whether kqcd was built with Kokkos Kernels.
+  /// The name of i in messages.
   static const char* inverse_name(Inverse i) {
     return i == Inverse::none ? "no inverse" : i == Inverse::inverse ? "inverse" : "twisted inverse";
   }
@@ -54,12 +60,15 @@ public:
               const std::array<view_type, 2>& twist = {})
       : lattice_(lat), a_(a), inv_(inv), twist_(twist) {}
 
+  /// The lattice.
   const Lattice& lattice() const { return lattice_; }
+  /// A on the sites of one parity.
   const view_type& term(int parity) const { return a_[parity]; }
   /// A^-1, or X = B A for twisted clover.
   const view_type& inverse(int parity) const { return inv_[parity]; }
   /// W = mu B for twisted clover (empty otherwise).
   const view_type& inverse_twist(int parity) const { return twist_[parity]; }
+  /// Whether an inverse is stored.
   bool has_inverse() const { return inv_[0].size() > 0; }
   /// Device memory held, in bytes.
   double memory_bytes() const {
@@ -97,11 +106,14 @@ template <class View, class UnitView, class PackedView> struct PackHalfBlocks {
 /// float or double blocks. 76 bytes per block against 144 in float.
 template <class ExecSpace = Kokkos::DefaultExecutionSpace> class HalfHermitianBlocks {
 public:
-  using traits = ArchTraits<ExecSpace>;
+  using traits = ArchTraits<ExecSpace>; ///< The backend's layouts.
+  /// [site][2 blocks][36] in 16-bit fixed point.
   using view_type = Kokkos::View<short* [2][clover_pack::reals_per_block], typename traits::spinor_layout, typename traits::memory_space>;
+  /// Each block's unit, [site][2 blocks].
   using unit_type = Kokkos::View<float* [2], typename traits::spinor_layout, typename traits::memory_space>;
 
   HalfHermitianBlocks() = default;
+  /// Converts the float or double [site][2][36] blocks packed, on the device.
   template <class PackedView>
   explicit HalfHermitianBlocks(const PackedView& packed)
       : data_(Kokkos::view_alloc(Kokkos::WithoutInitializing, "half_hermitian_blocks"), packed.extent(0)),
@@ -110,8 +122,11 @@ public:
                          detail::PackHalfBlocks<view_type, unit_type, PackedView>{data_, unit_, packed});
     Kokkos::fence();
   }
+  /// The blocks.
   const view_type& view() const { return data_; }
+  /// Each block's unit (its largest magnitude / half_scale).
   const unit_type& unit() const { return unit_; }
+  /// Bytes stored.
   double memory_bytes() const { return double(data_.span()) * sizeof(short) + double(unit_.span()) * sizeof(float); }
 
 private:

@@ -19,12 +19,18 @@ template <class ExecSpace> struct HalfSiteStorage : detail::LatticeRows<ExecSpac
   /// The four spins of one colour of one site.
   using value_type = Packed<short2_t, Ns>;
   using real_type = float; ///< arithmetic precision
+  /// [site][colour] of packed spins.
   using view_type = Kokkos::View<value_type* [Nc], typename ArchTraits<ExecSpace>::spinor_layout, typename ArchTraits<ExecSpace>::memory_space>;
+  /// A norm per site.
   using norm_view_type = Kokkos::View<float*, typename ArchTraits<ExecSpace>::memory_space>;
+  /// Spin components per site, and the default label.
+  ///@{
   static constexpr int n_spin = Ns;
   static constexpr const char* label = "half_spinor";
+  ///@}
 };
 
+/// One parity of a 16-bit spinor field with a float norm per site.
 template <class ExecSpace = Kokkos::DefaultExecutionSpace> using HalfCBSpinor = Spinor<HalfSiteStorage<ExecSpace>>;
 
 } // namespace kqcd

@@ -22,6 +22,7 @@
 
 namespace kqcd {
 
+/// Site and link order of a host gauge array (MILC or QDP).
 enum class HostGaugeOrder { milc, qdp };
 
 namespace detail {
@@ -36,6 +37,7 @@ inline void check_host_size(std::size_t have, std::size_t want, const char* what
 }
 } // namespace detail
 
+/// Copies host links (complex doubles in order `order`) into u.
 template <class GT, class ES>
 void import_gauge(GaugeField<GT, ES>& u, const std::vector<std::complex<double>>& host,
                   HostGaugeOrder order = HostGaugeOrder::milc) {
@@ -59,6 +61,7 @@ void import_gauge(GaugeField<GT, ES>& u, const std::vector<std::complex<double>>
   }
 }
 
+/// u's links as complex doubles on the host, in order `order`.
 template <class GT, class ES>
 std::vector<std::complex<double>> export_gauge(const GaugeField<GT, ES>& u, HostGaugeOrder order = HostGaugeOrder::milc) {
   const Lattice& lat = u.lattice();
@@ -118,6 +121,7 @@ template <class Storage> void import_spinor(Spinor<Storage>& psi, const std::vec
   import_spinor(plain, host);
   convert_sites(psi, plain);
 }
+/// Copies psi into a host array of complex doubles, [site][colour][spin].
 template <class Storage> void export_spinor(const Spinor<Storage>& psi, std::vector<std::complex<double>>& host) {
   CBSpinor<Kokkos::complex<double>, Ns, typename Storage::execution_space> plain(psi.lattice(), psi.parity(), "export_spinor");
   convert_sites(plain, psi);
@@ -128,6 +132,7 @@ template <class Storage> void export_spinor(const Spinor<Storage>& psi, std::vec
 template <class CB> void import_spinor(FullSpinor<CB>& psi, const std::vector<std::complex<double>>& host) {
   for (int p = 0; p < 2; ++p) import_spinor(psi[p], host);
 }
+/// A full spinor as complex doubles on the host, even sites then odd.
 template <class CB> std::vector<std::complex<double>> export_spinor(const FullSpinor<CB>& psi) {
   std::vector<std::complex<double>> host;
   for (int p = 0; p < 2; ++p) export_spinor(psi[p], host);

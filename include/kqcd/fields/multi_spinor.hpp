@@ -61,20 +61,25 @@ template <class Storage> class SpinorBlock : public detail::StoredRows<Storage> 
   using Rows::norm_;
 
 public:
-  static constexpr int n_spin = Ns;
+  static constexpr int n_spin = Ns; ///< Spin components per site.
   /// The most right-hand sides a block holds.
   static constexpr int max_rhs = Storage::max_rhs;
 
   SpinorBlock() = default;
+  /// A block of n_rhs right-hand sides of parity `parity` on lat, zero-initialised.
   SpinorBlock(const Lattice& lat, int parity, int n_rhs, const std::string& label = Storage::label)
       : Rows((check(n_rhs), label), Storage::rows(lat, n_rhs)), lattice_(lat), parity_(parity), n_rhs_(n_rhs) {}
+  /// The lattice.
   const Lattice& lattice() const { return lattice_; }
+  /// The parity of the sites.
   int parity() const { return parity_; }
+  /// This rank's sites.
   int sites() const { return lattice_.cb_volume(); }
+  /// Right-hand sides held.
   int n_rhs() const { return n_rhs_; }
   /// Each site's lanes as the hopping functor reads them (right-hand sides in lanes).
   const typename Rows::view_type& lane_view() const
-    requires Storage::rhs_in_lanes
+    requires Storage::rhs_in_lanes // right-hand sides in lanes only
   {
     return data_;
   }
@@ -84,13 +89,15 @@ public:
   /// sides in lanes).
   template <class Real>
   auto lane_sites() const
-    requires Storage::rhs_in_lanes
+    requires Storage::rhs_in_lanes // right-hand sides in lanes only
   {
     return Storage::template lane_sites<Real>(data_, norm_);
   }
+  /// A block of the same storage, lattice, parity and right-hand sides, zero-initialised.
   SpinorBlock like(const std::string& label = Storage::label) const { return SpinorBlock(lattice_, parity_, n_rhs_, label); }
 
   /// Right-hand side r of the block = s, or s = right-hand side r (s: a single spinor of the storage's).
+  ///@{
   template <class Single> void insert(int r, const Single& s) {
     check_rhs(r, s);
     Storage::transfer(*this, r, s, true);
@@ -99,6 +106,7 @@ public:
     check_rhs(r, s);
     Storage::transfer(*this, r, s, false);
   }
+  ///@}
 
 private:
   static void check(int n_rhs) {
@@ -120,21 +128,32 @@ private:
 
 /// Right-hand sides as rows of a single spinor's storage (see the top of this file).
 template <class Single> struct RowBlocks {
+  /// The block storage policy's types: those of Single's storage.
+  ///@{
   using execution_space = typename Single::execution_space;
   using value_type = typename Single::value_type;
   using real_type = typename Single::real_type;
   using view_type = typename Single::view_type;
   using norm_view_type = typename Single::norm_view_type;
+  ///@}
+  /// The block storage policy's constants: capacity, right-hand sides in rows, labels.
+  ///@{
   static constexpr int max_rhs = 16;
   static constexpr bool rhs_in_lanes = false;
   static constexpr const char* label = "multi_spinor";
   static constexpr const char* capacity = "";
+  ///@}
+  /// Types the storage is built from.
   struct names {
-    using single_type = Single;
+    using single_type = Single; ///< The single spinor type.
   };
+  /// Nothing to check: any execution space.
   static void check() {}
+  /// Rows of the view: n_rhs per site, ghost sites included.
   static std::size_t rows(const Lattice& lat, int n_rhs) { return std::size_t(lat.cb_volume() + lat.ghost_sites()) * std::size_t(n_rhs); }
+  /// The halo exchange's rows: the view itself.
   static view_type halo_view(const view_type& v) { return v; }
+  /// Right-hand side r of block b to or from the single spinor s.
   template <class Block> static void transfer(const Block& b, int r, const Single& s, bool in) {
     detail::transfer_rhs<view_type, view_type, execution_space>(b.view(), s.view(), b.sites(), b.n_rhs(), r, in);
     if constexpr (Single::has_norm)

@@ -1,19 +1,8 @@
-// Gauge compression (QUDA's reconstruct-18/12/8) and 16-bit links as an accessor policy: the hopping
-// kernel asks a LinkAccessor for a 3x3 link in its arithmetic precision and never sees how it is
-// stored. PackedGauge holds both parities as View<Pair*[Nd][Recon::pairs]>, Pair a complex number
-// in float or double (GPUComplex) or two 16-bit fixed-point reals (short2_t), built from a GaugeField on
-// the device. Pairs are grouped W at a time into one aligned vector (Packed<Pair, W>, at most 16 bytes)
-// so that a link is read in few wide loads: recon-12 in 8-byte (half) or 16-byte (single) groups of
-// two, recon-8 half in one 16-byte group of four; recon-18 (nine pairs) and double one pair a load.
-//   Recon18: all 9 complex elements.
-//   Recon12: rows 0 and 1; row 2 = conj(row 0 x row 1) (exact for SU(3)).
-//   Recon8:  a2, a3, b1 and the phases of a1 and c1 (U = [[a1 a2 a3] [b1 b2 b3] [c1 c2 c3]]); the rest
-//            from unitarity and det U = 1 (Bunk-Sommer/QUDA), dividing by 1 - |a1|^2.
-// Recon-12/8 require SU(3) links: the builder measures max |U U^dag - 1| and |det U - 1| and rejects
-// a field beyond `su3_tolerance`; recon-8 also rejects links with 1 - |a1|^2 < 1e-6 (the unit gauge
-// among them), where the second and third rows are not determined. kqcd applies boundary phases to
-// the projected spinor in the kernel, never to the links, so the stored links stay in SU(3).
-// 16-bit links store element / 1 (SU(3) elements lie in [-1, 1]) and recon-8 phases / pi.
+// Gauge compression (QUDA's reconstruct-18/12/8) and 16-bit links as accessor policies: the hopping
+// kernel asks a LinkAccessor for a 3x3 link in its arithmetic precision and never sees the storage.
+// Elements are grouped into aligned vectors of at most 16 bytes so that a link is read in few wide
+// loads. Recon-12/8 require SU(3) links (the builder rejects fields beyond `su3_tolerance`), which is
+// why boundary phases are applied to spinors, never to the stored links.
 #pragma once
 
 #include <kqcd/arch/arch_traits.hpp>
@@ -62,15 +51,22 @@ template <class T> KOKKOS_FORCEINLINE_FUNCTION Kokkos::complex<T> unit_phase(T x
 }
 } // namespace detail
 
+/// Reconstruct-18: all nine complex elements.
 struct Recon18 {
+  /// Complex numbers and reals stored per matrix; the name in messages.
+  ///@{
   static constexpr int pairs = 9;
   static constexpr int reals = 18;
   static constexpr const char* name = "18";
+  ///@}
+  /// Scale of stored pair k in 16-bit storage (1: none).
   KOKKOS_INLINE_FUNCTION static constexpr float range(int) { return 1.0f; }
+  /// p = the stored pairs of U.
   template <class T> KOKKOS_INLINE_FUNCTION static void pack(const Kokkos::complex<T> U[3][3], Kokkos::complex<T> p[pairs]) {
     for (int a = 0; a < 3; ++a)
       for (int b = 0; b < 3; ++b) p[3 * a + b] = U[a][b];
   }
+  /// U from its stored pairs p.
   template <class T> KOKKOS_INLINE_FUNCTION static void unpack(const Kokkos::complex<T> p[pairs], Kokkos::complex<T> U[3][3]) {
     for (int a = 0; a < 3; ++a)
       for (int b = 0; b < 3; ++b) U[a][b] = p[3 * a + b];
@@ -81,15 +77,22 @@ struct Recon18 {
   }
 };
 
+/// Reconstruct-12: rows 0 and 1, row 2 from unitarity.
 struct Recon12 {
+  /// Complex numbers and reals stored per matrix; the name in messages.
+  ///@{
   static constexpr int pairs = 6;
   static constexpr int reals = 12;
   static constexpr const char* name = "12";
+  ///@}
+  /// Scale of stored pair k in 16-bit storage (1: none).
   KOKKOS_INLINE_FUNCTION static constexpr float range(int) { return 1.0f; }
+  /// p = the stored pairs of U.
   template <class T> KOKKOS_INLINE_FUNCTION static void pack(const Kokkos::complex<T> U[3][3], Kokkos::complex<T> p[pairs]) {
     for (int a = 0; a < 2; ++a)
       for (int b = 0; b < 3; ++b) p[3 * a + b] = U[a][b];
   }
+  /// U from its stored pairs p, row 2 from unitarity.
   template <class T> KOKKOS_INLINE_FUNCTION static void unpack(const Kokkos::complex<T> p[pairs], Kokkos::complex<T> U[3][3]) {
     for (int a = 0; a < 2; ++a)
       for (int b = 0; b < 3; ++b) U[a][b] = p[3 * a + b];
@@ -102,12 +105,17 @@ struct Recon12 {
   }
 };
 
+/// Reconstruct-8: a2, a3, b1 and the phases of a1 and c1; the rest from unitarity and det U = 1.
 struct Recon8 {
+  /// Complex numbers and reals stored per matrix; the name in messages.
+  ///@{
   static constexpr int pairs = 4;
   static constexpr int reals = 8;
   static constexpr const char* name = "8";
+  ///@}
   /// Pair 0 holds two phases in [-pi, pi]; 16-bit storage scales them by 1/pi.
   KOKKOS_INLINE_FUNCTION static constexpr float range(int k) { return k == 0 ? Kokkos::numbers::pi_v<float> : 1.0f; }
+  /// p = the stored pairs of U.
   template <class T> KOKKOS_INLINE_FUNCTION static void pack(const Kokkos::complex<T> U[3][3], Kokkos::complex<T> p[pairs]) {
     p[0] = Kokkos::complex<T>(Kokkos::atan2(U[0][0].imag(), U[0][0].real()), Kokkos::atan2(U[2][0].imag(), U[2][0].real()));
     p[1] = U[0][1];
@@ -140,12 +148,15 @@ struct Recon8 {
 template <class T, class S> KOKKOS_INLINE_FUNCTION Kokkos::complex<T> decode_pair(const GPUComplex<S>& s, float) {
   return s.template to<T>();
 }
+/// Decodes a 16-bit pair scaled by range.
 template <class T> KOKKOS_INLINE_FUNCTION Kokkos::complex<T> decode_pair(const short2_t& s, float range) {
   return Kokkos::complex<T>(T(from_fixed16(s.x) * range), T(from_fixed16(s.y) * range));
 }
+/// Encodes a complex number as a float or double pair.
 template <class S, class T> KOKKOS_INLINE_FUNCTION void encode_pair(GPUComplex<S>& s, const Kokkos::complex<T>& z, float) {
   s = GPUComplex<S>(z);
 }
+/// Encodes a complex number as a 16-bit pair scaled by 1/range.
 template <class T> KOKKOS_INLINE_FUNCTION void encode_pair(short2_t& s, const Kokkos::complex<T>& z, float range) {
   s.x = to_fixed16(float(z.real()) / range);
   s.y = to_fixed16(float(z.imag()) / range);
@@ -161,15 +172,16 @@ inline constexpr int link_pack_width = (pairs % 4 == 0 && 4 * sizeof(Pair) <= 16
 
 /// Device-side reader of one parity's packed links in arithmetic precision Real.
 template <class Recon, class View, class Real> struct LinkAccessor {
-  using cplx = Kokkos::complex<Real>;
-  using packed_type = typename View::non_const_value_type;
-  using pair_type = std::remove_cvref_t<decltype(packed_type::v[0])>;
-  static constexpr int width = sizeof(packed_type::v) / sizeof(packed_type::v[0]);
+  using cplx = Kokkos::complex<Real>; ///< Complex numbers in Real.
+  using packed_type = typename View::non_const_value_type; ///< A stored vector of pairs.
+  using pair_type = std::remove_cvref_t<decltype(packed_type::v[0])>; ///< A stored pair.
+  static constexpr int width = sizeof(packed_type::v) / sizeof(packed_type::v[0]); ///< Pairs per stored vector.
   /// 16-bit links whose reconstruction can rescale (Recon::unpack(p, U, scale)) stay in units of
   /// the fixed point in load_scaled.
   static constexpr bool keeps_fixed_point =
       std::is_same_v<pair_type, short2_t> && requires(const cplx* p, cplx (*U)[3], Real s) { Recon::unpack(p, U, s); };
-  View data;
+  View data; ///< [site][mu][vector] of one parity.
+  /// U = link (site, mu), reconstructed.
   KOKKOS_FORCEINLINE_FUNCTION void load(int site, int mu, cplx U[3][3]) const {
     cplx p[Recon::pairs];
     read_pairs<false>(site, mu, p);
@@ -207,8 +219,9 @@ private:
 /// Packs one parity of a GaugeField and reduces the largest SU(3) violation (and, for recon-8,
 /// the largest |a1|^2) for the builder's check.
 template <class Recon, class SrcView, class DstView> struct PackLinksFunctor {
-  SrcView src;
-  DstView dst;
+  SrcView src; ///< The source links of one parity.
+  DstView dst; ///< The packed links.
+  /// Packs site's links; dev and a1max: the running maxima checked by the builder.
   KOKKOS_INLINE_FUNCTION void operator()(int site, double& dev, double& a1max) const {
     using C = Kokkos::complex<double>;
     for (int mu = 0; mu < Nd; ++mu) {
@@ -239,22 +252,26 @@ template <class Recon, class SrcView, class DstView> struct PackLinksFunctor {
   }
 };
 
+/// A gauge field in compressed or 16-bit storage, both parities.
 template <class P, class Recon = Recon18, class ExecSpace = Kokkos::DefaultExecutionSpace> class PackedGauge {
 public:
-  using traits = ArchTraits<ExecSpace>;
-  using pair_type = link_pair_t<P>;
-  static constexpr int pack_width = link_pack_width<pair_type, Recon::pairs>;
-  using packed_type = Packed<pair_type, pack_width>;
+  using traits = ArchTraits<ExecSpace>; ///< The backend's layouts.
+  using pair_type = link_pair_t<P>; ///< The stored pair (precision P).
+  static constexpr int pack_width = link_pack_width<pair_type, Recon::pairs>; ///< Pairs per stored vector.
+  using packed_type = Packed<pair_type, pack_width>; ///< A stored vector of pairs.
+  /// [site][mu][vector] of one parity.
   using view_type = Kokkos::View<packed_type* [Nd][Recon::pairs / pack_width], typename traits::gauge_layout,
                                  typename traits::memory_space>;
+  /// view_type read through the read-only data cache.
   using const_view_type = Kokkos::View<const packed_type* [Nd][Recon::pairs / pack_width], typename traits::gauge_layout,
                                        typename traits::memory_space, Kokkos::MemoryTraits<Kokkos::RandomAccess>>;
-  template <class Real> using accessor_type = LinkAccessor<Recon, const_view_type, Real>;
+  template <class Real> using accessor_type = LinkAccessor<Recon, const_view_type, Real>; ///< Device-side reader in precision Real.
   /// Largest SU(3) violation max(|U U^dag - 1|, |det U - 1|) accepted by recon-12/8: loose enough
   /// for configurations stored in single precision.
   static constexpr double su3_tolerance = 1e-5;
 
   PackedGauge() = default;
+  /// Packs u (both parities, ghost zone included); throws if Recon needs SU(3) links u lacks.
   template <class GT> explicit PackedGauge(const GaugeField<GT, ExecSpace>& u) : lattice_(u.lattice()) {
     double dev = 0.0, a1max = 0.0;
     for (int p = 0; p < 2; ++p) {
@@ -277,8 +294,11 @@ public:
       throw invalid_argument("gauge reconstruct-8 cannot represent links with |U_00| = 1 (found |U_00|^2 = " +
                              std::to_string(a1max) + "; the unit gauge is one): use recon 12 or 18");
   }
+  /// The lattice.
   const Lattice& lattice() const { return lattice_; }
+  /// The packed links of one parity.
   const view_type& view(int parity) const { return data_[parity]; }
+  /// Device-side reader of one parity in precision Real.
   template <class Real> accessor_type<Real> accessor(int parity) const { return {data_[parity]}; }
   /// max(|U U^dag - 1|, |det U - 1|) of the source field.
   double su3_deviation() const { return su3_deviation_; }

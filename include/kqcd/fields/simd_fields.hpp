@@ -1,27 +1,10 @@
-// The virtual-node SIMD layout (Grid; the Kokkos Dslash mini-app): the lattice is cut into
-// N = lanes sub-lattices by halving some dimensions, and SIMD lane q of every vector site holds
-// the site of sub-lattice q with the same local coordinates. A hop that leaves the sub-lattice in
-// a split dimension lands in the neighbouring sub-lattice at the wrapped local coordinate: the same
-// vector site with lanes exchanged (lane q <-> q ^ 2^level(mu)).
-//
-// Checkerboarding: a split dimension must keep an even local extent (L divisible by 4), so a
-// sub-lattice's offset is even and local parity equals global parity. Each parity's vector sites
-// are then the local lattice's checkerboard sites, in its checkerboard order.
-//
-// The gauge field is stored "doubled" (Grid's DoubledGaugeField): for each target parity and site
-// x, the 8 hop matrices U_mu(x) and U_mu^dag(x - mu), lane-aligned with x, so a site reads its
-// links from one place. Boundary phases stay out of the links (they remain SU(3)): LaneSiteTable
-// applies them, lane by lane, to the projected spinor of a hop that crosses the boundary, with the
-// lane exchange of a split dimension.
-// On a distributed lattice (the Lattice of one rank) the partitioned dimensions are never split:
-// a face of vector sites then holds whole vector sites, which travel to the neighbouring rank's
-// ghost zone lane for lane (comm/halo.hpp), and the vector sites form a distributed Lattice of
-// their own (SIMDGeometry::local()) whose neighbour indices reach into that ghost zone.
-// The hopping functor (kernels/dslash_wilson.hpp) reads these fields through the accessors here.
-// The BLAS reads a spinor through view(): the same complex numbers as a plain [site][colour][spin]
-// view in lane order, for operations that combine components of equal position only. 16-bit
-// spinors (SIMDHalfSpinor: one norm per site, i.e. per lane of a vector site) are read site by
-// site through SpinorAccess, as HalfCBSpinor is; site j is lane j % lanes of vector site j / lanes.
+// Fields of the virtual-node SIMD layout (as in Grid): the local lattice is cut into `lanes`
+// sub-lattices by halving some dimensions, and SIMD lane q of each vector site holds the site of
+// sub-lattice q at the same local coordinates; a hop out of a split dimension exchanges lanes
+// (q <-> q ^ 2^level(mu)). Split dimensions keep an even local extent, so each parity's vector sites
+// are the local checkerboard sites. The gauge field is stored doubled (U_mu(x) and U_mu^dag(x - mu)
+// lane-aligned with x); boundary phases are applied to the projected spinor, never to the links.
+// Partitioned dimensions are never split, so faces travel to the neighbour's ghost zone whole.
 #pragma once
 
 #include <kqcd/arch/simd_complex.hpp>
@@ -97,14 +80,20 @@ public:
   const Lattice& global() const { return global_; }
   /// The lattice of vector sites (one sub-lattice); distributed as global() is, with its ghost zone.
   const Lattice& local() const { return local_; }
+  /// Lanes per vector site.
   int lanes() const { return lanes_; }
+  /// Sub-lattices along mu (1 or 2), or along every dimension.
+  ///@{
   int split(int mu) const { return split_[mu]; }
   std::array<int, Nd> split() const { return split_; }
+  ///@}
   /// The lane-exchange level of a hop across the sub-lattice boundary in mu; -1 if mu is not split.
   int level(int mu) const { return level_[mu]; }
   /// Vector sites per parity, and ghost vector sites per parity (0 on one rank).
+  ///@{
   int vsites() const { return local_.cb_volume(); }
   int ghost_vsites() const { return local_.ghost_sites(); }
+  ///@}
   /// Coordinate of lane's sub-lattice in dimension mu (0 or 1).
   int lane_coord(int lane, int mu) const { return level_[mu] < 0 ? 0 : (lane >> level_[mu]) & 1; }
   /// Global coordinates of lane `lane` of vector site vsite on parity.
@@ -124,6 +113,7 @@ public:
     }
     vsite = local_.cb_index(local);
   }
+  /// Whether both lay out the same lattice with the same lanes and split.
   bool operator==(const SIMDGeometry& o) const { return global_ == o.global_ && lanes_ == o.lanes_ && split_ == o.split_; }
   /// Whether the automatic split of lat into `lanes` exists (the constructor's own check).
   static bool splits(const Lattice& lat, int lanes) {
@@ -171,9 +161,11 @@ template <class ExecSpace> constexpr void require_host_space() {
 /// units of its norm, norm() = [vsite][lane] (the largest magnitude of the site's reals); V is then
 /// a single-precision register: the kernels compute in float.
 template <class V, class ExecSpace, class Store = typename V::real_type> struct LaneStorage {
-  static constexpr bool fixed_point = std::is_same_v<Store, short>;
+  static constexpr bool fixed_point = std::is_same_v<Store, short>; ///< Whether the reals are 16-bit fixed point (Store = short).
   static_assert(!fixed_point || std::is_same_v<typename V::real_type, float>, "16-bit spinors compute in float");
-  static constexpr int lanes = V::lanes;
+  static constexpr int lanes = V::lanes; ///< Lanes per vector site.
+  /// The storage policy's types (fields/spinor.hpp): execution space, shape, precision, stored value, views.
+  ///@{
   using execution_space = ExecSpace;
   using shape_type = SIMDGeometry;
   using real_type = typename V::real_type;
@@ -181,36 +173,47 @@ template <class V, class ExecSpace, class Store = typename V::real_type> struct 
   using view_type = std::conditional_t<fixed_point, Kokkos::View<short* [Nc][Ns][2 * lanes], Kokkos::LayoutRight, Kokkos::HostSpace>,
                                        Kokkos::View<value_type* [Nc][Ns], Kokkos::LayoutRight, Kokkos::HostSpace>>;
   using norm_view_type = std::conditional_t<fixed_point, Kokkos::View<float* [lanes], Kokkos::LayoutRight, Kokkos::HostSpace>, NoNorm>;
+  ///@}
   /// Vector sites as rows of complex lanes, ghost zone included: the halo exchange's rows (16 bits:
   /// the stored reals, the norms beside them).
   using halo_view_type = std::conditional_t<fixed_point, view_type,
                                             Kokkos::View<value_type* [Nc][Ns][lanes], Kokkos::LayoutRight, Kokkos::HostSpace,
                                                          Kokkos::MemoryTraits<Kokkos::Unmanaged>>>;
+  /// Vector sites as rows of [colour][spin][2 lanes] reals, ghost zone included: the hopping functor's rows.
   using lane_view_type = std::conditional_t<fixed_point, view_type,
                                             Kokkos::View<real_type* [Nc][Ns][2 * lanes], Kokkos::LayoutRight, Kokkos::HostSpace,
                                                          Kokkos::MemoryTraits<Kokkos::Unmanaged>>>;
+  /// The storage policy's constants: spin components, vector sites, default label.
+  ///@{
   static constexpr int n_spin = Ns;
   static constexpr bool vector_sites = true;
   static constexpr const char* label = fixed_point ? "simd_half_spinor" : "simd_spinor";
+  ///@}
+  /// Types the storage is built from.
   struct names {
-    using simd_type = V;
-    static constexpr int lanes = V::lanes;
+    using simd_type = V; ///< The SIMD register type.
+    static constexpr int lanes = V::lanes; ///< Lanes per register.
   };
+  /// Throws unless geometry g has the type's lanes (host execution spaces only).
   static void check(const SIMDGeometry& g) {
     detail::require_host_space<ExecSpace>();
     if (g.lanes() != lanes)
       throw invalid_argument(std::string(label) + ": geometry has " + std::to_string(g.lanes()) + " lanes, the type holds " +
                              std::to_string(lanes));
   }
+  /// Rows of the view on geometry g, ghost vector sites included.
   static std::size_t rows(const SIMDGeometry& g) {
     const std::size_t vsites = std::size_t(g.vsites() + g.ghost_vsites());
     return fixed_point ? vsites : vsites * lanes;
   }
+  /// The lattice of geometry g.
   static const Lattice& lattice(const SIMDGeometry& g) { return g.global(); }
+  /// View v as rows of [colour][spin][2 lanes] reals.
   static lane_view_type lane_view(const view_type& v, const SIMDGeometry& g) {
     if constexpr (fixed_point) return v;
     else return lane_view_type(reinterpret_cast<real_type*>(v.data()), g.vsites() + g.ghost_vsites());
   }
+  /// View v as the halo exchange's rows.
   static halo_view_type halo_view(const view_type& v, const SIMDGeometry& g) {
     if constexpr (fixed_point) return v;
     else return halo_view_type(v.data(), g.vsites() + g.ghost_vsites());
@@ -231,31 +234,42 @@ template <int L, class T, class N, class Real> struct LaneSiteAccessor;
 /// its own norm (norm() = [site][lane]: SIMDHalfSpinor's format, V a single-precision register).
 /// With fewer right-hand sides than lanes the other lanes stay zero: the block BLAS keeps them so.
 template <class V, class ExecSpace, class Store = typename V::real_type> struct LaneBlocks {
-  static constexpr bool fixed_point = std::is_same_v<Store, short>;
+  static constexpr bool fixed_point = std::is_same_v<Store, short>; ///< Whether the reals are 16-bit fixed point (Store = short).
   static_assert(!fixed_point || std::is_same_v<typename V::real_type, float>, "16-bit blocks compute in float");
-  static constexpr int lanes = V::lanes;
+  static constexpr int lanes = V::lanes; ///< Lanes per vector site.
+  /// The block storage policy's types (fields/multi_spinor.hpp): execution space, precision, stored value, views.
+  ///@{
   using execution_space = ExecSpace;
   using real_type = typename V::real_type;
   using value_type = Store;
   using view_type = Kokkos::View<Store* [Nc][Ns][2 * lanes], Kokkos::LayoutRight, Kokkos::HostSpace>;
   using norm_view_type = std::conditional_t<fixed_point, Kokkos::View<float* [lanes], Kokkos::LayoutRight, Kokkos::HostSpace>, NoNorm>;
+  ///@}
   /// The halo exchange's rows: sites of complex lanes, or in 16 bits the stored reals (norms beside them).
   using halo_view_type = typename LaneStorage<V, ExecSpace, Store>::halo_view_type;
+  /// The block storage policy's constants: capacity, right-hand sides in the lanes, labels.
+  ///@{
   static constexpr int max_rhs = lanes;
   static constexpr bool rhs_in_lanes = true;
   static constexpr const char* label = "simd_block_spinor";
   static constexpr const char* capacity = " (one per SIMD lane)";
+  ///@}
+  /// Types the storage is built from.
   struct names {
-    using simd_type = V;
-    using store_type = Store;
-    static constexpr int lanes = V::lanes;
+    using simd_type = V; ///< The SIMD register type.
+    using store_type = Store; ///< The stored real type.
+    static constexpr int lanes = V::lanes; ///< Lanes per register.
   };
+  /// Compile-time check that ExecSpace is a host execution space.
   static void check() { detail::require_host_space<ExecSpace>(); }
+  /// Rows of the view on lat: a site per row, ghost sites included.
   static std::size_t rows(const Lattice& lat, int) { return std::size_t(lat.cb_volume() + lat.ghost_sites()); }
+  /// View v as the halo exchange's rows.
   static halo_view_type halo_view(const view_type& v) {
     if constexpr (fixed_point) return v;
     else return halo_view_type(reinterpret_cast<Kokkos::complex<real_type>*>(v.data()), v.extent(0));
   }
+  /// Accessor of site-and-lane j of v (norms n) as complex numbers in Real.
   template <class Real> static auto lane_sites(const view_type& v, const norm_view_type& n) {
     if constexpr (fixed_point) return LaneSiteAccessor<lanes, Store, float, Real>{v.data(), n.data()};
     else return LaneSiteAccessor<lanes, Store, void, Real>{v.data()};
@@ -289,16 +303,18 @@ template <class V, class ExecSpace, class Store = typename V::real_type> using S
 /// two rows, Recon8 eight reals; the last two for SU(3) links only (the packed field's check).
 template <class V, class ExecSpace, class Recon = Recon18, class Store = typename V::real_type> class SIMDGaugeField {
 public:
-  using real_type = typename V::real_type;
-  using recon_type = Recon;
+  using real_type = typename V::real_type; ///< Arithmetic precision.
+  using recon_type = Recon; ///< How the hop matrices are stored.
   /// The stored reals: V's, or 16-bit fixed point (short: value / Recon::range, as PackedGauge's).
   using store_type = Store;
-  static constexpr int lanes = V::lanes;
+  static constexpr int lanes = V::lanes; ///< Lanes per vector site.
   /// Complex numbers stored per hop matrix.
   static constexpr int pairs = Recon::pairs;
+  /// [vsite][2 Nd hops][pairs][2 lanes reals] of one target parity.
   using view_type = Kokkos::View<Store* [2 * Nd][pairs][2 * lanes], Kokkos::LayoutRight, Kokkos::HostSpace>;
 
   SIMDGaugeField() = default;
+  /// The doubled field of u on geometry g (throws if their lattices differ).
   template <class GT> SIMDGaugeField(const GaugeField<GT, ExecSpace>& u, const SIMDGeometry& g) : geom_(g) {
     detail::require_host_space<ExecSpace>();
     if (!(u.lattice() == g.global()))
@@ -311,6 +327,7 @@ public:
       fill(u, p);
     }
   }
+  /// The SIMD geometry.
   const SIMDGeometry& geometry() const { return geom_; }
   /// Links used by the sites of parity p: index 2 mu (forward) and 2 mu + 1 (backward).
   const view_type& view(int p) const { return data_[p]; }
@@ -361,12 +378,14 @@ private:
 /// A site's spinor in the SIMD layout for the hopping functor: T = const real_type (read) or
 /// real_type (write). Sites are vector sites; the address is computed once per site.
 template <class V, class T> struct SIMDSpinorAccessor {
-  using cplx = V;
-  using real = typename V::real_type;
-  static constexpr int R = 2 * V::lanes;
-  static constexpr bool unit_scale = true;
+  using cplx = V; ///< The complex register type.
+  using real = typename V::real_type; ///< Its real type.
+  static constexpr int R = 2 * V::lanes; ///< Reals per stored complex entry (2 per lane).
+  static constexpr bool unit_scale = true; ///< Loaded values need no further scale.
   T* p; ///< [vsite][Nc][Ns][R]
+  /// First real of vector site `site`.
   KOKKOS_FORCEINLINE_FUNCTION T* base(int site) const { return p + std::size_t(site) * (Nc * Ns * R); }
+  /// Loads the site's Nc x Ns registers.
   KOKKOS_FORCEINLINE_FUNCTION void load(int site, V s[Nc][Ns]) const {
     const T* b = base(site);
     for (int c = 0; c < Nc; ++c)
@@ -380,6 +399,7 @@ template <class V, class T> struct SIMDSpinorAccessor {
     h[1] = add_i_pow<Proj::code[1]>(V::load(b + R), V::load(b + q1 * R));
     return real(1);
   }
+  /// Stores the site's Nc x Ns registers.
   KOKKOS_FORCEINLINE_FUNCTION void store(int site, const V s[Nc][Ns]) const {
     T* b = base(site);
     for (int c = 0; c < Nc; ++c)
@@ -392,22 +412,25 @@ template <class V, class T> struct SIMDSpinorAccessor {
 /// converts the integers (a projection sums them first, exactly) and scales by each lane's norm;
 /// a store finds each lane's largest magnitude, writes it as the norm and the reals in its units.
 template <class V, class T, class N> struct SIMDHalfSpinorAccessor {
-  using cplx = V;
-  using real = typename V::real_type;
-  static constexpr int L = V::lanes;
-  static constexpr int R = 2 * L;
-  static constexpr bool unit_scale = true;
+  using cplx = V; ///< The complex register type.
+  using real = typename V::real_type; ///< Its real type.
+  static constexpr int L = V::lanes; ///< Lanes per register.
+  static constexpr int R = 2 * L; ///< Reals per stored complex entry (2 per lane).
+  static constexpr bool unit_scale = true; ///< Loaded values need no further scale.
   T* p;    ///< [vsite][Nc][Ns][R]
   N* norm; ///< [vsite][L]
+  /// First stored integer of vector site `site`.
   KOKKOS_FORCEINLINE_FUNCTION T* base(int site) const { return p + std::size_t(site) * (Nc * Ns * R); }
   /// Each lane's norm / half_scale in both halves of the lane.
   KOKKOS_FORCEINLINE_FUNCTION V unit(int site) const { return real(1.0f / half_scale) * V::load_pairs(norm + std::size_t(site) * L); }
+  /// Loads the site's Nc x Ns registers, scaled by each lane's norm.
   KOKKOS_FORCEINLINE_FUNCTION void load(int site, V s[Nc][Ns]) const {
     const T* b = base(site);
     const V n = unit(site);
     for (int c = 0; c < Nc; ++c)
       for (int sp = 0; sp < Ns; ++sp) s[c][sp] = V::scale_lanes(n, V::load_fixed16(b + (c * Ns + sp) * R));
   }
+  /// Colour c of the projection (SpinorAccessor::load_projected), scaled by each lane's norm.
   template <class Proj> KOKKOS_FORCEINLINE_FUNCTION real load_projected(int site, int c, V h[2]) const {
     constexpr int q0 = Proj::perm[0], q1 = Proj::perm[1];
     const T* b = base(site) + c * Ns * R;
@@ -416,6 +439,7 @@ template <class V, class T, class N> struct SIMDHalfSpinorAccessor {
     h[1] = V::scale_lanes(n, add_i_pow<Proj::code[1]>(V::load_fixed16(b + R), V::load_fixed16(b + q1 * R)));
     return real(1);
   }
+  /// Stores the site: each lane's largest magnitude as its norm, the reals in its units.
   KOKKOS_FORCEINLINE_FUNCTION void store(int site, const V s[Nc][Ns]) const {
     V m = V::zero();
     for (int c = 0; c < Nc; ++c)
@@ -436,13 +460,15 @@ template <class V, class T, class N> struct SIMDHalfSpinorAccessor {
 /// conversions between layouts and precisions and the 16-bit BLAS (SpinorAccess). T: the stored
 /// reals (const for reading); N: the norms of 16-bit storage (void without).
 template <int L, class T, class N, class Real> struct LaneSiteAccessor {
-  using cplx = Kokkos::complex<Real>;
-  static constexpr bool fixed_point = !std::is_void_v<N>;
-  T* p;
-  N* norm = nullptr;
+  using cplx = Kokkos::complex<Real>; ///< Complex numbers in Real.
+  static constexpr bool fixed_point = !std::is_void_v<N>; ///< Whether the storage is 16-bit (with norms).
+  T* p; ///< The stored reals.
+  N* norm = nullptr; ///< The per-site norms (16-bit storage).
+  /// Index of the real part of (colour c, spin sp) of site j.
   KOKKOS_INLINE_FUNCTION std::size_t at(int j, int c, int sp) const {
     return ((std::size_t(j / L) * Nc + c) * Ns + sp) * (2 * L) + 2 * (j % L);
   }
+  /// Loads site j.
   KOKKOS_INLINE_FUNCTION void load(int j, cplx s[Nc][Ns]) const {
     Real n = Real(1);
     if constexpr (fixed_point) n = Real(norm[j]) * Real(1.0f / half_scale);
@@ -452,6 +478,7 @@ template <int L, class T, class N, class Real> struct LaneSiteAccessor {
         s[c][sp] = cplx(n * Real(p[k]), n * Real(p[k + 1]));
       }
   }
+  /// Stores site j (16 bits: in units of its largest magnitude, stored as its norm).
   KOKKOS_INLINE_FUNCTION void store(int j, const cplx s[Nc][Ns]) const {
     if constexpr (fixed_point) {
       Real m = Real(0);
@@ -476,42 +503,61 @@ template <int L, class T, class N, class Real> struct LaneSiteAccessor {
   }
 };
 
+/// Accessor factory of SIMDSpinor.
 template <class V, class ES> struct SpinorAccess<SIMDSpinor<V, ES>> {
-  using spinor_type = SIMDSpinor<V, ES>;
-  using R = typename V::real_type;
+  using spinor_type = SIMDSpinor<V, ES>; ///< The spinor type.
+  using R = typename V::real_type; ///< Its stored real type.
+  /// Accessor types reading and writing its sites in precision Real.
+  ///@{
   template <class Real> using read_type = LaneSiteAccessor<V::lanes, const R, void, Real>;
   template <class Real> using write_type = LaneSiteAccessor<V::lanes, R, void, Real>;
+  ///@}
+  /// Accessors of the sites of s in precision Real.
+  ///@{
   template <class Real> static read_type<Real> read(const spinor_type& s) { return {reinterpret_cast<const R*>(s.view().data())}; }
   template <class Real> static write_type<Real> write(const spinor_type& s) { return {reinterpret_cast<R*>(s.view().data())}; }
-  static constexpr double site_bytes = double(sizeof(R)) * 2 * Nc * Ns;
+  ///@}
+  static constexpr double site_bytes = double(sizeof(R)) * 2 * Nc * Ns; ///< Bytes stored per site.
 };
+/// Accessor factory of SIMDHalfSpinor.
 template <class V, class ES> struct SpinorAccess<SIMDHalfSpinor<V, ES>> {
-  using spinor_type = SIMDHalfSpinor<V, ES>;
+  using spinor_type = SIMDHalfSpinor<V, ES>; ///< The spinor type.
+  /// Accessor types reading and writing its sites in precision Real.
+  ///@{
   template <class Real> using read_type = LaneSiteAccessor<V::lanes, const short, const float, Real>;
   template <class Real> using write_type = LaneSiteAccessor<V::lanes, short, float, Real>;
+  ///@}
+  /// Accessors of the sites of s in precision Real.
+  ///@{
   template <class Real> static read_type<Real> read(const spinor_type& s) { return {s.view().data(), s.norm().data()}; }
   template <class Real> static write_type<Real> write(const spinor_type& s) { return {s.view().data(), s.norm().data()}; }
-  static constexpr double site_bytes = 2.0 * 2 * Nc * Ns + sizeof(float);
+  ///@}
+  static constexpr double site_bytes = 2.0 * 2 * Nc * Ns + sizeof(float); ///< Bytes stored per site.
 };
 
 /// The hopping functor's accessors of a SIMD-layout spinor: lane_reader / lane_writer.
 template <class V, class ES> SIMDSpinorAccessor<V, const typename V::real_type> lane_reader(const SIMDSpinor<V, ES>& s) {
   return {s.lane_view().data()};
 }
+/// Lane accessor that writes the sites of s.
 template <class V, class ES> SIMDSpinorAccessor<V, typename V::real_type> lane_writer(const SIMDSpinor<V, ES>& s) {
   return {s.lane_view().data()};
 }
+/// Lane accessor that reads the sites of block s.
 template <class V, class ES, class S> auto lane_reader(const SIMDBlockSpinor<V, ES, S>& s) {
   if constexpr (std::is_same_v<S, short>) return SIMDHalfSpinorAccessor<V, const short, const float>{s.view().data(), s.norm().data()};
   else return SIMDSpinorAccessor<V, const typename V::real_type>{s.lane_view().data()};
 }
+/// Lane accessor that writes the sites of block s.
 template <class V, class ES, class S> auto lane_writer(const SIMDBlockSpinor<V, ES, S>& s) {
   if constexpr (std::is_same_v<S, short>) return SIMDHalfSpinorAccessor<V, short, float>{s.view().data(), s.norm().data()};
   else return SIMDSpinorAccessor<V, typename V::real_type>{s.lane_view().data()};
 }
+/// Lane accessor that reads the 16-bit sites of s.
 template <class V, class ES> SIMDHalfSpinorAccessor<V, const short, const float> lane_reader(const SIMDHalfSpinor<V, ES>& s) {
   return {s.view().data(), s.norm().data()};
 }
+/// Lane accessor that writes the 16-bit sites of s.
 template <class V, class ES> SIMDHalfSpinorAccessor<V, short, float> lane_writer(const SIMDHalfSpinor<V, ES>& s) {
   return {s.view().data(), s.norm().data()};
 }
@@ -530,15 +576,17 @@ template <class V, class S> KOKKOS_FORCEINLINE_FUNCTION V load_stored(const S* p
 /// 16-bit links (Store = short) stay in units of the fixed point (scale: the hopping functor folds
 /// it into each hop's reconstruction), the rebuilt third row rescaled once.
 template <class V, class Recon = Recon18, class Store = typename V::real_type> struct LaneLink {
-  using real = typename V::real_type;
-  static constexpr int R = 2 * V::lanes;
-  static constexpr bool fixed_point = std::is_same_v<Store, short>;
-  static constexpr bool unit_scale = !fixed_point;
-  static constexpr real scale = fixed_point ? real(1.0f / half_scale) : real(1);
+  using real = typename V::real_type; ///< Real type of V.
+  static constexpr int R = 2 * V::lanes; ///< Reals per stored element (2 per lane).
+  static constexpr bool fixed_point = std::is_same_v<Store, short>; ///< Whether the links are 16-bit fixed point.
+  static constexpr bool unit_scale = !fixed_point; ///< Whether elements need no scale (not fixed point).
+  static constexpr real scale = fixed_point ? real(1.0f / half_scale) : real(1); ///< Factor elements in fixed-point units are to be scaled by.
   static_assert(Recon::pairs % Nc == 0, "rows of the hop matrix stored whole");
-  static constexpr int rows = Recon::pairs / Nc;
+  static constexpr int rows = Recon::pairs / Nc; ///< Rows of the matrix stored (2 or 3).
   const Store* p; ///< [Recon::pairs][R]
+  /// Element (a, b) as stored (a < rows).
   KOKKOS_FORCEINLINE_FUNCTION V stored(int a, int b) const { return detail::load_stored<V>(p + (a * Nc + b) * R); }
+  /// Element (a, b), the third row rebuilt if not stored.
   KOKKOS_FORCEINLINE_FUNCTION V element(int a, int b) const {
     if (rows == Nc || a < rows) return stored(a, b);
     const V r0[Nc] = {stored(0, 0), stored(0, 1), stored(0, 2)};
@@ -546,15 +594,19 @@ template <class V, class Recon = Recon18, class Store = typename V::real_type> s
     if constexpr (fixed_point) return scale * detail::third_row_element(r0, r1, b);
     else return detail::third_row_element(r0, r1, b);
   }
+  /// Element (a, b) times h.
   KOKKOS_FORCEINLINE_FUNCTION V mul(int a, int b, const V& h) const { return cmul(element(a, b), h); }
+  /// Element (a, b) times h, plus c.
   KOKKOS_FORCEINLINE_FUNCTION V madd(int a, int b, const V& h, const V& c) const { return cmadd(element(a, b), h, c); }
 };
+/// Doubled SIMD links in reconstruct-8 form.
 template <class V, class Store> struct LaneLink<V, Recon8, Store> {
-  using real = typename V::real_type;
-  static constexpr int R = 2 * V::lanes;
-  static constexpr bool unit_scale = true;
-  static constexpr real scale = real(1);
-  V U[Nc][Nc];
+  using real = typename V::real_type; ///< Real type of V.
+  static constexpr int R = 2 * V::lanes; ///< Reals per stored element (2 per lane).
+  static constexpr bool unit_scale = true; ///< Elements need no scale.
+  static constexpr real scale = real(1); ///< Factor elements are to be scaled by (1).
+  V U[Nc][Nc]; ///< The unpacked matrix.
+  /// Unpacks the eight stored reals at p.
   KOKKOS_FORCEINLINE_FUNCTION explicit LaneLink(const Store* p) {
     V packed[Recon8::pairs];
     for (int k = 0; k < Recon8::pairs; ++k) {
@@ -563,17 +615,21 @@ template <class V, class Store> struct LaneLink<V, Recon8, Store> {
     }
     Recon8::unpack(packed, U);
   }
+  /// Element (a, b) times h.
   KOKKOS_FORCEINLINE_FUNCTION V mul(int a, int b, const V& h) const { return cmul(U[a][b], h); }
+  /// Element (a, b) times h, plus c.
   KOKKOS_FORCEINLINE_FUNCTION V madd(int a, int b, const V& h, const V& c) const { return cmadd(U[a][b], h, c); }
 };
 /// A hop matrix stored as one complex number per element, broadcast to every lane: the links of a
 /// block whose lanes are right-hand sides of one site.
 template <class V> struct BroadcastLink {
-  using real = typename V::real_type;
-  static constexpr bool unit_scale = true;
-  static constexpr real scale = real(1);
+  using real = typename V::real_type; ///< Real type of V.
+  static constexpr bool unit_scale = true; ///< Elements need no scale.
+  static constexpr real scale = real(1); ///< Factor elements are to be scaled by (1).
   const real* p; ///< [Nc][Nc][2]
+  /// Element (a, b) times h.
   KOKKOS_FORCEINLINE_FUNCTION V mul(int a, int b, const V& h) const { return madd(a, b, h, V::zero()); }
+  /// Element (a, b) times h, plus c.
   KOKKOS_FORCEINLINE_FUNCTION V madd(int a, int b, const V& h, const V& c) const {
     const real* e = p + 2 * (a * Nc + b);
     return V::madd_scalar(e[0], e[1], h, c);
@@ -582,11 +638,13 @@ template <class V> struct BroadcastLink {
 /// The hopping functor's gauge accessor of a doubled field (SIMDGaugeField) of L lanes per element
 /// stored as Recon packs it: lane-aligned registers (L = V::lanes) or broadcast links (L = 1, whole).
 template <class V, int L, class Recon = Recon18, class Store = typename V::real_type> struct DoubledLinkAccessor {
-  using real = typename V::real_type;
+  using real = typename V::real_type; ///< Real type of V.
   static_assert(L > 1 || (Recon::pairs == Nc * Nc && std::is_same_v<Store, real>), "broadcast links are stored whole");
+  /// The hop matrix: broadcast (L = 1) or lane-aligned.
   using link_type = std::conditional_t<L == 1, BroadcastLink<V>, LaneLink<V, Recon, Store>>;
-  static constexpr bool doubled = true;
+  static constexpr bool doubled = true; ///< Each site stores the matrices of its forward and backward hops.
   const Store* p; ///< [site][2 Nd][Recon::pairs][2 L]
+  /// The matrix of the hop from site in direction dir along mu.
   template <int mu, int dir> KOKKOS_FORCEINLINE_FUNCTION link_type hop_link(int site) const {
     return link_type{p + (std::size_t(site) * (2 * Nd) + 2 * mu + (dir > 0 ? 0 : 1)) * (Recon::pairs * 2 * L)};
   }
@@ -598,10 +656,11 @@ template <class V, int L, class Recon = Recon18, class Store = typename V::real_
 /// half forward and the lower half backward).
 template <class V, class ExecSpace> class LaneSiteTable {
 public:
-  using execution_space = ExecSpace;
-  using memory_space = typename ExecSpace::memory_space;
-  using real_type = typename V::real_type;
+  using execution_space = ExecSpace; ///< The execution space.
+  using memory_space = typename ExecSpace::memory_space; ///< Its memory space.
+  using real_type = typename V::real_type; ///< Real type of V.
 
+  /// The table of geometry g with boundary phases bc.
   LaneSiteTable(const SIMDGeometry& g, const BoundaryPhases& bc) : local_(g.local(), bc) {
     for (int mu = 0; mu < Nd; ++mu) {
       level_[mu] = g.level(mu);
@@ -618,9 +677,11 @@ public:
       }
     }
   }
+  /// The neighbour of vector site vsite (parity parity) in direction dir along mu.
   template <int mu, int dir> KOKKOS_FORCEINLINE_FUNCTION Neighbour neighbour(int vsite, int parity) const {
     return local_.template neighbour<mu, dir>(vsite, parity);
   }
+  /// What a hop across the sub-lattice boundary does to h: lane exchange, then boundary phase.
   template <int mu, int dir, class Real> KOKKOS_FORCEINLINE_FUNCTION void cross(V (&h)[2]) const {
     if (level_[mu] >= 0)
       for (int s = 0; s < 2; ++s) h[s] = h[s].swap_blocks(level_[mu]);
@@ -646,12 +707,14 @@ private:
 /// blocks: half the bytes of float lanes).
 template <class V, class ExecSpace, class Store = typename V::real_type> class SIMDHermitianBlocks {
 public:
-  using real_type = typename V::real_type;
-  using store_type = Store;
-  static constexpr bool fixed_point = std::is_same_v<Store, short>;
-  static constexpr int lanes = V::lanes;
-  static constexpr int slots = 21;
+  using real_type = typename V::real_type; ///< Arithmetic precision.
+  using store_type = Store; ///< The stored real type.
+  static constexpr bool fixed_point = std::is_same_v<Store, short>; ///< Whether the entries are 16-bit fixed point.
+  static constexpr int lanes = V::lanes; ///< Lanes per vector site.
+  static constexpr int slots = 21; ///< Slots per block: 6 diagonal, 15 off-diagonal.
+  /// [vsite][2 blocks][slots][2 lanes reals].
   using view_type = Kokkos::View<Store* [2][slots][2 * lanes], Kokkos::LayoutRight, Kokkos::HostSpace>;
+  /// Each block's unit, [vsite][2 blocks][lanes] (fixed point).
   using unit_type = Kokkos::View<real_type* [2][lanes], Kokkos::LayoutRight, Kokkos::HostSpace>;
 
   SIMDHermitianBlocks() = default;
@@ -672,9 +735,11 @@ public:
       scatter(half.view(), g, parity, [=](int vs, int lane, int site, int b) { u(vs, b, lane) = units(site, b); });
     } else scatter(packed, g, parity, [](int, int, int, int) {});
   }
+  /// The blocks.
   const view_type& view() const { return data_; }
   /// Each block's unit (fixed point only; empty otherwise).
   const unit_type& unit() const { return unit_; }
+  /// Bytes stored.
   double memory_bytes() const { return double(data_.span()) * sizeof(Store) + double(unit_.span()) * sizeof(real_type); }
 
 private:
@@ -707,12 +772,13 @@ private:
 /// as read; the block product instead multiplies integer-valued entries and scales its 6 results
 /// once (unscaled(), block_unit()).
 template <class V, class Store = typename V::real_type, bool scaled = true> struct LaneHermitianBlocks {
-  using real = typename V::real_type;
-  static constexpr bool block_accessor = true;
-  static constexpr bool fixed_point = std::is_same_v<Store, short>;
-  static constexpr int R = 2 * V::lanes;
+  using real = typename V::real_type; ///< Real type of V.
+  static constexpr bool block_accessor = true; ///< Marks a block accessor (detail::hermitian6_mv).
+  static constexpr bool fixed_point = std::is_same_v<Store, short>; ///< Whether the entries are 16-bit fixed point.
+  static constexpr int R = 2 * V::lanes; ///< Reals per slot (2 per lane).
   const Store* p;              ///< [vsite][2][21][R]
   const real* units = nullptr; ///< [vsite][2][lanes] (fixed point)
+  /// First stored real of slot k of block (site, b).
   KOKKOS_FORCEINLINE_FUNCTION const Store* slot(int site, int b, int k) const {
     return p + ((std::size_t(site) * 2 + b) * 21 + k) * R;
   }
@@ -720,6 +786,7 @@ template <class V, class Store = typename V::real_type, bool scaled = true> stru
   KOKKOS_FORCEINLINE_FUNCTION V block_unit(int site, int b) const {
     return V::load_pairs(units + (std::size_t(site) * 2 + b) * V::lanes);
   }
+  /// Slot k of block (site, b) as a register (scaled by its unit unless unscaled).
   KOKKOS_FORCEINLINE_FUNCTION V entry(int site, int b, int k) const {
     if constexpr (!fixed_point) return V::load(slot(site, b, k));
     else if constexpr (scaled) return V::scale_lanes(block_unit(site, b), V::load_fixed16(slot(site, b, k)));
@@ -733,7 +800,9 @@ template <class V, class Store = typename V::real_type, bool scaled = true> stru
   }
   /// Diagonal entry i in both halves of each lane (a real scale for V::scale_lanes).
   KOKKOS_FORCEINLINE_FUNCTION V diag(int site, int b, int i) const { return entry(site, b, i); }
+  /// Diagonal entry i times v.
   KOKKOS_FORCEINLINE_FUNCTION V diag_mul(int site, int b, int i, const V& v) const { return V::scale_lanes(diag(site, b, i), v); }
+  /// Off-diagonal entry (i, j), i > j.
   template <class C = V> KOKKOS_FORCEINLINE_FUNCTION V offdiag(int site, int b, int i, int j) const {
     return entry(site, b, 6 + i * (i - 1) / 2 + j);
   }
@@ -803,6 +872,7 @@ template <class V, class ExecSpace, class ST>
 void to_simd(SIMDSpinorField<V, ExecSpace>& out, const SpinorField<ST, Ns, ExecSpace>& in) {
   for (int p = 0; p < 2; ++p) to_simd(out[p], in[p]);
 }
+/// Copies a SIMD-layout spinor into the plain layout.
 template <class V, class ExecSpace, class ST>
 void from_simd(SpinorField<ST, Ns, ExecSpace>& out, const SIMDSpinorField<V, ExecSpace>& in) {
   for (int p = 0; p < 2; ++p) from_simd(out[p], in[p]);
@@ -815,6 +885,7 @@ template <class S, class ExecSpace, class ST>
 void convert_sites(S& out, const CBSpinor<ST, Ns, ExecSpace>& in) {
   to_simd(out, in);
 }
+/// Copies the sites of SIMD-layout spinor in into a plain CBSpinor.
 template <class S, class ExecSpace, class ST>
   requires requires(const S& s) { s.geometry(); }
 void convert_sites(CBSpinor<ST, Ns, ExecSpace>& out, const S& in) {

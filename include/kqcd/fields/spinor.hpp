@@ -56,6 +56,7 @@ protected:
 };
 } // namespace detail
 
+/// One parity of a spinor field in storage policy Storage.
 template <class Storage> class Spinor : public detail::StoredRows<Storage> {
   using Rows = detail::StoredRows<Storage>;
   using Rows::data_;
@@ -63,26 +64,30 @@ template <class Storage> class Spinor : public detail::StoredRows<Storage> {
 public:
   /// What the spinor is built on: Lattice, or SIMDGeometry.
   using shape_type = typename Storage::shape_type;
+  /// Spin components per site.
   static constexpr int n_spin = Storage::n_spin;
 
   Spinor() = default;
+  /// A spinor of parity `parity` on shape, zero-initialised.
   Spinor(const shape_type& shape, int parity, const std::string& label = Storage::label)
       : Rows((Storage::check(shape), label), Storage::rows(shape)), shape_(shape), parity_(parity) {}
 
+  /// The lattice.
   const Lattice& lattice() const { return Storage::lattice(shape_); }
+  /// The parity of the sites.
   int parity() const { return parity_; }
   /// This rank's sites.
   int sites() const { return lattice().cb_volume(); }
   /// The lane split (SIMD layout).
   const shape_type& geometry() const
-    requires Storage::vector_sites
+    requires Storage::vector_sites // SIMD layout only
   {
     return shape_;
   }
   /// Every vector site, ghosts included, as rows of [colour][spin][2 lanes] reals: the hopping
   /// functor's (SIMD layout).
   auto lane_view() const
-    requires Storage::vector_sites
+    requires Storage::vector_sites // SIMD layout only
   {
     return Storage::lane_view(data_, shape_);
   }
@@ -113,16 +118,22 @@ template <class ExecSpace> struct LatticeRows {
 
 /// A full spinor field: both checkerboards, each of type CB built from the shape CB takes.
 template <class CB> struct FullSpinor {
+  /// Type of one parity.
   using cb_type = CB;
+  /// Even (0) and odd (1) sites.
   CB cb[2];
 
   FullSpinor() = default;
+  /// A spinor field on shape, zero-initialised.
   template <class Shape>
     requires std::constructible_from<CB, const Shape&, int, const std::string&>
   FullSpinor(const Shape& shape, const std::string& label = "spinor")
       : cb{CB(shape, 0, label + "_even"), CB(shape, 1, label + "_odd")} {}
+  /// The lattice.
   const Lattice& lattice() const { return cb[0].lattice(); }
+  /// Sites of one parity.
   CB& operator[](int parity) { return cb[parity]; }
+  /// Sites of one parity.
   const CB& operator[](int parity) const { return cb[parity]; }
 };
 

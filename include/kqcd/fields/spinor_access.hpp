@@ -21,8 +21,8 @@ using ReadOnlyView = Kokkos::View<typename V::const_data_type, typename V::array
 /// The upper spin components of (1 + sigma g_mu) psi for one hop: h_s = psi_s + i^k_s psi_perm_s,
 /// s = 0, 1, with the permutation and phase codes of the gamma matrix (core/gamma.hpp).
 template <int perm0, int perm1, int code0, int code1> struct SpinProjection {
-  static constexpr int perm[2] = {perm0, perm1};
-  static constexpr int code[2] = {code0, code1};
+  static constexpr int perm[2] = {perm0, perm1}; ///< Spin partner of each upper component.
+  static constexpr int code[2] = {code0, code1}; ///< Power of i each partner is multiplied by.
 };
 
 namespace detail {
@@ -36,9 +36,11 @@ template <int k> KOKKOS_FORCEINLINE_FUNCTION void add_i_pow(int ra, int ia, int 
 }
 } // namespace detail
 
+/// Reads and writes spinor sites of a complex view as complex numbers in Real.
 template <class View, class Real> struct SpinorAccessor {
-  using cplx = Kokkos::complex<Real>;
-  View v;
+  using cplx = Kokkos::complex<Real>; ///< Complex numbers in Real.
+  View v; ///< The spinor's view.
+  /// Loads the site's Nc x Ns components.
   KOKKOS_FORCEINLINE_FUNCTION void load(int site, cplx s[Nc][Ns]) const {
     for (int c = 0; c < Nc; ++c)
       for (int sp = 0; sp < Ns; ++sp) {
@@ -58,10 +60,12 @@ template <class View, class Real> struct SpinorAccessor {
     h[1] = component(site, c, 1) + mul_i_pow<Proj::code[1]>(component(site, c, q1));
     return Real(1);
   }
+  /// Component (colour c, spin sp) of the site.
   KOKKOS_FORCEINLINE_FUNCTION cplx component(int site, int c, int sp) const {
     const auto z = v(site, c, sp);
     return cplx(Real(z.real()), Real(z.imag()));
   }
+  /// Stores the site's Nc x Ns components.
   KOKKOS_FORCEINLINE_FUNCTION void store(int site, const cplx s[Nc][Ns]) const {
     using ST = typename View::value_type;
     using SR = typename ST::value_type;
@@ -70,11 +74,13 @@ template <class View, class Real> struct SpinorAccessor {
   }
 };
 
+/// Reads and writes 16-bit spinor sites (values and their per-site norm) as complex numbers.
 template <class View, class NormView, class Real> struct HalfSpinorAccessor {
-  using cplx = Kokkos::complex<Real>;
-  using packed_type = typename View::non_const_value_type;
-  View v;
-  NormView norm;
+  using cplx = Kokkos::complex<Real>; ///< Complex numbers in Real.
+  using packed_type = typename View::non_const_value_type; ///< The stored spins of one colour.
+  View v; ///< The 16-bit spins.
+  NormView norm; ///< The per-site norms.
+  /// Loads the site's Nc x Ns components, scaled by its norm.
   KOKKOS_FORCEINLINE_FUNCTION void load(int site, cplx s[Nc][Ns]) const {
     const Real n = Real(norm(site)) * Real(1.0f / half_scale);
     for (int c = 0; c < Nc; ++c) {
@@ -99,6 +105,7 @@ template <class View, class NormView, class Real> struct HalfSpinorAccessor {
     h[1] = cplx(exact_float(re), exact_float(im));
     return Real(norm(site)) * Real(1.0f / half_scale);
   }
+  /// Stores the site: its largest magnitude as its norm, the components in its units.
   KOKKOS_FORCEINLINE_FUNCTION void store(int site, const cplx s[Nc][Ns]) const {
     Real m = Real(0);
     for (int c = 0; c < Nc; ++c)
@@ -115,31 +122,47 @@ template <class View, class NormView, class Real> struct HalfSpinorAccessor {
 
 template <class Spinor> struct SpinorAccess;
 
+/// Accessor factory of CBSpinor.
 template <class ST, class ES> struct SpinorAccess<CBSpinor<ST, Ns, ES>> {
-  using spinor_type = CBSpinor<ST, Ns, ES>;
-  using view_type = typename spinor_type::view_type;
+  using spinor_type = CBSpinor<ST, Ns, ES>; ///< The spinor type.
+  using view_type = typename spinor_type::view_type; ///< Its view.
+  /// Accessor types reading and writing its sites in precision Real.
+  ///@{
   template <class Real> using read_type = SpinorAccessor<ReadOnlyView<view_type>, Real>;
   template <class Real> using write_type = SpinorAccessor<view_type, Real>;
+  ///@}
+  /// Accessors of the sites of s in precision Real.
+  ///@{
   template <class Real> static read_type<Real> read(const spinor_type& s) { return {s.view()}; }
   template <class Real> static write_type<Real> write(const spinor_type& s) { return {s.view()}; }
+  ///@}
   /// Bytes stored per site.
   static constexpr double site_bytes = double(sizeof(ST)) * Nc * Ns;
 };
 
+/// Accessor factory of HalfCBSpinor.
 template <class ES> struct SpinorAccess<HalfCBSpinor<ES>> {
-  using spinor_type = HalfCBSpinor<ES>;
-  using view_type = typename spinor_type::view_type;
-  using norm_type = typename spinor_type::norm_view_type;
+  using spinor_type = HalfCBSpinor<ES>; ///< The spinor type.
+  using view_type = typename spinor_type::view_type; ///< Its view.
+  using norm_type = typename spinor_type::norm_view_type; ///< Its norm view.
+  /// Accessor types reading and writing its sites in precision Real.
+  ///@{
   template <class Real> using read_type = HalfSpinorAccessor<ReadOnlyView<view_type>, ReadOnlyView<norm_type>, Real>;
   template <class Real> using write_type = HalfSpinorAccessor<view_type, norm_type, Real>;
+  ///@}
+  /// Accessors of the sites of s in precision Real.
+  ///@{
   template <class Real> static read_type<Real> read(const spinor_type& s) { return {s.view(), s.norm()}; }
   template <class Real> static write_type<Real> write(const spinor_type& s) { return {s.view(), s.norm()}; }
-  static constexpr double site_bytes = double(sizeof(typename spinor_type::value_type)) * Nc + sizeof(float);
+  ///@}
+  static constexpr double site_bytes = double(sizeof(typename spinor_type::value_type)) * Nc + sizeof(float); ///< Bytes stored per site.
 };
 
 /// A block of right-hand sides: its rows read and written as the sites of a single spinor of its storage.
 template <class Single> struct SpinorAccess<SpinorBlock<RowBlocks<Single>>> : SpinorAccess<Single> {
-  using spinor_type = SpinorBlock<RowBlocks<Single>>;
+  using spinor_type = SpinorBlock<RowBlocks<Single>>; ///< The block type.
+  /// Accessors of the block's rows in precision Real (Single's accessors).
+  ///@{
   template <class Real> static auto read(const spinor_type& s) {
     using R = typename SpinorAccess<Single>::template read_type<Real>;
     if constexpr (requires { s.norm(); }) return R{s.view(), s.norm()};
@@ -150,6 +173,7 @@ template <class Single> struct SpinorAccess<SpinorBlock<RowBlocks<Single>>> : Sp
     if constexpr (requires { s.norm(); }) return W{s.view(), s.norm()};
     else return W{s.view()};
   }
+  ///@}
 };
 
 namespace detail {

@@ -21,12 +21,14 @@
 
 namespace kqcd {
 
+/// Byte order of a file.
 enum class ByteOrder { big, little };
 
 /// How a file's checksum is formed and combined over blocks: NERSC's 32-bit word sum (added, mod
 /// 2^32), MILC's sum29/sum31 and SciDAC's CRC32 pair (rotated by global index, XORed).
 enum class GaugeChecksumKind { none, nersc_sum, milc_sum29_31, scidac_crc32 };
 
+/// How a gauge file stores its links: format, precision, byte order, offsets.
 struct GaugeFileLayout {
   Lattice lattice;       ///< the global lattice
   std::string format;    ///< "nersc", "ildg" or "milc"
@@ -34,13 +36,14 @@ struct GaugeFileLayout {
   std::uint64_t data_offset = 0; ///< byte of the first site's links
   int rows = 3;                  ///< stored rows per link (2: the third is reconstructed)
   int word_bytes = 8;            ///< 4 (float) or 8 (double)
-  ByteOrder order = ByteOrder::big;
-  GaugeChecksumKind checksum = GaugeChecksumKind::none;
+  ByteOrder order = ByteOrder::big; ///< byte order of the stored numbers
+  GaugeChecksumKind checksum = GaugeChecksumKind::none; ///< checksum the format carries
   bool checksum_stated = false;   ///< false where the header should state one but does not (NERSC)
   std::uint32_t stated[2] = {0, 0}; ///< stated checksums (NERSC: stated[0])
   std::vector<std::pair<std::string, std::string>> header_values; ///< NERSC PLAQUETTE / LINK_TRACE as written
   double header_tolerance = 1e-9; ///< allowed |header value - measured|
 
+  /// Bytes stored per site.
   std::size_t site_bytes() const { return std::size_t(Nd) * rows * Nc * 2 * word_bytes; }
 };
 
@@ -52,11 +55,12 @@ GaugeFileLayout gauge_layout_from_bytes(std::string_view file, const std::string
 
 /// Text form of a layout (for sending it to other ranks) and back.
 std::string serialize_layout(const GaugeFileLayout& layout);
+/// Parses the text written by serialize_layout.
 GaugeFileLayout deserialize_layout(const std::string& text);
 
 /// What one block contributes to the verification; combine blocks with combine().
 struct GaugeBlockCheck {
-  static constexpr std::int64_t none = std::numeric_limits<std::int64_t>::max();
+  static constexpr std::int64_t none = std::numeric_limits<std::int64_t>::max(); ///< no such link
   std::uint32_t sum[2] = {0, 0};     ///< the block's part of the checksums
   std::int64_t nonfinite_link = none; ///< first link (global site * Nd + mu) holding a non-finite number
   std::int64_t bad_su3_link = none;   ///< first link outside SU(3) (tolerance of check_gauge_block)
@@ -65,9 +69,10 @@ struct GaugeBlockCheck {
 /// a and b's blocks together (b's first-bad entries win only if they come first).
 GaugeBlockCheck combine(GaugeChecksumKind kind, const GaugeBlockCheck& a, const GaugeBlockCheck& b);
 
+/// One block of a gauge file: its byte range and the sites it holds.
 struct GaugeBlock {
   std::vector<std::complex<double>> links; ///< [local site][mu][row][col], HostGaugeOrder::milc
-  GaugeBlockCheck check;
+  GaugeBlockCheck check; ///< its checks
 };
 /// Decodes the block's bytes (place.volume() sites of layout.site_bytes()) and forms its checks.
 GaugeBlock decode_gauge_block(const GaugeFileLayout& layout, std::string_view bytes, const Lattice& place);
@@ -75,8 +80,12 @@ GaugeBlock decode_gauge_block(const GaugeFileLayout& layout, std::string_view by
 /// The block's part of the checksum of its already encoded bytes (writers).
 GaugeBlockCheck checksum_gauge_block(const GaugeFileLayout& layout, std::string_view bytes, const Lattice& place);
 
+/// The plaquette and link trace a gauge file's header states.
 struct GaugeHeaderObservables {
+  /// The stated values.
+  ///@{
   double plaquette, link_trace;
+  ///@}
 };
 /// Verifies the combined checks of all blocks against the layout: checksum, finite numbers, SU(3)
 /// and (measure() is called only when the header states values) the header's plaquette and link
@@ -94,6 +103,7 @@ std::string encode_gauge_block(const GaugeFileLayout& layout, const std::vector<
                                const std::string& path);
 /// The bytes a writer puts before and after the links, given the combined checksum and observables.
 std::string gauge_file_header(const GaugeFileLayout& layout, const GaugeBlockCheck& all, GaugeHeaderObservables obs);
+/// The trailer of a gauge file: the checksums of all blocks.
 std::string gauge_file_trailer(const GaugeFileLayout& layout, const GaugeBlockCheck& all);
 
 /// Throws io_error unless path can be written: its folder exists, and it does not unless overwrite.

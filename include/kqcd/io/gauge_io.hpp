@@ -16,17 +16,22 @@
 
 namespace kqcd {
 
+/// Gauge file formats (auto_detect: from the file's header).
 enum class GaugeFormat { auto_detect, nersc, ildg, milc };
 
 /// "auto", "nersc", "ildg" or "milc"; throws invalid_argument otherwise.
 GaugeFormat parse_gauge_format(const std::string& name);
 
+/// Options of read_gauge.
 struct GaugeReadOptions {
+  /// File format (auto_detect: from the header).
   GaugeFormat format = GaugeFormat::auto_detect;
   bool accept_bad = false; ///< verification failures become warnings (for known-bad files)
 };
 
+/// A gauge configuration on the host with its header values.
 struct HostGaugeConfig {
+  /// The lattice of the configuration.
   Lattice lattice;
   std::vector<std::complex<double>> links; ///< [site lexicographic][mu][row][col] (HostGaugeOrder::milc)
   std::string format;                      ///< "nersc", "ildg" or "milc"
@@ -37,6 +42,7 @@ struct HostGaugeConfig {
 /// The format of the file's content (never auto_detect); throws io_error if none fits.
 GaugeFormat detect_gauge_format(const std::string& path);
 
+/// Reads a gauge configuration file (NERSC, ILDG or MILC) into host memory.
 HostGaugeConfig read_gauge(const std::string& path, const GaugeReadOptions& options = {});
 /// read_gauge on a file's bytes already in memory (what read_gauge does after reading the file);
 /// name stands for the file in messages.

@@ -13,8 +13,10 @@
 
 namespace kqcd {
 
+/// Inverts 6x6 clover blocks by Kokkos Kernels' batched LU.
 struct BatchedLUBlockInverse {
-  static constexpr const char* name = "Kokkos Kernels LU";
+  static constexpr const char* name = "Kokkos Kernels LU"; ///< The inverter's name (benchmarks, messages).
+  /// inv = m^-1 of a 6x6 block.
   KOKKOS_INLINE_FUNCTION static void invert(const detail::cd m[6][6], detail::cd inv[6][6]) {
     // Unmanaged views over the thread's own arrays: the form KokkosBatched's serial routines take.
     detail::cd work[36];

@@ -44,7 +44,8 @@ KOKKOS_INLINE_FUNCTION void hermitian6_inverse(const cd m[6][6], cd inv[6][6]) {
 
 /// Block inverse by kqcd's own L D L^dag factorisation (Hermitian blocks, no pivoting).
 struct LDLBlockInverse {
-  static constexpr const char* name = "LDL";
+  static constexpr const char* name = "LDL"; ///< The inverter's name (benchmarks, messages).
+  /// inv = m^-1 of a Hermitian 6x6 block.
   KOKKOS_INLINE_FUNCTION static void invert(const detail::cd m[6][6], detail::cd inv[6][6]) {
     detail::hermitian6_inverse(m, inv);
   }
@@ -65,12 +66,19 @@ template <class View> KOKKOS_INLINE_FUNCTION void store_packed(const View& v, in
 
 /// inverse_kind: 0 no inverse, 1 A^-1 in inv, 2 X = B A in inv and W = mu B in twist, B = (A^2 + mu^2)^-1.
 template <class GaugeView, class CloverView, class BlockInverse = LDLBlockInverse> struct CloverBuildFunctor {
-  LinkReader<GaugeView> u;
+  LinkReader<GaugeView> u; ///< The links.
+  /// A, and the inverse parts (inv, twist) written per inverse_kind.
+  ///@{
   CloverView a, inv, twist;
-  int parity;
+  ///@}
+  int parity; ///< Parity of the sites.
+  /// The diagonal (4 + m), c_sw and the twisted mass.
+  ///@{
   double diag, csw, twisted_mu; // not `mu`: loops below use mu for directions
-  int inverse_kind;
+  ///@}
+  int inverse_kind; ///< What is stored besides A (see above).
 
+  /// Builds the blocks of site s of the parity.
   KOKKOS_FUNCTION void operator()(int s) const {
     using detail::cd;
     const Coords x = u.lat.cb_coords(s, parity);

@@ -19,16 +19,22 @@
 
 namespace kqcd {
 
+/// Double-precision complex of the contraction sums.
 using cplxd = Kokkos::complex<double>;
 
+/// Spin contraction: open spin indices, or the DeGrand-Rossi gamma insertions.
 enum class ContractType { open, degrand_rossi };
 
 /// 16 complex sums: the value type of the team reductions.
 struct Sum16 {
+  /// Real and imaginary parts of the 16 sums.
+  ///@{
   double re[16], im[16];
+  ///@}
   KOKKOS_INLINE_FUNCTION Sum16() {
     for (int i = 0; i < 16; ++i) re[i] = im[i] = 0.0;
   }
+  /// Adds o's sums.
   KOKKOS_INLINE_FUNCTION Sum16& operator+=(const Sum16& o) {
     for (int i = 0; i < 16; ++i) {
       re[i] += o.re[i];
@@ -40,23 +46,32 @@ struct Sum16 {
 
 } // namespace kqcd
 
+/// @cond
+// The identity of a Sum16 reduction (zero).
 template <> struct Kokkos::reduction_identity<kqcd::Sum16> {
   KOKKOS_FORCEINLINE_FUNCTION static kqcd::Sum16 sum() { return kqcd::Sum16(); }
 };
+/// @endcond
 
 namespace kqcd {
 
+/// Converts to double-precision complex.
 template <class T> KOKKOS_INLINE_FUNCTION cplxd to_cplxd(const Kokkos::complex<T>& z) {
   return {double(z.real()), double(z.imag())};
 }
 
+/// Kernel: colour contraction of two propagators into a density at each site.
 template <ContractType type, class SpinorView, class DensityView> struct ColourContractFunctor {
+  /// The two spinor fields.
+  ///@{
   SpinorView a, b; ///< one parity of two spinor fields
-  DensityView out;
-  Lattice lat;
-  int parity;
-  GammaBasisTable g;
+  ///@}
+  DensityView out; ///< The density, (lexicographic site, component).
+  Lattice lat; ///< The lattice.
+  int parity; ///< Parity of the sites.
+  GammaBasisTable g; ///< The gamma basis.
 
+  /// Contracts site s of the parity.
   KOKKOS_FUNCTION void operator()(int s) const {
     const auto site = lat.lex_index(lat.cb_coords(s, parity));
     cplxd c[4][4];
@@ -81,16 +96,18 @@ template <ContractType type, class SpinorView, class DensityView> struct ColourC
 
 /// S(x) of one parity: columns[k] is the view of propagator column k on that parity.
 template <class SpinorView> struct PropagatorSite {
-  SpinorView col[SpinColour];
+  SpinorView col[SpinColour]; ///< The propagator's columns (spin * Nc + colour), one parity.
 };
 
+/// Kernel: the meson correlator density tr[S^dag Gamma S Gamma] at each site.
 template <class SpinorView, class DensityView> struct MesonDensityFunctor {
-  PropagatorSite<SpinorView> prop;
-  DensityView out;
-  Lattice lat;
-  int parity;
-  GammaBasisTable g;
+  PropagatorSite<SpinorView> prop; ///< The propagator, one parity.
+  DensityView out; ///< The density, (lexicographic site, component).
+  Lattice lat; ///< The lattice.
+  int parity; ///< Parity of the sites.
+  GammaBasisTable g; ///< The gamma basis.
 
+  /// The 16 densities at site s of the parity.
   KOKKOS_FUNCTION void operator()(int s) const {
     const auto site = lat.lex_index(lat.cb_coords(s, parity));
     // S[sink spin][sink colour][source spin][source colour]
@@ -118,12 +135,14 @@ template <class SpinorView, class DensityView> struct MesonDensityFunctor {
   }
 };
 
+/// Kernel: sum over spin and colour of |S|^2 at each site.
 template <class SpinorView, class DensityView> struct PropNormFunctor {
-  PropagatorSite<SpinorView> prop;
-  DensityView out;
-  Lattice lat;
-  int parity;
+  PropagatorSite<SpinorView> prop; ///< The propagator, one parity.
+  DensityView out; ///< The density, (lexicographic site, component).
+  Lattice lat; ///< The lattice.
+  int parity; ///< Parity of the sites.
 
+  /// |S|^2 at site s of the parity.
   KOKKOS_FUNCTION void operator()(int s) const {
     const auto site = lat.lex_index(lat.cb_coords(s, parity));
     double sum = 0.0;
@@ -140,17 +159,18 @@ template <class SpinorView, class DensityView> struct PropNormFunctor {
 /// out(t', n) += sum_{x in timeslice t} exp(-i p.(x - x0)) density(x, n), t' = (t - t0) mod Lt.
 /// League index = t * blocks + block; each team sums block_size spatial sites.
 template <class DensityView, class OutView, class Member> struct TimesliceSumFunctor {
-  DensityView density;
+  DensityView density; ///< The density, (lexicographic site, component).
   OutView out; ///< (t', n, 0 = re / 1 = im)
-  Lattice lat;
-  int ncomp;
-  int t0;
-  int x0[3];
+  Lattice lat; ///< The lattice (this rank's part).
+  int ncomp; ///< Components summed.
+  int t0; ///< Source timeslice.
+  int x0[3]; ///< Source's spatial position.
   double p[3]; ///< momentum components 2 pi n_i / L_i
-  int blocks;
-  int block_size;
+  int blocks; ///< Blocks of spatial sites per timeslice.
+  int block_size; ///< Spatial sites per block.
   int offset[Nd]; ///< the sub-lattice's origin in the global lattice (zero on one rank)
 
+  /// Sums one block of one timeslice into out.
   KOKKOS_FUNCTION void operator()(const Member& team) const {
     const int t = team.league_rank() / blocks, blk = team.league_rank() % blocks;
     const std::int64_t v3 = lat.spatial_volume();

@@ -1,17 +1,8 @@
-// The Wilson hopping kernel (conventions.md): for each site x of parity target_cb
-//   H psi(x) = sum_mu [ (1 - isign g_mu) U_mu(x) psi(x+mu) + (1 + isign g_mu) U_mu^dag(x-mu) psi(x-mu) ]
-// isign = +1 is the hopping term of D, isign = -1 that of D^dag = g5 D g5. Each hop projects to a
-// half spinor (two spin components), multiplies it by the link and reconstructs the other two
-// components from the gamma matrix's structure, all resolved at compile time.
-// Links come through a gauge accessor (fields/packed_gauge.hpp: reconstruct-18/12/8, 16-bit; or a
-// doubled SIMD field, fields/simd_fields.hpp) and spinors through spinor accessors (spinor_access.hpp,
-// simd_fields.hpp); the kernel computes in Real, on one complex number or a register of SIMD lanes.
-// Blocks of right-hand sides run under the launch shapes the autotuner chooses from: a team with one
-// vector lane per right-hand side (links read by every lane), the same with each site's eight links
-// unpacked once into team scratch (SharedMemoryCache) and read from there by all lanes, an MDRange
-// over (lane, site) with one or two right-hand sides per thread (a pair shares each link load and
-// reconstruction and has twice the loads in flight), and a flat range over both.
-// Functors only: launching, tuning and counting belong to ops/wilson_dslash.hpp.
+// The Wilson hopping kernel H (conventions.md) for D (isign = +1) and D^dag (isign = -1): each hop
+// projects to a half spinor, multiplies by the link and reconstructs, resolved at compile time.
+// Links come through a gauge accessor and spinors through spinor accessors, so one functor serves
+// every compression, precision and layout; blocks of right-hand sides run under the launch shapes the
+// autotuner picks from. Functors only: launching, tuning and counting are in ops/wilson_dslash.hpp.
 #pragma once
 
 #include <kqcd/arch/arch_traits.hpp>
@@ -34,25 +25,34 @@ struct StoreHopping {
 };
 /// Epilogue: out = a x + b H psi (the xpay variants).
 struct XpayHopping {
+  /// Kernel arguments of the epilogue.
   template <class Real> struct Arg {
+    /// The coefficients a and b.
+    ///@{
     Real a, b;
+    ///@}
   };
 };
 
 /// Epilogue: out = Local(x) + b H psi, Local a site-local policy (kernels/local_terms.hpp):
 /// D psi on one parity with a site-local term A, or the A_ee part of a Schur complement.
 template <class Local> struct LocalXpay {
+  /// Kernel arguments of the epilogue.
   template <class Real> struct Arg {
-    Local local;
-    Real b;
+    Local local; ///< The site-local policy.
+    Real b; ///< The coefficient b.
   };
 };
 /// Epilogue: out = Local(a x + b H psi) (x unread when a == 0): A_oo^-1 H_oe psi in a Schur
 /// complement, and the odd-site reconstruction A_oo^-1 (b_o + H_oe x_e / 2).
 template <class Local> struct LocalAfter {
+  /// Kernel arguments of the epilogue.
   template <class Real> struct Arg {
-    Local local;
+    Local local; ///< The site-local policy.
+    /// The coefficients a and b.
+    ///@{
     Real a, b;
+    ///@}
   };
 };
 namespace detail {
@@ -64,24 +64,24 @@ template <class L> struct is_local_after<LocalAfter<L>> : std::true_type {};
 
 /// GaugeAcc: load_scaled(site, mu, U) or a doubled field's hop_link<mu, dir>(site); InAcc / OutAcc: load_projected, load / store.
 template <class Real, class GaugeAcc, class InAcc, class OutAcc, class SiteTableT, class Epilogue> struct WilsonDslashArg {
-  using real_type = Real;
+  using real_type = Real; ///< Arithmetic precision.
   /// The site vector the kernel computes in: one complex number, or a SIMD register of lanes.
   using cplx = typename InAcc::cplx;
-  using gauge_accessor = GaugeAcc;
-  using execution_space = typename SiteTableT::execution_space;
+  using gauge_accessor = GaugeAcc; ///< The gauge accessor type.
+  using execution_space = typename SiteTableT::execution_space; ///< The execution space.
   GaugeAcc gauge[2]; ///< links of the even and odd sites
   InAcc in;          ///< source, parity 1 - target_cb
   OutAcc out;        ///< result, parity target_cb
   InAcc x;           ///< xpay addend (parity target_cb), unused by StoreHopping
-  SiteTableT sites;
-  typename Epilogue::template Arg<real_type> epilogue;
+  SiteTableT sites; ///< Neighbours and boundary crossings (a site table policy).
+  typename Epilogue::template Arg<real_type> epilogue; ///< The epilogue's arguments.
   int n_sites;         ///< sites to compute: all of the target parity, or the entries of site_list
-  int sites_per_team;
+  int sites_per_team; ///< Sites per team of the team launch.
   int n_rhs;           ///< right-hand sides: spinor storage index site * n_rhs + r
   /// With use_list, the kernel computes sites site_list(0 .. n_sites-1) only: the interior
   /// (no off-rank neighbour) or the exterior of a distributed lattice.
   Kokkos::View<const int*, typename SiteTableT::memory_space> site_list;
-  bool use_list = false;
+  bool use_list = false; ///< Whether the sites come from site_list.
 };
 
 // hop<mu, dir>() is the unit of work per direction. Off-rank neighbours are ghost-zone indices
@@ -94,8 +94,8 @@ struct FlatSiteRhsTag {};
 
 /// A link unpacked into registers: the hop's matrix is U, or U^dag (dagger) for a backward hop.
 template <class Real, bool dagger> struct LoadedLink {
-  using cplx = Kokkos::complex<Real>;
-  cplx U[Nc][Nc];
+  using cplx = Kokkos::complex<Real>; ///< Complex numbers in Real.
+  cplx U[Nc][Nc]; ///< The stored matrix: U_mu(x), or U_mu(x - mu) for a backward hop.
   Real scale; ///< the links are stored in units of it
   /// Element (a, b) of the hop's matrix times h.
   KOKKOS_FORCEINLINE_FUNCTION cplx mul(int a, int b, const cplx& h) const {
@@ -117,11 +117,12 @@ template <class G> constexpr bool doubled_links = requires { requires std::remov
 template <class A> constexpr bool unit_scale = requires { requires std::remove_cvref_t<A>::unit_scale; };
 } // namespace detail
 
+/// Kernel: the Wilson hopping term on one parity with epilogue Epilogue.
 template <class Arg, int isign, int target_cb, class Epilogue> struct DslashFunctor {
-  using real = typename Arg::real_type;
-  using cplx = typename Arg::cplx;
-  static constexpr int source_cb = 1 - target_cb;
-  static constexpr bool inline_site_kernels = ArchTraits<typename Arg::execution_space>::inline_site_kernels;
+  using real = typename Arg::real_type; ///< Arithmetic precision.
+  using cplx = typename Arg::cplx; ///< The site vector (Arg::cplx).
+  static constexpr int source_cb = 1 - target_cb; ///< Parity of the source sites.
+  static constexpr bool inline_site_kernels = ArchTraits<typename Arg::execution_space>::inline_site_kernels; ///< Whether site bodies are inlined into each launch shape (ArchTraits).
   /// SIMD registers multiply each hop colour by colour (one colour's half spinor live at a time: a
   /// whole half spinor of registers beside the accumulators would spill); one-lane complex numbers
   /// load the whole half spinor first and multiply row by row (more loads in flight on a GPU).
@@ -131,8 +132,9 @@ template <class Arg, int isign, int target_cb, class Epilogue> struct DslashFunc
   /// Complex numbers per site in the link cache, padded by one so that the sites of a warp start
   /// in different shared-memory banks.
   static constexpr int cache_stride = link_slots * Nc * Nc + 1;
-  Arg arg;
+  Arg arg; ///< The kernel arguments.
 
+  /// A zero site vector.
   KOKKOS_FORCEINLINE_FUNCTION static cplx czero() {
     if constexpr (is_simd_complex_v<cplx>) return cplx::zero();
     else return cplx(real(0), real(0));
@@ -140,7 +142,8 @@ template <class Arg, int isign, int target_cb, class Epilogue> struct DslashFunc
 
   /// Links read through the gauge accessor, where the hop needs them.
   struct GaugeLinks {
-    const Arg& arg;
+    const Arg& arg; ///< The kernel arguments.
+    /// The matrix of the hop from site (neighbour nb) in direction dir along mu.
     template <int mu, int dir> KOKKOS_FORCEINLINE_FUNCTION auto load(int site, int nb) const {
       if constexpr (detail::doubled_links<typename Arg::gauge_accessor>) {
         return arg.gauge[target_cb].template hop_link<mu, dir>(site);
@@ -154,7 +157,8 @@ template <class Arg, int isign, int target_cb, class Epilogue> struct DslashFunc
   };
   /// A site's links already unpacked into team scratch.
   struct CachedLinks {
-    const cplx* slots;
+    const cplx* slots; ///< The site's link_slots unpacked matrices.
+    /// The matrix of the hop in direction dir along mu, from the cache.
     template <int mu, int dir> KOKKOS_FORCEINLINE_FUNCTION LoadedLink<real, (dir < 0)> load(int, int) const {
       LoadedLink<real, (dir < 0)> U;
       const cplx* p = slots + (2 * mu + (dir > 0 ? 0 : 1)) * Nc * Nc;
@@ -172,6 +176,7 @@ template <class Arg, int isign, int target_cb, class Epilogue> struct DslashFunc
   // project their integers and leave the norm to the reconstruction's multiply-adds); apply the
   // boundary crossing (phase, lane exchange: the site table's policy); multiply by the link;
   // reconstruct spins 2, 3 as sigma g[s][perm(s)] chi_perm(s).
+  /// acc += the hop in direction dir along mu of the NR right-hand sides rhs of site.
   template <int mu, int dir, int NR, class Links>
   KOKKOS_FORCEINLINE_FUNCTION void hop(int site, const int (&rhs)[NR], const Links& links, cplx acc[NR][Nc][Ns]) const {
     constexpr int sigma = dir > 0 ? -isign : isign;
@@ -240,6 +245,7 @@ template <class Arg, int isign, int target_cb, class Epilogue> struct DslashFunc
     }
   }
 
+  /// acc += the forward and backward hops along mu.
   template <int mu, int NR, class Links>
   KOKKOS_FORCEINLINE_FUNCTION void hops(int site, const int (&rhs)[NR], const Links& links, cplx acc[NR][Nc][Ns]) const {
     hop<mu, +1, NR>(site, rhs, links, acc);
@@ -249,8 +255,11 @@ template <class Arg, int isign, int target_cb, class Epilogue> struct DslashFunc
   /// Right-hand side rhs of one site; the link loads repeat for each rhs but hit the cache.
   /// Entry k of the sweep, one right-hand side (the autotuner's per-site launches).
   KOKKOS_FORCEINLINE_FUNCTION void site_kernel(int k) const { site_kernel(site_of(k), 0); }
+  /// Site of entry k of the sweep (site_list(k), or k).
   KOKKOS_FORCEINLINE_FUNCTION int site_of(int k) const { return arg.use_list ? arg.site_list(k) : k; }
+  /// Right-hand side rhs of one site, the links read through the gauge accessor.
   KOKKOS_FORCEINLINE_FUNCTION void site_kernel(int site, int rhs) const { site_kernel(site, rhs, GaugeLinks{arg}); }
+  /// Right-hand side rhs of one site, the links read through links.
   template <class Links> KOKKOS_FORCEINLINE_FUNCTION void site_kernel(int site, int rhs, const Links& links) const {
     site_kernel<1>(site, rhs, links);
   }
@@ -266,6 +275,7 @@ template <class Arg, int isign, int target_cb, class Epilogue> struct DslashFunc
   template <int NR, class Links> KOKKOS_FUNCTION __attribute__((noinline)) void site_body_shared(int site, int lane, const Links& links) const {
     site_body<NR>(site, lane, links);
   }
+  /// The site body: the hops, then the epilogue, of NR right-hand sides of one site.
   template <int NR, class Links> KOKKOS_FORCEINLINE_FUNCTION void site_body(int site, int lane, const Links& links) const {
     const int lanes = (arg.n_rhs + NR - 1) / NR;
     int rhs[NR];
@@ -279,8 +289,8 @@ template <class Arg, int isign, int target_cb, class Epilogue> struct DslashFunc
     hops<2, NR>(site, rhs, links, acc);
     hops<3, NR>(site, rhs, links, acc);
     // Every addend of the thread before any store to out: out may alias x, so a load of x behind a
-    // store cannot be hoisted and waits its own latency (interleaved by component: measured 1.5x
-    // slower on an H200). A right-hand side clamped past the block's end loads a valid index.
+    // store cannot be hoisted and waits its own latency. A right-hand side clamped past the block's
+    // end loads a valid index.
     cplx xv[NR][Nc][Ns];
     for (int r = 0; r < NR; ++r) load_addend(site * arg.n_rhs + rhs[r], xv[r]);
     for (int r = 0; r < NR; ++r)
@@ -325,6 +335,7 @@ template <class Arg, int isign, int target_cb, class Epilogue> struct DslashFunc
     }
   }
 
+  /// Team launch: sites_per_team sites per team, the right-hand sides in vector lanes.
   template <class Member> KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
     const int base = team.league_rank() * arg.sites_per_team;
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, arg.sites_per_team), [&](int i) {

@@ -25,9 +25,10 @@ template <class Reader> KOKKOS_INLINE_FUNCTION SU3<double> clover_leaves(const R
 
 /// Sums over the sites of one parity of E(x) (clover) and q(x).
 template <class View> struct CloverObservablesFunctor {
-  LinkReader<View> u;
-  int parity;
+  LinkReader<View> u; ///< The links.
+  int parity; ///< Parity of the sites summed.
 
+  /// Adds E(x) and q(x) at site s to energy and charge.
   KOKKOS_FUNCTION void operator()(int s, double& energy, double& charge) const {
     const Coords x = u.lat.cb_coords(s, parity);
     SU3<double> f[Nd][Nd];

@@ -13,10 +13,11 @@ namespace kqcd {
 
 /// Sum over the sites of one parity of Re tr of the plaquettes, spatial planes and temporal planes.
 template <class View> struct PlaquetteFunctor {
-  View u[2];
-  Lattice lat;
-  int parity;
+  View u[2]; ///< The links of both parities.
+  Lattice lat; ///< The lattice.
+  int parity; ///< Parity of the sites summed.
 
+  /// Adds the plaquettes at site s to the spatial and temporal sums.
   KOKKOS_FUNCTION void operator()(int s, double& spatial, double& temporal) const {
     const Coords x = lat.cb_coords(s, parity);
     const View& here = u[parity];
@@ -33,8 +34,10 @@ template <class View> struct PlaquetteFunctor {
   }
 };
 
+/// Kernel: sum of Re tr U over the links.
 template <class View> struct LinkTraceFunctor {
-  View u;
+  View u; ///< The links of one parity.
+  /// Adds Re tr U of site s's links to sum.
   KOKKOS_FUNCTION void operator()(int s, double& sum) const {
     for (int mu = 0; mu < Nd; ++mu)
       for (int a = 0; a < Nc; ++a) sum += double(u(s, mu, a, a).real());
@@ -61,10 +64,11 @@ template <class View> KOKKOS_INLINE_FUNCTION SU3<double> polyakov_segment(const 
 
 /// Sum over the lines of tr of the Polyakov line (one rank holds the whole lattice).
 template <class View> struct PolyakovFunctor {
-  View u[2];
-  Lattice lat;
-  int dir;
+  View u[2]; ///< The links of both parities.
+  Lattice lat; ///< The lattice.
+  int dir; ///< Direction of the lines.
 
+  /// Adds tr of line i to (re, im).
   KOKKOS_FUNCTION void operator()(int i, double& re, double& im) const {
     const auto line = polyakov_segment(u, lat, dir, i);
     for (int a = 0; a < Nc; ++a) {
@@ -76,10 +80,11 @@ template <class View> struct PolyakovFunctor {
 
 /// Stores each line's segment on this rank (the ranks along dir multiply them in order).
 template <class View, class Out> struct PolyakovSegmentFunctor {
-  View u[2];
-  Lattice lat;
-  int dir;
-  Out out;
+  View u[2]; ///< The links of both parities.
+  Lattice lat; ///< The lattice.
+  int dir; ///< Direction of the lines.
+  Out out; ///< [line][0][3][3] segments.
+  /// Stores the segment of line i.
   KOKKOS_FUNCTION void operator()(int i) const { store_su3(out, i, 0, polyakov_segment(u, lat, dir, i)); }
 };
 

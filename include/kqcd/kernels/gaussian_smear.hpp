@@ -10,17 +10,22 @@
 
 namespace kqcd {
 
+/// Kernel: one step of Gaussian (Wuppertal) smearing of a spinor.
 template <class GaugeView, class SpinorView> struct GaussianSmearFunctor {
-  using ST = typename SpinorView::non_const_value_type;
-  using Real = typename ST::value_type;
-  GaugeView u[2];
-  SpinorView in[2];
+  using ST = typename SpinorView::non_const_value_type; ///< The spinor's complex type.
+  using Real = typename ST::value_type; ///< Its real type.
+  GaugeView u[2]; ///< The links of both parities.
+  SpinorView in[2]; ///< The source spinor, both parities.
   SpinorView out; ///< parity `parity`
-  Lattice lat;
-  ST phase[3];
+  Lattice lat; ///< The lattice.
+  ST phase[3]; ///< Boundary phases of the three spatial directions.
+  /// The hopping coefficient alpha and the diagonal coefficient.
+  ///@{
   Real alpha, diag;
-  int parity;
+  ///@}
+  int parity; ///< Parity of the sites written.
 
+  /// One smearing step at site s of the parity.
   KOKKOS_FUNCTION void operator()(int s) const {
     const SpinorView& nb = in[1 - parity];
     ST acc[Nc][Ns];

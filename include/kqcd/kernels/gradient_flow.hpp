@@ -11,11 +11,16 @@
 
 namespace kqcd {
 
+/// Link-update rule of one Runge-Kutta stage of the Wilson flow.
 template <class View> struct FlowStageRule {
   View acc[2]; ///< A per link, both parities
-  Lattice lat;
+  Lattice lat; ///< The lattice.
+  /// The stage's coefficients a and b.
+  ///@{
   double a, b; ///< b includes eps
+  ///@}
 
+  /// The stage's new link from link w and its staple sum.
   KOKKOS_INLINE_FUNCTION SU3<double> operator()(const SU3<double>& w, const SU3<double>& staple, const Coords& x, int s,
                                                 int mu) const {
     const View& av = acc[Lattice::parity(x)];

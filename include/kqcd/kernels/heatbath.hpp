@@ -17,14 +17,16 @@
 
 namespace kqcd {
 
+/// Link-update rule: Cabibbo-Marinari heat bath or over-relaxation.
 struct HeatbathRule {
-  double beta;
-  Philox rng;
+  double beta; ///< The inverse coupling beta.
+  Philox rng; ///< Counter-based random numbers.
   std::uint32_t update; ///< unique per heat-bath pass (sweep)
-  bool overrelax;
+  bool overrelax; ///< Over-relaxation instead of the heat bath.
   Lattice local;        ///< this rank's sub-lattice (its origin and global extents key the random numbers)
   int shift[Nd];        ///< the update runs on coordinates x + shift (an extended field), 0 on one rank
 
+  /// An SU(2) matrix drawn from the heat-bath distribution at alpha (Kennedy-Pendleton); -1 after 256 rejections.
   KOKKOS_INLINE_FUNCTION SU2<double> kennedy_pendleton(double alpha, std::uint32_t site, std::uint32_t sub) const {
     constexpr double two_pi = 2 * Kokkos::numbers::pi;
     for (std::uint32_t attempt = 0; attempt < 256; ++attempt) {
@@ -44,6 +46,7 @@ struct HeatbathRule {
     return {Kokkos::complex<double>(-1, 0), Kokkos::complex<double>(0, 0)}; // marker: no update
   }
 
+  /// The updated link u from its staple sum, subgroup by subgroup.
   KOKKOS_INLINE_FUNCTION SU3<double> operator()(const SU3<double>& u, const SU3<double>& staple, const Coords& x, int,
                                                 int mu) const {
     SU3<double> w = u;
@@ -73,7 +76,8 @@ struct HeatbathRule {
 
 /// Every link of one parity replaced by reunitarise(link) (removes rounding drift).
 template <class View> struct ReunitariseFunctor {
-  View v;
+  View v; ///< The links of one parity.
+  /// Reunitarises the links of site s.
   KOKKOS_FUNCTION void operator()(int s) const {
     for (int mu = 0; mu < Nd; ++mu) store_su3(v, s, mu, reunitarise(load_su3<double>(v, s, mu)));
   }

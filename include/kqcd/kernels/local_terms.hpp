@@ -196,28 +196,36 @@ template <class R, class C> KOKKOS_FORCEINLINE_FUNCTION void ldl6_solve(const R 
 
 /// A = a (the Wilson mass term 4 + m and its inverse).
 template <class Real> struct ScalarLocal {
-  Real a;
+  Real a; ///< The factor a.
+  /// out = A in at any site.
   template <class C> KOKKOS_FORCEINLINE_FUNCTION void apply(int, const C in[Nc][Ns], C out[Nc][Ns]) const {
     for (int c = 0; c < Nc; ++c)
       for (int s = 0; s < Ns; ++s) out[c][s] = a * in[c][s];
   }
+  /// The same policy (no blocks to replace).
   template <class F> ScalarLocal map_blocks(const F&) const { return *this; }
 };
 
 /// A = a + i mu g5 (twisted mass; its inverse is of the same form).
 template <class Real> struct TwistLocal {
+  /// The factor a and the twisted mass mu.
+  ///@{
   Real a, mu;
+  ///@}
+  /// out = A in at any site.
   template <class C> KOKKOS_FORCEINLINE_FUNCTION void apply(int, const C in[Nc][Ns], C out[Nc][Ns]) const {
     const Kokkos::complex<Real> up(a, mu), down(a, -mu);
     for (int c = 0; c < Nc; ++c)
       for (int s = 0; s < Ns; ++s) out[c][s] = cmul(s < 2 ? up : down, in[c][s]);
   }
+  /// The same policy (no blocks to replace).
   template <class F> TwistLocal map_blocks(const F&) const { return *this; }
 };
 
 /// A = the stored packed Hermitian blocks (clover term, or its stored inverse).
 template <class Real, class View> struct PackedHermitianLocal {
-  View c;
+  View c; ///< The packed blocks.
+  /// out = A in at site.
   template <class C> KOKKOS_FORCEINLINE_FUNCTION void apply(int site, const C in[Nc][Ns], C out[Nc][Ns]) const {
     detail::for_each_chiral_block([&](auto block) {
       constexpr int b = decltype(block)::value;
@@ -227,13 +235,15 @@ template <class Real, class View> struct PackedHermitianLocal {
       detail::scatter_block(r, b, out);
     });
   }
+  /// The same policy reading f(c).
   template <class F> auto map_blocks(const F& f) const { return PackedHermitianLocal<Real, decltype(f(c))>{f(c)}; }
 };
 
 /// A = C + i mu g5 (twisted clover), C the stored clover blocks.
 template <class Real, class View> struct TwistedPackedLocal {
-  View c;
-  Real mu;
+  View c; ///< The packed clover blocks.
+  Real mu; ///< The twisted mass.
+  /// out = A in at site.
   template <class C> KOKKOS_FORCEINLINE_FUNCTION void apply(int site, const C in[Nc][Ns], C out[Nc][Ns]) const {
     detail::for_each_chiral_block([&](auto block) {
       constexpr int b = decltype(block)::value;
@@ -245,6 +255,7 @@ template <class Real, class View> struct TwistedPackedLocal {
       detail::scatter_block(r, b, out);
     });
   }
+  /// The same policy reading f(c).
   template <class F> auto map_blocks(const F& f) const { return TwistedPackedLocal<Real, decltype(f(c))>{f(c), mu}; }
 };
 
@@ -252,8 +263,12 @@ template <class Real, class View> struct TwistedPackedLocal {
 /// B = (C^2 + mu^2)^-1 (twisted clover inverse); sign = +1, or -1 for mu -> -mu (D^dag). The two
 /// matrix-vector products are independent, so the kernel reads both in one pass.
 template <class Real, class View> struct TwistedPackedInverseLocal {
+  /// The packed blocks of X and W.
+  ///@{
   View x, w;
-  Real sign;
+  ///@}
+  Real sign; ///< +1, or -1 for mu -> -mu.
+  /// out = A^-1 in at site.
   template <class C> KOKKOS_FORCEINLINE_FUNCTION void apply(int site, const C in[Nc][Ns], C out[Nc][Ns]) const {
     detail::for_each_chiral_block([&](auto block) {
       constexpr int b = decltype(block)::value;
@@ -266,6 +281,7 @@ template <class Real, class View> struct TwistedPackedInverseLocal {
       detail::scatter_block(r, b, out);
     });
   }
+  /// The same policy reading f(x) and f(w).
   template <class F> auto map_blocks(const F& f) const {
     return TwistedPackedInverseLocal<Real, decltype(f(x))>{f(x), f(w), sign};
   }
@@ -273,7 +289,8 @@ template <class Real, class View> struct TwistedPackedInverseLocal {
 
 /// C^-1 applied by an in-kernel L D L^dag (Cholesky) solve of each stored clover block: no stored inverse.
 template <class Real, class View> struct CholeskyInverseLocal {
-  View c;
+  View c; ///< The packed clover blocks.
+  /// out = C^-1 in at site.
   template <class C> KOKKOS_FORCEINLINE_FUNCTION void apply(int site, const C in[Nc][Ns], C out[Nc][Ns]) const {
     const auto blocks = detail::packed_blocks(c);
     using R = std::remove_cvref_t<decltype(blocks.diag(site, 0, 0))>;
@@ -291,14 +308,16 @@ template <class Real, class View> struct CholeskyInverseLocal {
       detail::scatter_block(v, b, out);
     });
   }
+  /// The same policy reading f(c).
   template <class F> auto map_blocks(const F& f) const { return CholeskyInverseLocal<Real, decltype(f(c))>{f(c)}; }
 };
 
 /// out = Local(in) on every site of one parity (no hopping term), through spinor accessors.
 template <class InAcc, class OutAcc, class Local> struct SiteLocalFunctor {
-  InAcc in;
-  OutAcc out;
-  Local local;
+  InAcc in; ///< Reads the source sites.
+  OutAcc out; ///< Writes the result.
+  Local local; ///< The site-local policy.
+  /// out = Local(in) at site.
   KOKKOS_FUNCTION void operator()(int site) const {
     using cplx = typename InAcc::cplx;
     cplx v[Nc][Ns], r[Nc][Ns];

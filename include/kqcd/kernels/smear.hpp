@@ -10,8 +10,12 @@ namespace kqcd {
 
 /// APE: U' = Proj_SU3(c U + w C) (conventions: w = 1; HYP's levels use c = 1 - a, w = a / n).
 struct ApeRule {
+  /// Weights c of the link and w of the staples.
+  ///@{
   double c, w = 1.0;
-  ProjectionParams proj{};
+  ///@}
+  ProjectionParams proj{}; ///< SU(3) projection parameters.
+  /// U' from link u and its staple sum.
   KOKKOS_INLINE_FUNCTION SU3<double> operator()(const SU3<double>& u, const SU3<double>& staple, const Coords&, int,
                                                 int) const {
     return project_su3(c * u + w * staple, proj);
@@ -25,13 +29,15 @@ KOKKOS_INLINE_FUNCTION SU3<double> stout_q(const SU3<double>& u, const SU3<doubl
 
 /// Stout: U' = exp(i Q) U.
 struct StoutRule {
-  double rho;
+  double rho; ///< The stout parameter.
+  /// U' from link u and its staple sum.
   KOKKOS_INLINE_FUNCTION SU3<double> operator()(const SU3<double>& u, const SU3<double>& staple, const Coords&, int,
                                                 int) const {
     return exp_iQ(stout_q(u, staple, rho)) * u;
   }
 };
 
+/// Slot of the HYP intermediate link of direction mu decorated away from `other`.
 KOKKOS_INLINE_FUNCTION int hyp_slot(int mu, int other) { return mu * 3 + (other < mu ? other : other - 1); }
 
 /// One HYP level for the sites of one parity (levels 1, 2 write bundles, level 3 the new links).
@@ -39,14 +45,18 @@ KOKKOS_INLINE_FUNCTION int hyp_slot(int mu, int other) { return mu * 3 + (other 
 ///   level 2: slot (mu, nu)   = Vtil_{mu; nu}
 ///   level 3: link mu         = V_mu
 template <class GaugeView, class BundleView> struct HypLevelFunctor {
-  LinkReader<GaugeView> u;
-  LinkReader<BundleView> below; // level 1: unused; level 2: Vbar; level 3: Vtil
-  BundleView out_bundle;        // levels 1 and 2
-  GaugeView out_links;          // level 3
+  LinkReader<GaugeView> u; ///< The links.
+  LinkReader<BundleView> below; ///< level 1: unused; level 2: Vbar; level 3: Vtil
+  BundleView out_bundle;        ///< levels 1 and 2
+  GaugeView out_links;          ///< level 3
+  /// Parity of the sites, and the level (1, 2 or 3).
+  ///@{
   int parity, level;
-  double alpha; // a3, a2, a1 for levels 1, 2, 3
-  ProjectionParams proj{};
+  ///@}
+  double alpha; ///< a3, a2, a1 for levels 1, 2, 3
+  ProjectionParams proj{}; ///< SU(3) projection parameters.
 
+  /// The level's output at site s of the parity.
   KOKKOS_FUNCTION void operator()(int s) const {
     const Coords x = u.lat.cb_coords(s, parity);
     for (int mu = 0; mu < Nd; ++mu) {

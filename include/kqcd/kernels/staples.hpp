@@ -15,13 +15,15 @@ namespace kqcd {
 
 /// Reads the matrix (slot) at any site of a checkerboarded pair of [site][slot][3][3] views.
 template <class View> struct LinkReader {
-  View v[2];
-  Lattice lat;
+  View v[2]; ///< The matrices of both parities.
+  Lattice lat; ///< The lattice.
+  /// Matrix `slot` at site c.
   KOKKOS_INLINE_FUNCTION SU3<double> operator()(const Coords& c, int slot) const {
     return load_su3<double>(v[Lattice::parity(c)], lat.cb_index(c), slot);
   }
 };
 
+/// One staple of link (x, mu) in plane (mu, eta) on side `side`.
 template <class Side, class Par>
 KOKKOS_INLINE_FUNCTION SU3<double> staple_pair(const Lattice& lat, const Coords& x, int mu, int eta, const Side& side,
                                                const Par& par) {
@@ -45,13 +47,18 @@ KOKKOS_INLINE_FUNCTION SU3<double> staple_sum(const LinkReader<View>& u, const C
 /// Bits of the directions a smearing acts on: all four, or the spatial ones.
 inline unsigned direction_mask(bool spatial_only) { return spatial_only ? 0x7u : 0xFu; }
 
+/// Kernel: updates the links of one parity and direction by Rule, from their staples.
 template <class View, class Rule> struct LinkUpdateFunctor {
-  LinkReader<View> in;
-  View out;
-  int parity;
+  LinkReader<View> in; ///< The links read.
+  View out; ///< The links written, this parity.
+  int parity; ///< Parity of the sites.
+  /// Directions updated, and directions of the staples summed.
+  ///@{
   unsigned update_mask, staple_mask;
-  Rule rule;
+  ///@}
+  Rule rule; ///< The update rule.
 
+  /// Updates the links of site s of the parity.
   KOKKOS_FUNCTION void operator()(int s) const {
     const Coords x = in.lat.cb_coords(s, parity);
     const bool in_place = out.data() == in.v[parity].data(); // then links outside update_mask stay put

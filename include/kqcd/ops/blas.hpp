@@ -13,6 +13,7 @@
 #include <string>
 #include <utility>
 
+/// Linear algebra on spinor fields (axpy, norms, inner products).
 namespace kqcd::blas {
 
 namespace detail {
@@ -189,6 +190,7 @@ template <class Dst, class Src> void copy_components(Dst& dst, const Src& src) {
 }
 } // namespace detail
 
+/// x = 0.
 template <class Spinor> void zero(Spinor& x) { Kokkos::deep_copy(x.view(), typename Spinor::value_type(0)); }
 
 /// dst = src, converting precision where the two differ.
@@ -210,7 +212,9 @@ template <class Spinor> void axpby(double a, const Spinor& x, double b, Spinor& 
   using View = detail::view_of<Spinor>;
   Kokkos::parallel_for("kqcd::blas::axpby", detail::range(y), detail::AxpbyKernel<Spinor::n_spin, R, View>{R(a), R(b), x.view(), y.view()});
 }
+/// y += a x.
 template <class Spinor> void axpy(double a, const Spinor& x, Spinor& y) { axpby(a, x, 1.0, y); }
+/// y *= a.
 template <class Spinor> void scale(double a, Spinor& y) { axpby(0.0, y, a, y); }
 
 /// y = a x + y (complex a)
@@ -351,12 +355,16 @@ template <class Dst, class Src> void copy_or_convert(Dst& dst, const Src& src) {
 }
 } // namespace detail
 
+/// x = 0 (16-bit).
 template <HalfStorage S> void zero(S& x) {
   Kokkos::deep_copy(x.view(), typename std::remove_cvref_t<decltype(x.view())>::non_const_value_type{});
   Kokkos::deep_copy(x.norm(), 0.0f);
 }
+/// dst = src, into 16-bit storage.
 template <HalfStorage S, class Src> void copy(S& dst, const Src& src) { detail::copy_or_convert(dst, src); }
+/// dst = src, from 16-bit storage.
 template <class Dst, HalfStorage S> void copy(Dst& dst, const S& src) { detail::copy_or_convert(dst, src); }
+/// dst = src, both 16-bit.
 template <HalfStorage S> void copy(S& dst, const S& src) {
   detail::check_same_shape(dst, src, "copy");
   Kokkos::deep_copy(dst.view(), src.view());
@@ -481,27 +489,36 @@ void cxpaypbz(const S& x, Kokkos::complex<double> a, const S& y, Kokkos::complex
                                                                    detail::to_complex<Kokkos::complex<float>>(b)});
 }
 
+/// y += a x (16-bit).
 template <HalfStorage S> void axpy(double a, const S& x, S& y) { axpby(a, x, 1.0, y); }
+/// y *= a (16-bit).
 template <HalfStorage S> void scale(double a, S& y) { axpby(0.0, y, a, y); }
 
+/// |x|^2 (16-bit).
 template <HalfStorage S> double norm2(const S& x) { return detail::half_reduce<double>("norm2", x, x, detail::NormTerm{}); }
+/// <x, y> (16-bit).
 template <HalfStorage S> Kokkos::complex<double> cdot(const S& x, const S& y) {
   return detail::half_reduce<Kokkos::complex<double>>("cdot", x, y, detail::DotTerm{});
 }
+/// Re <x, y> (16-bit).
 template <HalfStorage S> double rdot(const S& x, const S& y) { return cdot(x, y).real(); }
 // The fused operations on 16-bit spinors: the two passes (each site's norm is rewritten on store).
+/// <x, y> and |x|^2 in one pass (16-bit).
 template <HalfStorage S> std::pair<Kokkos::complex<double>, double> cdot_norm2(const S& x, const S& y) {
   return {cdot(x, y), norm2(x)};
 }
+/// y += a x, returning |y|^2 (16-bit).
 template <HalfStorage S> double axpy_norm2(double a, const S& x, S& y) {
   axpy(a, x, y);
   return norm2(y);
 }
+/// y += a x, then x = z + b x (16-bit).
 template <HalfStorage S>
 void axpy_zpbx(double a, S& x, S& y, const S& z, double b) {
   axpy(a, x, y);
   axpby(1.0, z, b, x);
 }
+/// y += a x for complex a, returning |y|^2 (16-bit).
 template <HalfStorage S> double caxpy_norm2(Kokkos::complex<double> a, const S& x, S& y) {
   caxpy(a, x, y);
   return norm2(y);

@@ -23,7 +23,7 @@ namespace kqcd::blas {
 
 /// One coefficient per right-hand side, passed to kernels by value.
 struct PerRhs {
-  double v[MultiCBSpinor<Kokkos::complex<double>>::max_rhs] = {};
+  double v[MultiCBSpinor<Kokkos::complex<double>>::max_rhs] = {}; ///< The coefficient of each right-hand side.
 };
 
 namespace detail {
@@ -159,6 +159,7 @@ template <class ST, class ES> std::vector<double> rdot_each(const MultiCBSpinor<
   comm::sum_in_place(x.lattice(), out.data(), int(out.size()));
   return out;
 }
+/// |x_r|^2 of each right-hand side r.
 template <class ST, class ES> std::vector<double> norm2_each(const MultiCBSpinor<ST, ES>& x) { return rdot_each(x, x); }
 
 namespace detail {
@@ -334,9 +335,11 @@ void axpby_each(const std::vector<double>& a, const HalfMultiCBSpinor<ES>& x, co
   detail::check_coefficients(x, b, "axpby_each");
   detail::half_combine<2>("axpby_each", x, y, y, y, detail::AxpbyEach{detail::per_rhs(a), detail::per_rhs(b), x.n_rhs()});
 }
+/// Re <x_r, y_r> of each right-hand side (16-bit).
 template <class ES> std::vector<double> rdot_each(const HalfMultiCBSpinor<ES>& x, const HalfMultiCBSpinor<ES>& y) {
   return detail::half_row_sums("rdot_each", x, y, detail::RealDotTerm{});
 }
+/// |x_r|^2 of each right-hand side (16-bit).
 template <class ES> std::vector<double> norm2_each(const HalfMultiCBSpinor<ES>& x) {
   return detail::half_row_sums("norm2_each", x, x, detail::NormTerm{});
 }
@@ -425,6 +428,7 @@ template <class V, class ES> std::vector<double> rdot_each(const SIMDBlockSpinor
   Kokkos::parallel_reduce("kqcd::blas::rdot_each_lanes", detail::lane_range(x), F{2 * lanes, x.view(), y.view()}, result);
   return detail::rhs_sums(x, acc);
 }
+/// |x_r|^2 of each right-hand side.
 template <class V, class ES> std::vector<double> norm2_each(const SIMDBlockSpinor<V, ES>& x) { return rdot_each(x, x); }
 
 /// y_r = a_r x_r + b_r y_r for each right-hand side r (the unused lanes stay zero).
@@ -527,10 +531,12 @@ void axpby_each(const std::vector<double>& a, const SIMDBlockSpinor<V, ES, short
   const auto la = detail::lane_coefficients(x, a, "axpby_each"), lb = detail::lane_coefficients(x, b, "axpby_each");
   detail::half_combine<2>("axpby_each", x, y, y, y, detail::LaneAxpby<V>{V::load(la.v), V::load(lb.v)});
 }
+/// Re <x_r, y_r> of each right-hand side (16-bit).
 template <class V, class ES>
 std::vector<double> rdot_each(const SIMDBlockSpinor<V, ES, short>& x, const SIMDBlockSpinor<V, ES, short>& y) {
   return detail::half_lane_dot("rdot_each", x, y);
 }
+/// |x_r|^2 of each right-hand side (16-bit).
 template <class V, class ES> std::vector<double> norm2_each(const SIMDBlockSpinor<V, ES, short>& x) {
   return detail::half_lane_dot("norm2_each", x, x);
 }
@@ -538,10 +544,12 @@ template <class V, class ES> std::vector<double> norm2_each(const SIMDBlockSpino
 // is rewritten on store), as on 16-bit spinors.
 /// Blocks of 16-bit right-hand sides: HalfMultiCBSpinor, SIMDBlockSpinor<V, ES, short>.
 template <class B> concept HalfBlock = HalfStorage<B> && requires(const B& b) { b.n_rhs(); };
+/// y_r += a_r x_r, returning each |y_r|^2 (16-bit).
 template <HalfBlock B> std::vector<double> axpy_norm2_each(const std::vector<double>& a, const B& x, B& y) {
   axpby_each(a, x, std::vector<double>(a.size(), 1.0), y);
   return norm2_each(y);
 }
+/// y_r += a_r x_r, then x_r = c_r z_r + b_r x_r, per right-hand side (16-bit).
 template <HalfBlock B>
 void axpy_zpbx_each(const std::vector<double>& a, B& x, B& y, const std::vector<double>& c, const B& z, const std::vector<double>& b) {
   axpby_each(a, x, std::vector<double>(a.size(), 1.0), y);

@@ -27,7 +27,8 @@ template <class ES> using DensityView = Kokkos::View<cplxd**, Kokkos::LayoutRigh
 
 /// A lattice momentum p_i = 2 pi n_i / L_i.
 struct Momentum {
-  std::array<int, 3> n{0, 0, 0};
+  std::array<int, 3> n{0, 0, 0}; ///< The integers n_i.
+  /// Whether both have the same n.
   bool operator==(const Momentum&) const = default;
 };
 

@@ -7,6 +7,7 @@
 #include <kqcd/ops/gauge_observables.hpp>
 
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace kqcd {
@@ -21,6 +22,19 @@ template <class GT, class ES>
 std::vector<std::string> read_gauge_into(GaugeField<GT, ES>& u, const std::string& path, const GaugeFileLayout& layout,
                                          const GaugeReadOptions& options = {}) {
   return read_gauge_into(u, path, layout, options, header_observables<GT, ES>);
+}
+
+/// A gauge file as a device field in one call, on one process: the format detected from the
+/// content, the checksums, SU(3) and header values verified (io_error naming the problem otherwise).
+/// Verification failures accepted with options.accept_bad go to *warnings where given.
+template <class ES = Kokkos::DefaultExecutionSpace>
+GaugeField<Kokkos::complex<double>, ES> load_gauge(const std::string& path, const GaugeReadOptions& options = {},
+                                                   std::vector<std::string>* warnings = nullptr) {
+  const GaugeFileLayout layout = read_gauge_header(path, options);
+  GaugeField<Kokkos::complex<double>, ES> u(layout.lattice);
+  std::vector<std::string> accepted = read_gauge_into(u, path, layout, options);
+  if (warnings) *warnings = std::move(accepted);
+  return u;
 }
 
 /// write_gauge of io/distributed_gauge.hpp, NERSC headers with header_observables().

@@ -14,8 +14,12 @@
 
 namespace kqcd {
 
+/// Average plaquette: total, spatial and temporal.
 struct PlaquetteValues {
+  /// Average over all planes, the spatial planes and the temporal planes.
+  ///@{
   double total = 0, spatial = 0, temporal = 0;
+  ///@}
 };
 
 namespace detail {
@@ -44,6 +48,7 @@ template <class GT, class ES> PlaquetteValues plaquette(const GaugeField<GT, ES>
   return detail::plaquette_over(u, ext.map());
 }
 
+/// Average of Re tr U / 3 over all links.
 template <class GT, class ES> double link_trace(const GaugeField<GT, ES>& u) {
   using View = typename CBGaugeField<GT, ES>::view_type;
   double sum = 0;

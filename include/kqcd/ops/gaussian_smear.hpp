@@ -16,6 +16,7 @@
 
 namespace kqcd {
 
+/// Parameters of Gaussian smearing: width and steps.
 struct GaussianSmearParams {
   double width = 0.0; ///< w
   int steps = 0;      ///< N (0: no smearing)

@@ -17,10 +17,15 @@
 
 namespace kqcd {
 
+/// Observables measured along the gradient flow at flow time t.
 struct FlowMeasurement {
+  /// Flow time t; plaquette; energy density E (plaquette, clover); t^2 E (plaquette, clover); topological charge.
+  ///@{
   double t = 0, plaquette = 0, e_plaq = 0, e_clover = 0, t2e_plaq = 0, t2e_clover = 0, charge = 0;
+  ///@}
 };
 
+/// Measures the flow observables of u at flow time t.
 template <class GT, class ES> FlowMeasurement flow_measure(const GaugeField<GT, ES>& u, double t) {
   FlowMeasurement m;
   m.t = t;

@@ -18,12 +18,14 @@
 
 namespace kqcd {
 
+/// Parameters of quenched heat-bath updates.
 struct HeatbathParams {
-  double beta = 6.0;
+  double beta = 6.0; ///< The inverse coupling beta.
   int n_or = 4; ///< over-relaxation passes per sweep
-  std::uint64_t seed = 1;
+  std::uint64_t seed = 1; ///< Seed of the random numbers.
 };
 
+/// Throws unless the heat-bath parameters suit the lattice.
 inline void check_heatbath(const Lattice& lat, const HeatbathParams& hp) {
   for (int mu = 0; mu < Nd; ++mu)
     if (lat.dim(mu) % 2 != 0)
@@ -32,6 +34,7 @@ inline void check_heatbath(const Lattice& lat, const HeatbathParams& hp) {
   if (hp.n_or < 0 || hp.n_or > 100) throw invalid_argument("over-relaxation passes must be 0..100, found " + std::to_string(hp.n_or));
 }
 
+/// Reunitarises every link of u.
 template <class GT, class ES> void reunitarise(GaugeField<GT, ES>& u) {
   using View = typename CBGaugeField<GT, ES>::view_type;
   for (int p = 0; p < 2; ++p)
@@ -42,9 +45,10 @@ template <class GT, class ES> void reunitarise(GaugeField<GT, ES>& u) {
 /// LinkUpdateFunctor F (built for the extended lattice and its parity map.ext_parity(parity)) run
 /// over this rank's own sites only.
 template <class F> struct InteriorLinkUpdate {
-  F f;
-  InteriorMap map;
-  int parity;
+  F f; ///< The update functor of the extended lattice.
+  InteriorMap map; ///< The local sites' map.
+  int parity; ///< Parity of the local sites.
+  /// Updates the extended site of local site s.
   KOKKOS_INLINE_FUNCTION void operator()(int s) const { f(map.ext_index(s, parity)); }
 };
 

@@ -1,23 +1,9 @@
-// Wilson-type operators as the one hopping kernel plus a site-local term (conventions.md):
-//   D = A - H/2,  A = 4 + m [+ c_sw (i/4) sum sigma F] [+ i mu g5].
-// A "term" is a small host class that hands the kernel a device policy (kernels/local_terms.hpp)
-// for A and for A^-1 on one parity, for D (isign = +1) or D^dag (isign = -1; D^dag = g5 D g5 with
-// mu -> -mu). Terms take the operator's storage precision P (float, double, kqcd::half) and compute
-// in compute_t<P>; the half operators' layouts read 16-bit copies of the term's float clover blocks.
-//   WilsonMassTerm        A = 4 + m (a constant: folded into the hopping kernels' xpay coefficients)
-//   TwistedMassTerm       A = 4 + m + i mu g5, analytic inverse (a - i mu g5) / (a^2 + mu^2)
-//   CloverTerm<stored>    packed Hermitian chiral blocks of A and of A^-1
-//   CloverTerm<dynamic>   packed blocks of A only; A^-1 by an in-kernel Cholesky (L D L^dag) solve
-//   TwistedCloverTerm     packed A, and (A + i mu g5)^-1 = X - i mu g5 B with X = B A, B = (A^2 + mu^2)^-1
-//                         (two packed Hermitian matrices X and mu B, read in one pass)
-// FullOperator<Term> applies D to full spinors; EvenOddOperator<Term> the Schur complement
-//   D_hat = A_ee - (1/4) H_eo A_oo^-1 H_oe
-// with prepare_source b_e + (1/2) H_eo A_oo^-1 b_o and reconstruct x_o = A_oo^-1 (b_o + (1/2) H_oe x_e),
-// on the spinors of a layout policy: by default the one ArchTraits<ES> chooses (NativeLayout: SIMD
-// lanes on host backends, SIMDLayout of ops/simd_local_operators.hpp; the plain layout on CUDA),
-// or named: PlainLayout (WilsonDslash, CBSpinor; PlainEvenOddOperator<Term>) or SIMDLayout.
-// Both are the solvers' operator concept (vector_type, create_vector(), apply(out, in, isign)).
-// WilsonOperator, WilsonEOOperator and the other operators by name are these on the plain layout.
+// Wilson-type operators D = A - H/2 as the one hopping kernel plus a site-local term A (conventions.md):
+// Wilson mass, twisted mass, clover (stored or in-kernel inverse) and twisted clover. A term hands the
+// kernel device policies for A and A^-1 (kernels/local_terms.hpp). FullOperator<Term> applies D to
+// full spinors; EvenOddOperator<Term> the Schur complement A_ee - (1/4) H_eo A_oo^-1 H_oe, on the
+// layout ArchTraits chooses (SIMD lanes on host backends, plain on CUDA) or a named one. Both model
+// the solvers' operator concept (vector_type, create_vector(), apply(out, in, isign)).
 #pragma once
 
 #include <kqcd/comm/extended_field.hpp>
@@ -116,25 +102,33 @@ CloverField<Real, ExecSpace>::CloverField(const gauge_type& u, double diag, doub
 /// A = 4 + m.
 template <class P, class ExecSpace = Kokkos::DefaultExecutionSpace> class WilsonMassTerm {
 public:
+  /// Storage precision, arithmetic precision (Real: its alias) and execution space.
+  ///@{
   using precision = P;
   using real_type = compute_t<P>;
   using Real = real_type;
   using execution_space = ExecSpace;
-  using local_type = ScalarLocal<Real>;
-  using inverse_type = ScalarLocal<Real>;
+  ///@}
+  using local_type = ScalarLocal<Real>; ///< Site-local policy applying A.
+  using inverse_type = ScalarLocal<Real>; ///< Site-local policy applying A^-1.
   /// Flops per site of the site-local part of "hopping + local" (QUDA's count: the xpay).
   static constexpr double local_flops = 48.0;
   static constexpr double local_reals = 0.0; ///< reals per site read for the local term
-  static constexpr const char* name = "wilson";
+  static constexpr const char* name = "wilson"; ///< The term's name (benchmarks, messages).
 
+  /// A = 4 + mass (the links are not used); throws if A vanishes.
   template <class Gauge> WilsonMassTerm(const Gauge&, double mass) : a_(4.0 + mass) {
     if (!(a_ != 0.0)) throw invalid_argument("Wilson mass m = -4 makes the diagonal term vanish");
   }
+  /// The mass m.
   double mass() const { return a_ - 4.0; }
   /// A = a: a constant the operators fold into their hopping kernels' coefficients.
   double diagonal() const { return a_; }
+  /// Site-local policy applying A.
   local_type local(int, int) const { return {Real(a_)}; }
+  /// Site-local policy applying A^-1.
   inverse_type inverse(int, int) const { return {Real(1.0 / a_)}; }
+  /// Device memory held, in bytes (none).
   double memory_bytes() const { return 0.0; }
 
 private:
@@ -144,25 +138,33 @@ private:
 /// A = 4 + m + i mu g5.
 template <class P, class ExecSpace = Kokkos::DefaultExecutionSpace> class TwistedMassTerm {
 public:
+  /// Storage precision, arithmetic precision (Real: its alias) and execution space.
+  ///@{
   using precision = P;
   using real_type = compute_t<P>;
   using Real = real_type;
   using execution_space = ExecSpace;
-  using local_type = TwistLocal<Real>;
-  using inverse_type = TwistLocal<Real>;
-  static constexpr double local_flops = 48.0;
-  static constexpr double local_reals = 0.0;
-  static constexpr const char* name = "twisted";
+  ///@}
+  using local_type = TwistLocal<Real>; ///< Site-local policy applying A.
+  using inverse_type = TwistLocal<Real>; ///< Site-local policy applying A^-1.
+  static constexpr double local_flops = 48.0; ///< Flops per site of the site-local part of "hopping + local".
+  static constexpr double local_reals = 0.0; ///< Reals per site read for the local term.
+  static constexpr const char* name = "twisted"; ///< The term's name (benchmarks, messages).
 
+  /// A = 4 + mass + i mu g5 (the links are not used); throws if A vanishes.
   template <class Gauge> TwistedMassTerm(const Gauge&, double mass, double mu) : a_(4.0 + mass), mu_(mu) {
     if (!(a_ * a_ + mu_ * mu_ != 0.0)) throw invalid_argument("twisted mass: 4 + m = 0 and mu = 0 make A vanish");
   }
+  /// The twisted mass mu.
   double mu() const { return mu_; }
+  /// Site-local policy applying A, with mu's sign isign.
   local_type local(int, int isign) const { return {Real(a_), Real(isign * mu_)}; }
+  /// Site-local policy applying A^-1, with mu's sign isign.
   inverse_type inverse(int, int isign) const {
     const double n = a_ * a_ + mu_ * mu_;
     return {Real(a_ / n), Real(-isign * mu_ / n)};
   }
+  /// Device memory held, in bytes (none).
   double memory_bytes() const { return 0.0; }
 
 private:
@@ -172,62 +174,82 @@ private:
 /// How the clover inverse is applied: stored, or by a Cholesky solve in the kernel.
 enum class CloverInverse { stored, dynamic };
 
+/// Clover term A = 4 + m + c_sw (i/4) sum sigma F: packed chiral blocks of A, A^-1 stored or solved in-kernel.
 template <class P, class ExecSpace = Kokkos::DefaultExecutionSpace, CloverInverse inv = CloverInverse::stored>
 class CloverTerm {
 public:
+  /// Storage precision, arithmetic precision (Real: its alias) and execution space.
+  ///@{
   using precision = P;
   using real_type = compute_t<P>;
   using Real = real_type;
   using execution_space = ExecSpace;
-  using field_type = CloverField<Real, ExecSpace>;
-  using view_type = typename field_type::const_view_type;
-  using local_type = PackedHermitianLocal<Real, view_type>;
+  ///@}
+  using field_type = CloverField<Real, ExecSpace>; ///< The stored blocks.
+  using view_type = typename field_type::const_view_type; ///< Read-only view of the blocks.
+  using local_type = PackedHermitianLocal<Real, view_type>; ///< Site-local policy applying A.
+  /// Site-local policy applying A^-1: the stored inverse, or an in-kernel Cholesky solve.
   using inverse_type =
       std::conditional_t<inv == CloverInverse::stored, PackedHermitianLocal<Real, view_type>, CholeskyInverseLocal<Real, view_type>>;
   /// QUDA's count: 504 for the two 6x6 block products + 48 for the combination.
   static constexpr double local_flops = 552.0;
-  static constexpr double local_reals = 72.0;
-  static constexpr const char* name = inv == CloverInverse::stored ? "clover" : "clover-dynamic";
+  static constexpr double local_reals = 72.0; ///< Reals per site read for the local term.
+  static constexpr const char* name = inv == CloverInverse::stored ? "clover" : "clover-dynamic"; ///< The term's name (benchmarks, messages).
 
+  /// A = 4 + mass + c_sw (i/4) sum sigma F of links u; A^-1 stored unless dynamic.
   CloverTerm(const typename field_type::gauge_type& u, double mass, double csw,
              typename field_type::BlockInverter inverter = field_type::BlockInverter::ldl)
       : field_(u, 4.0 + mass, csw, inv == CloverInverse::stored ? field_type::Inverse::inverse : field_type::Inverse::none, 0.0,
                inverter) {}
+  /// The blocks.
   const field_type& field() const { return field_; }
+  /// Site-local policy applying A on parity.
   local_type local(int parity, int) const { return {field_.term(parity)}; }
+  /// Site-local policy applying A^-1 on parity.
   inverse_type inverse(int parity, int) const {
     if constexpr (inv == CloverInverse::stored) return {field_.inverse(parity)};
     else return {field_.term(parity)};
   }
+  /// Device memory held, in bytes.
   double memory_bytes() const { return field_.memory_bytes(); }
 
 private:
   field_type field_;
 };
 
+/// Twisted clover term: A + i mu g5, inverse X - i mu g5 B with X = B A, B = (A^2 + mu^2)^-1.
 template <class P, class ExecSpace = Kokkos::DefaultExecutionSpace> class TwistedCloverTerm {
 public:
+  /// Storage precision, arithmetic precision (Real: its alias) and execution space.
+  ///@{
   using precision = P;
   using real_type = compute_t<P>;
   using Real = real_type;
   using execution_space = ExecSpace;
-  using field_type = CloverField<Real, ExecSpace>;
-  using view_type = typename field_type::const_view_type;
-  using local_type = TwistedPackedLocal<Real, view_type>;
-  using inverse_type = TwistedPackedInverseLocal<Real, view_type>;
-  static constexpr double local_flops = 552.0; // QUDA's count for twisted clover
-  static constexpr double local_reals = 144.0; // X and W read by the inverse
-  static constexpr const char* name = "twisted-clover";
+  ///@}
+  using field_type = CloverField<Real, ExecSpace>; ///< The stored blocks.
+  using view_type = typename field_type::const_view_type; ///< Read-only view of the blocks.
+  using local_type = TwistedPackedLocal<Real, view_type>; ///< Site-local policy applying A + i mu g5.
+  using inverse_type = TwistedPackedInverseLocal<Real, view_type>; ///< Site-local policy applying its inverse.
+  static constexpr double local_flops = 552.0; ///< QUDA's count for twisted clover
+  static constexpr double local_reals = 144.0; ///< X and W read by the inverse
+  static constexpr const char* name = "twisted-clover"; ///< The term's name (benchmarks, messages).
 
+  /// A + i mu g5 with A the clover term of links u (mass, c_sw); X and W stored for the inverse.
   TwistedCloverTerm(const typename field_type::gauge_type& u, double mass, double csw, double mu,
                     typename field_type::BlockInverter inverter = field_type::BlockInverter::ldl)
       : field_(u, 4.0 + mass, csw, field_type::Inverse::twisted, mu, inverter), mu_(mu) {}
+  /// The blocks.
   const field_type& field() const { return field_; }
+  /// The twisted mass mu.
   double mu() const { return mu_; }
+  /// Site-local policy applying A + i isign mu g5 on parity.
   local_type local(int parity, int isign) const { return {field_.term(parity), Real(isign * mu_)}; }
+  /// Site-local policy applying its inverse on parity.
   inverse_type inverse(int parity, int isign) const {
     return {field_.inverse(parity), field_.inverse_twist(parity), Real(isign)};
   }
+  /// Device memory held, in bytes.
   double memory_bytes() const { return field_.memory_bytes(); }
 
 private:
@@ -319,39 +341,50 @@ public:
 /// half re-pointed at 16-bit copies of their blocks); ops/simd_local_operators.hpp has the SIMD one.
 template <class P, class ES, NeighbourMode mode = ArchTraits<ES>::neighbour_mode, class Recon = Recon18> class PlainLayout {
 public:
-  using dslash_type = WilsonDslash<P, ES, mode, Recon>;
-  using gauge_type = typename dslash_type::gauge_type;
-  using spinor_type = typename dslash_type::spinor_type;
-  using plain_spinor_type = spinor_type;
-  using full_spinor_type = SpinorField<Kokkos::complex<compute_t<P>>, Ns, ES>;
+  using dslash_type = WilsonDslash<P, ES, mode, Recon>; ///< The hopping term.
+  using gauge_type = typename dslash_type::gauge_type; ///< The gauge field it is built from.
+  using spinor_type = typename dslash_type::spinor_type; ///< The layout's single-parity spinor.
+  using plain_spinor_type = spinor_type; ///< The plain spinor converted to and from (the same).
+  using full_spinor_type = SpinorField<Kokkos::complex<compute_t<P>>, Ns, ES>; ///< The layout's full spinor.
   /// Blocks of right-hand sides: the hopping term's own (SpinorBlock of spinor_type).
   using multi_spinor_type = typename detail::multi_spinor_of<dslash_type>::type;
-  static constexpr bool has_blocks = detail::has_blocks<dslash_type>();
+  static constexpr bool has_blocks = detail::has_blocks<dslash_type>(); ///< Whether the hopping term has blocks of right-hand sides.
   static constexpr const char* name = "scalar"; ///< as kqcd's --layout and its JSON name it
   struct options {}; ///< nothing to choose
 
+  /// The layout of links u with boundary phases bc.
   PlainLayout(const gauge_type& u, const BoundaryPhases& bc, options = {}) : dslash_(u, bc) {}
+  /// The lattice.
   const Lattice& lattice() const { return dslash_.lattice(); }
+  /// The hopping term.
+  ///@{
   const dslash_type& dslash() const { return dslash_; }
   dslash_type& dslash() { return dslash_; }
+  ///@}
   /// The hopping term on blocks: the same one.
   const dslash_type& block_dslash() const { return dslash_; }
+  /// A spinor of parity `parity` in the layout.
   spinor_type create_spinor(int parity, const std::string& label) const { return spinor_type(lattice(), parity, label); }
+  /// A block of n_rhs right-hand sides of parity `parity`.
   multi_spinor_type create_multi(int parity, int n_rhs, const std::string& label) const
     requires has_blocks
   {
     return multi_spinor_type(lattice(), parity, n_rhs, label);
   }
+  /// A full spinor in the layout.
   full_spinor_type create_full(const std::string& label) const { return full_spinor_type(lattice(), label); }
   /// The kernels read the term's own fields, but in 16 bits: then each packed block view is copied
   /// once into 16-bit blocks (HalfHermitianBlocks) and the policies are re-pointed at the copies.
   template <class Local> void adopt(const Local& local, int) {
     blocks_.adopt(local, [](const auto& view) { return HalfHermitianBlocks<ES>(view); });
   }
+  /// The site-local policy local, re-pointed at the adopted blocks (16 bits).
   template <class Local> auto site_local(const Local& local) const { return blocks_.site_local(local); }
   /// Blocks of right-hand sides read the same blocks as single spinors.
   template <class Local> auto block_site_local(const Local& local) const { return site_local(local); }
+  /// dst = src into the layout (a copy).
   void to_layout(spinor_type& dst, const plain_spinor_type& src) const { Kokkos::deep_copy(dst.view(), src.view()); }
+  /// dst = src out of the layout (a copy).
   void from_layout(plain_spinor_type& dst, const spinor_type& src) const { Kokkos::deep_copy(dst.view(), src.view()); }
   /// The 16-bit copies of the site-local blocks (the term keeps its own besides).
   double memory_bytes() const { return blocks_.memory_bytes(); }
@@ -432,14 +465,16 @@ class FullOperator : public detail::LayoutOperator<Term, Layout, false> {
 public:
   using typename Base::Real;
   using Base::lattice;
-  using spinor_type = typename Layout::spinor_type;
-  using vector_type = typename Layout::full_spinor_type;
+  using spinor_type = typename Layout::spinor_type; ///< The layout's single-parity spinor.
+  using vector_type = typename Layout::full_spinor_type; ///< The layout's full spinor.
   static_assert(std::is_same_v<typename Term::precision, Real>, "full operators act on float or double spinors");
   using Base::Base;
 
+  /// A full spinor in the layout.
   vector_type create_vector(const std::string& label = "full_vector") const { return layout_.create_full(label); }
   /// out = D in (isign = +1) or D^dag in (isign = -1). out must not alias in.
   void apply(vector_type& out, const vector_type& in, int isign = 1) const;
+  /// Flops of one apply() (QUDA's count).
   double flops() const { return 2.0 * lattice().cb_volume() * (WilsonDslash<Real>::flops_per_site + Term::local_flops); }
 };
 
@@ -467,19 +502,22 @@ public:
   /// Blocks of right-hand sides (the layout's: MultiCBSpinor, or SIMDBlockSpinor with one right-hand
   /// side per lane).
   using multi_vector_type = typename Layout::multi_spinor_type;
-  static constexpr bool constant_diagonal = ConstantDiagonalTerm<Term>;
-  static constexpr bool has_blocks = Layout::has_blocks;
-  static constexpr bool half_storage = PrecisionTraits<typename Term::precision>::is_half;
+  static constexpr bool constant_diagonal = ConstantDiagonalTerm<Term>; ///< Whether A is one constant (ConstantDiagonalTerm).
+  static constexpr bool has_blocks = Layout::has_blocks; ///< Whether the layout has blocks of right-hand sides.
+  static constexpr bool half_storage = PrecisionTraits<typename Term::precision>::is_half; ///< Whether spinors and links are 16-bit (a term in kqcd::half).
 
   /// Built from (u, bc, term arguments...): e.g. EvenOddOperator<CloverTerm<double>>(u, bc, mass, csw);
   /// the layout's options (the SIMD lane split) may come first.
   using Base::Base;
+  /// An even-site spinor in the layout.
   vector_type create_vector(const std::string& label = "eo_vector") const { return layout_.create_spinor(0, label); }
+  /// A spinor of parity `parity` in the layout.
   vector_type create_spinor(int parity, const std::string& label = "eo_spinor") const { return layout_.create_spinor(parity, label); }
 
   /// out = D_hat in (isign = +1) or D_hat^dag in (isign = -1), both on even sites; out may alias in.
   // The members that launch kernels are defined below the class (compiled once in the library).
   void apply(vector_type& out, const vector_type& in, int isign = 1) const;
+  /// out = D_hat^dag D_hat in, on even sites.
   void apply_normal(vector_type& out, const vector_type& in) const {
     apply(tmp_even_, in, 1);
     apply(out, tmp_even_, -1);
@@ -505,6 +543,7 @@ public:
   {
     return layout_.create_multi(0, n_rhs, label);
   }
+  /// out_r = D_hat in_r (isign = +1) or D_hat^dag in_r for each right-hand side of a block.
   void apply(multi_vector_type& out, const multi_vector_type& in, int isign = 1) const
     requires has_blocks;
   /// out = A_tt^-1 H in on parity target_cb: the hopping term with the site-local term of the
@@ -516,14 +555,17 @@ public:
   /// x_o = A_oo^-1 (b_o + (1/2) H_oe x_e): with x_e, the solution of D x = b (x_odd may alias b_odd).
   void reconstruct(vector_type& x_odd, const vector_type& x_even, const vector_type& b_odd, int isign = 1) const;
   /// The same from and into plain full spinors (x = (x_e, x_o)).
+  ///@{
   void prepare_source(vector_type& b_hat, const field_type& b, int isign = 1) const
     requires(!half_storage);
   void reconstruct(field_type& x, const vector_type& x_even, const field_type& b, int isign = 1) const
     requires(!half_storage);
+  ///@}
   /// The hopping kernel's sites per team (the plain layout's launcher).
   void set_sites_per_team(int n) requires requires(Layout& l) { l.dslash().set_sites_per_team(n); } {
     layout_.dslash().set_sites_per_team(n);
   }
+  /// The hopping kernel's sites per team.
   int dslash_sites_per_team() const requires requires(const Layout& l) { l.dslash().sites_per_team(); } {
     return layout_.dslash().sites_per_team();
   }
@@ -534,6 +576,7 @@ public:
     else return 2.0 * lattice().cb_volume() * (WilsonDslash<Real>::flops_per_site + Term::local_flops);
   }
   /// Flops and bytes (no-reuse model plus the site-local data read) of apply_hopping_inverse.
+  ///@{
   double hopping_flops() const { return lattice().cb_volume() * (WilsonDslash<Real>::flops_per_site + Term::local_flops); }
   double hopping_bytes() const {
     // Packed block reals as stored: 16 bits each plus a float unit per block in half.
@@ -541,6 +584,7 @@ public:
         PrecisionTraits<typename Term::precision>::is_half ? 2.0 + double(sizeof(float)) / clover_pack::reals_per_block : sizeof(Real);
     return dslash().bytes(false) + lattice().cb_volume() * real_bytes * Term::local_reals;
   }
+  ///@}
   /// Bytes of one apply() in the no-reuse model of the hopping term (constant diagonal: the
   /// second kernel reads the xpay addend).
   double bytes() const
@@ -664,6 +708,7 @@ void EvenOddOperator<Term, Layout>::reconstruct(field_type& x, const vector_type
 template <class Term, class Recon = Recon18>
 using PlainEvenOddOperator = EvenOddOperator<Term, PlainLayout<typename Term::precision, typename Term::execution_space,
                                                                ArchTraits<typename Term::execution_space>::neighbour_mode, Recon>>;
+/// FullOperator of Term on the plain layout.
 template <class Term, class Recon = Recon18>
 using PlainFullOperator = FullOperator<Term, PlainLayout<typename Term::precision, typename Term::execution_space,
                                                          ArchTraits<typename Term::execution_space>::neighbour_mode, Recon>>;
@@ -676,14 +721,20 @@ template <class Real, class ES = Kokkos::DefaultExecutionSpace, NeighbourMode mo
 using WilsonOperator = FullOperator<WilsonMassTerm<Real, ES>, PlainLayout<Real, ES, mode, Recon>>;
 template <class P, class ES = Kokkos::DefaultExecutionSpace, NeighbourMode mode = ArchTraits<ES>::neighbour_mode,
           class Recon = Recon18>
+/// Even-odd Wilson operator on the plain layout.
 using WilsonEOOperator = EvenOddOperator<WilsonMassTerm<P, ES>, PlainLayout<P, ES, mode, Recon>>;
+/// Even-odd clover operator (stored inverse) on the plain layout.
 template <class P, class ES = Kokkos::DefaultExecutionSpace> using CloverEOOperator = PlainEvenOddOperator<CloverTerm<P, ES>>;
+/// Even-odd clover operator (in-kernel inverse) on the plain layout.
 template <class P, class ES = Kokkos::DefaultExecutionSpace>
 using DynamicCloverEOOperator = PlainEvenOddOperator<CloverTerm<P, ES, CloverInverse::dynamic>>;
+/// Even-odd twisted-mass operator on the plain layout.
 template <class P, class ES = Kokkos::DefaultExecutionSpace> using TwistedMassEOOperator = PlainEvenOddOperator<TwistedMassTerm<P, ES>>;
+/// Even-odd twisted-clover operator on the plain layout.
 template <class P, class ES = Kokkos::DefaultExecutionSpace>
 using TwistedCloverEOOperator = PlainEvenOddOperator<TwistedCloverTerm<P, ES>>;
 
+/// m = 1/(2 kappa) - 4.
 inline double wilson_mass_from_kappa(double kappa) {
   if (!(kappa > 0.0)) throw invalid_argument("kappa must be positive, found " + std::to_string(kappa));
   return 1.0 / (2.0 * kappa) - 4.0;

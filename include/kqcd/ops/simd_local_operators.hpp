@@ -42,32 +42,41 @@ void apply_site_local(S& out, const S& in, const Local& local) {
 /// the sloppy operator of double-half solves).
 template <class P, class ES, class Recon, class V> class SIMDLayout {
 public:
-  using Real = compute_t<P>;
-  using dslash_type = SIMDWilsonDslash<P, ES, Recon, V>;
-  using gauge_type = GaugeField<Kokkos::complex<Real>, ES>;
-  using spinor_type = typename dslash_type::spinor_type;
-  using plain_spinor_type = CBSpinor<Kokkos::complex<Real>, Ns, ES>;
-  using full_spinor_type = SIMDSpinorField<V, ES>;
-  using block_dslash_type = SIMDBlockWilsonDslash<P, ES, V>;
-  using multi_spinor_type = typename block_dslash_type::spinor_type;
-  static constexpr bool has_blocks = true;
+  using Real = compute_t<P>; ///< Arithmetic precision.
+  using dslash_type = SIMDWilsonDslash<P, ES, Recon, V>; ///< The hopping term.
+  using gauge_type = GaugeField<Kokkos::complex<Real>, ES>; ///< The gauge field it is built from.
+  using spinor_type = typename dslash_type::spinor_type; ///< The layout's single-parity spinor.
+  using plain_spinor_type = CBSpinor<Kokkos::complex<Real>, Ns, ES>; ///< The plain spinor converted to and from.
+  using full_spinor_type = SIMDSpinorField<V, ES>; ///< The layout's full spinor.
+  using block_dslash_type = SIMDBlockWilsonDslash<P, ES, V>; ///< The hopping term on blocks of right-hand sides.
+  using multi_spinor_type = typename block_dslash_type::spinor_type; ///< A block of right-hand sides, one per lane.
+  static constexpr bool has_blocks = true; ///< Blocks of right-hand sides are offered.
   static constexpr const char* name = "simd"; ///< as kqcd's --layout and its JSON name it
-  using options = SIMDGeometry;
+  using options = SIMDGeometry; ///< The layout's option: the lane split.
 
+  /// The layout of links u with boundary phases bc on geometry g.
   SIMDLayout(const gauge_type& u, const BoundaryPhases& bc, const SIMDGeometry& g) : dslash_(u, bc, g), u_(u), bc_(bc) {}
+  /// The lattice.
   const Lattice& lattice() const { return dslash_.lattice(); }
+  /// The SIMD geometry.
   const SIMDGeometry& geometry() const { return dslash_.geometry(); }
+  /// The hopping term.
+  ///@{
   const dslash_type& dslash() const { return dslash_; }
   dslash_type& dslash() { return dslash_; }
+  ///@}
+  /// The hopping term on blocks of right-hand sides (built on first use).
   const block_dslash_type& block_dslash() const {
     if (!block_dslash_) block_dslash_.emplace(u_, bc_);
     return *block_dslash_;
   }
+  /// A spinor of parity `parity` in the layout.
   spinor_type create_spinor(int parity, const std::string& label) const { return dslash_.create_spinor(parity, label); }
   /// A block of up to V::lanes right-hand sides, one per lane.
   multi_spinor_type create_multi(int parity, int n_rhs, const std::string& label) const {
     return multi_spinor_type(lattice(), parity, n_rhs, label);
   }
+  /// A full spinor in the layout.
   full_spinor_type create_full(const std::string& label) const { return full_spinor_type(geometry(), label); }
   /// Copies the packed blocks a policy of `parity` reads into lanes (each view once).
   template <class Local> void adopt(const Local& local, int parity) {
@@ -79,7 +88,9 @@ public:
   template <class Local> auto block_site_local(const Local& local) const {
     return local.map_blocks([](const auto& view) { return detail::BroadcastBlocks<V, std::remove_cvref_t<decltype(view)>>{view}; });
   }
+  /// dst = src into the lanes.
   void to_layout(spinor_type& dst, const plain_spinor_type& src) const { to_simd(dst, src); }
+  /// dst = src out of the lanes.
   void from_layout(plain_spinor_type& dst, const spinor_type& src) const { from_simd(dst, src); }
   /// The lane copies of the site-local blocks (the term keeps its plain ones besides).
   double memory_bytes() const { return blocks_.memory_bytes(); }
@@ -117,10 +128,11 @@ template <class ES, class... P> std::string simd_split_misfit(const Lattice& lat
 
 /// The two layouts for code that picks one at run time: layout<P, ES, Recon> of each.
 struct PlainLayoutTag {
-  template <class P, class ES, class Recon = Recon18> using layout = PlainLayout<P, ES, ArchTraits<ES>::neighbour_mode, Recon>;
+  template <class P, class ES, class Recon = Recon18> using layout = PlainLayout<P, ES, ArchTraits<ES>::neighbour_mode, Recon>; ///< The plain layout of P, ES and Recon.
 };
+/// Tag of the SIMD layout.
 struct SIMDLayoutTag {
-  template <class P, class ES, class Recon = Recon18> using layout = SIMDLayout<P, ES, Recon>;
+  template <class P, class ES, class Recon = Recon18> using layout = SIMDLayout<P, ES, Recon>; ///< The SIMD layout of P, ES and Recon.
 };
 /// f(SIMDLayoutTag{}) where `simd`, else f(PlainLayoutTag{}); a backend without lanes instantiates
 /// only the plain branch.
@@ -144,12 +156,14 @@ decltype(auto) with_operator(LayoutChoice choice, F&& f,
     return f(op);
   });
 }
+/// Calls f with the even-odd operator of the chosen layout.
 template <class Term, class F, class... Args>
 decltype(auto) with_even_odd_operator(LayoutChoice choice, F&& f,
                                       const GaugeField<Kokkos::complex<typename Term::real_type>, typename Term::execution_space>& u,
                                       const BoundaryPhases& bc, const Args&... args) {
   return with_operator<EvenOddOperator, Term>(choice, std::forward<F>(f), u, bc, args...);
 }
+/// Calls f with the full operator of the chosen layout.
 template <class Term, class F, class... Args>
 decltype(auto) with_full_operator(LayoutChoice choice, F&& f,
                                   const GaugeField<Kokkos::complex<typename Term::real_type>, typename Term::execution_space>& u,

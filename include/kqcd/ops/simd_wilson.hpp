@@ -140,16 +140,20 @@ class SIMDWilsonDslash
   static constexpr bool half_storage = PrecisionTraits<P>::is_half;
 
 public:
+  /// Storage precision, arithmetic precision (Real: its alias), SIMD register, execution space, link reconstruction.
+  ///@{
   using precision = P;
   using real_type = compute_t<P>;
   using Real = real_type;
   using simd_type = V;
   using execution_space = ExecSpace;
   using recon_type = Recon;
+  ///@}
+  /// The spinor it acts on: SIMDSpinor, or SIMDHalfSpinor for half.
   using spinor_type = std::conditional_t<half_storage, SIMDHalfSpinor<V, ExecSpace>, SIMDSpinor<V, ExecSpace>>;
   /// The stored link reals: 16-bit fixed point for half.
   using link_store_type = std::conditional_t<half_storage, short, Real>;
-  using gauge_type = SIMDGaugeField<V, ExecSpace, Recon, link_store_type>;
+  using gauge_type = SIMDGaugeField<V, ExecSpace, Recon, link_store_type>; ///< The doubled links.
   static_assert(std::is_same_v<typename V::real_type, Real>, "SIMD type of another precision");
 
   /// The links of u with boundary phases bc, laid out for geometry g (default: the automatic split).
@@ -167,12 +171,16 @@ public:
   static SIMDGeometry geometry_for(const Lattice& lat, const SIMDGeometry& g) {
     return g.lanes() == V::lanes && g.global() == lat ? g : SIMDGeometry(lat, V::lanes);
   }
+  /// The SIMD geometry.
   const SIMDGeometry& geometry() const { return geom_; }
+  /// The lattice.
   const Lattice& lattice() const { return geom_.global(); }
+  /// A spinor of parity `parity` on the geometry.
   spinor_type create_spinor(int parity, const std::string& label = "simd_spinor") const {
     return spinor_type(geom_, parity, label);
   }
 
+  /// Flops per call on one parity (WilsonDslash's count; xpay adds its own).
   double flops(bool xpay = false) const {
     return lattice().cb_volume() * (WilsonDslash<Real>::flops_per_site + (xpay ? WilsonDslash<Real>::xpay_flops_per_site : 0.0));
   }
@@ -180,7 +188,7 @@ public:
   double bytes(bool xpay = false) const {
     return lattice().cb_volume() * (8 * sizeof(link_store_type) * Recon::reals + (9 + (xpay ? 1 : 0)) * SpinorAccess<spinor_type>::site_bytes);
   }
-  static constexpr const char* byte_model = "no-reuse (stored sizes)";
+  static constexpr const char* byte_model = "no-reuse (stored sizes)"; ///< The byte model of bytes().
 
 private:
   friend class detail::LaneHoppingCalls<SIMDWilsonDslash, spinor_type, Real>;
@@ -226,23 +234,30 @@ class SIMDBlockWilsonDslash
   friend class detail::LaneHoppingCalls<SIMDBlockWilsonDslash, SIMDBlockSpinor<V, ExecSpace, Store>, Real>;
 
 public:
+  /// Arithmetic precision, SIMD register, execution space, and the block it acts on.
+  ///@{
   using real_type = Real;
   using simd_type = V;
   using execution_space = ExecSpace;
   using spinor_type = SIMDBlockSpinor<V, ExecSpace, Store>;
-  static constexpr int n_rhs = V::lanes;
+  ///@}
+  static constexpr int n_rhs = V::lanes; ///< Right-hand sides per block: one per lane.
 
+  /// The links of u with boundary phases bc, each element broadcast to the lanes.
   SIMDBlockWilsonDslash(const GaugeField<Kokkos::complex<Real>, ExecSpace>& u, const BoundaryPhases& bc)
       : u_((check_simd_isa(), with_gauge_halo(u)), SIMDGeometry(u.lattice(), 1)), sites_(u.lattice(), bc),
         hopping_(u.lattice()) {}
 
+  /// The lattice.
   const Lattice& lattice() const { return u_.geometry().global(); }
+  /// A block of parity `parity`, one right-hand side per lane.
   spinor_type create_spinor(int parity, const std::string& label = "simd_block_spinor") const {
     return spinor_type(lattice(), parity, n_rhs, label);
   }
 
   /// Work per call on `rhs` filled lanes (WilsonDslash::flops / bytes with n_rhs): flops per site and
   /// right-hand side; bytes in the no-reuse model with the links counted once per site.
+  ///@{
   double flops(bool xpay = false, int rhs = n_rhs) const {
     return rhs * lattice().cb_volume() *
            (WilsonDslash<Real>::flops_per_site + (xpay ? WilsonDslash<Real>::xpay_flops_per_site : 0.0));
@@ -251,6 +266,7 @@ public:
     const double site = 24.0 * sizeof(Store) + (std::is_same_v<Store, short> ? sizeof(float) : 0.0); // a right-hand side's site
     return lattice().cb_volume() * (8 * 18 * double(sizeof(Real)) + rhs * site * (8 + 1 + (xpay ? 1 : 0)));
   }
+  ///@}
 
 private:
   /// Links: one complex number per element in a one-lane doubled field.

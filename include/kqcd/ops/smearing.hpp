@@ -17,16 +17,18 @@
 
 namespace kqcd {
 
+/// Link smearing methods.
 enum class SmearMethod { ape, stout, hyp };
 
+/// Parameters of link smearing (APE, stout, HYP).
 struct SmearParams {
-  SmearMethod method = SmearMethod::ape;
-  int steps = 1;
+  SmearMethod method = SmearMethod::ape; ///< The method.
+  int steps = 1; ///< Smearing steps.
   double ape_c = 1.0;                 ///< APE: coefficient c of the original link
   double rho = 0.1;                   ///< stout
   double hyp[3] = {0.75, 0.6, 0.3};   ///< HYP: a1, a2, a3
   bool spatial_only = false;          ///< APE, stout: smear spatial links with spatial staples only
-  ProjectionParams projection{};
+  ProjectionParams projection{}; ///< SU(3) projection parameters.
 };
 
 /// "ape", "stout" or "hyp"; throws invalid_argument otherwise.
@@ -87,6 +89,7 @@ void smear_step(const GaugeField<GT, ES>& in, GaugeField<GT, ES>& out, const Sme
   }
 }
 
+/// Throws unless the smearing parameters are valid.
 inline void check_smear_params(const SmearParams& sp) {
   if (sp.steps < 0) throw invalid_argument("smearing steps must be >= 0, found " + std::to_string(sp.steps));
   if (sp.method == SmearMethod::hyp && sp.spatial_only)

@@ -18,15 +18,18 @@
 
 namespace kqcd {
 
+/// Source kinds: point, wall, Z2 and Z4 noise.
 enum class SourceKind { point, wall, z2, z4 };
 
+/// Which source to build, and where.
 struct SourceSpec {
-  SourceKind kind = SourceKind::point;
+  SourceKind kind = SourceKind::point; ///< The source kind.
   Coords origin{{0, 0, 0, 0}}; ///< point: the site; others: only origin.x[3] (the timeslice) matters
   std::uint64_t seed = 1;      ///< noise sources
   std::string text;            ///< as given
 };
 
+/// Name of source kind k.
 inline const char* to_string(SourceKind k) {
   switch (k) {
   case SourceKind::point: return "point";

@@ -9,6 +9,7 @@
 
 namespace kqcd {
 
+/// Clover-leaf action density and topological charge of a gauge field.
 struct CloverObservables {
   double energy = 0; ///< E = (1/V) sum_x E(x), E(x) = -sum_{mu<nu} tr F_{mu nu}^2
   double charge = 0; ///< Q = sum_x q(x)
@@ -40,6 +41,7 @@ template <class GT, class ES> CloverObservables clover_observables(const GaugeFi
   return detail::clover_observables_over(u, ext.map());
 }
 
+/// Clover-leaf topological charge of u.
 template <class GT, class ES> double topological_charge(const GaugeField<GT, ES>& u) { return clover_observables(u).charge; }
 
 } // namespace kqcd

@@ -224,26 +224,30 @@ private:
 /// Seconds spent per phase of distributed hopping-term calls (set_timing(true) fences between
 /// phases to measure them, which removes the overlap on asynchronous backends).
 struct DslashTimes {
+  /// Seconds packing and posting the faces, on the interior, waiting and unpacking, on the exterior.
+  ///@{
   double pack_post = 0, interior = 0, wait_unpack = 0, exterior = 0;
-  int calls = 0;
+  ///@}
+  int calls = 0; ///< Calls recorded.
 };
 
 template <class P, class ExecSpace = Kokkos::DefaultExecutionSpace,
           NeighbourMode mode = ArchTraits<ExecSpace>::neighbour_mode, class Recon = Recon18>
+/// The Wilson hopping term H on plain-layout spinors: launches, tuning and halo exchange.
 class WilsonDslash {
 public:
-  using precision = P;
-  using recon_type = Recon;
+  using precision = P; ///< Storage precision (float, double or kqcd::half).
+  using recon_type = Recon; ///< Link reconstruction.
   using Real = compute_t<P>; ///< arithmetic precision
-  using real_type = Real;
-  using complex_type = Kokkos::complex<Real>;
-  using execution_space = ExecSpace;
-  using traits = ArchTraits<ExecSpace>;
-  using gauge_type = GaugeField<complex_type, ExecSpace>;
-  using packed_gauge_type = PackedGauge<P, Recon, ExecSpace>;
-  using spinor_type = cb_spinor_t<P, ExecSpace>;
-  using site_table_type = SiteTable<mode, ExecSpace>;
-  using access = SpinorAccess<spinor_type>;
+  using real_type = Real; ///< Arithmetic precision (Real).
+  using complex_type = Kokkos::complex<Real>; ///< Complex numbers in Real.
+  using execution_space = ExecSpace; ///< The execution space.
+  using traits = ArchTraits<ExecSpace>; ///< The backend's traits.
+  using gauge_type = GaugeField<complex_type, ExecSpace>; ///< The gauge field it is built from.
+  using packed_gauge_type = PackedGauge<P, Recon, ExecSpace>; ///< The links as the kernel reads them.
+  using spinor_type = cb_spinor_t<P, ExecSpace>; ///< The spinor it acts on.
+  using site_table_type = SiteTable<mode, ExecSpace>; ///< The neighbour table.
+  using access = SpinorAccess<spinor_type>; ///< Accessor factory of spinor_type.
   /// A block of right-hand sides in the storage of spinor_type.
   using multi_spinor_type = multi_spinor_t<P, ExecSpace>;
   /// Blocks of right-hand sides run with the backend's neighbour mode (as in the bench tool); other
@@ -253,15 +257,19 @@ public:
   template <class S>
   static constexpr bool hopping_spinor = std::is_same_v<S, spinor_type> || (has_blocks && std::is_same_v<S, multi_spinor_type>);
 
-  static constexpr double flops_per_site = 1320.0;
-  static constexpr double xpay_flops_per_site = 48.0;
+  static constexpr double flops_per_site = 1320.0; ///< Flops per site and right-hand side of H (QUDA's count).
+  static constexpr double xpay_flops_per_site = 48.0; ///< Extra flops per site of an xpay.
 
   // The members that launch kernels are defined below the class, not inline, so that the library's
   // explicit instantiations (src/instances/) are the only place their kernels are compiled.
+  /// The hopping term of links u with boundary phases bc.
   WilsonDslash(const gauge_type& u, const BoundaryPhases& bc);
 
+  /// The lattice.
   const Lattice& lattice() const { return u_.lattice(); }
+  /// The links as given.
   const gauge_type& gauge() const { return u_; }
+  /// The links as stored for the kernel.
   const packed_gauge_type& packed_gauge() const { return packed_; }
 
   /// out = H in, out on parity target_cb, in on the other parity; isign = +1 (D) or -1 (D^dag).
@@ -290,6 +298,7 @@ public:
   /// Graph capture: out = H in (then_apply) or out = a x + b H in (then_apply_xpay) as a node after
   /// `node` of a Kokkos graph, with the launch shape the tune cache holds for it (tune first with an
   /// ordinary call; else the default). The graph keeps the views. One process, one right-hand side.
+  ///@{
   template <class Node = GraphNode<ExecSpace>>
   Node then_apply(const Node& node, spinor_type& out, const spinor_type& in, int isign, int target_cb) const {
     Node next = node;
@@ -304,6 +313,7 @@ public:
     launch<XpayHopping>(out, in, isign, target_cb, x, {a, b}, &next);
     return next;
   }
+  ///@}
 
   /// Multi-RHS: out_r = H in_r for every right-hand side r of the block, one pass over the links.
   void apply(multi_spinor_type& out, const multi_spinor_type& in, int isign, int target_cb) const
@@ -315,14 +325,18 @@ public:
 
   /// Interior computed while the halo is in flight (default), or everything after it.
   void set_overlap(bool on) { overlap_.set_overlap(on); }
+  /// Whether the interior overlaps the halo exchange.
   bool overlap() const { return overlap_.overlap(); }
   /// Record DslashTimes per call (fences between the phases); a diagnostic switch, hence const.
   void set_timing(bool on) const { timing_ = on; }
+  /// The recorded times.
   const DslashTimes& times() const { return times_; }
+  /// Clears the recorded times.
   void reset_times() const { times_ = {}; }
   /// Source faces sent spin-projected (default) or as whole spinors (float and double; half
   /// precision sends whole 16-bit sites).
   void set_spin_projection(bool on) { spin_projection_ = on; }
+  /// Whether source faces are sent spin-projected.
   bool spin_projection() const { return spin_projection_; }
   /// Halo bytes sent per call on n_rhs right-hand sides by this rank (0 on one rank).
   double halo_bytes(int n_rhs = 1) const { return halo_.bytes(spin_projection_, n_rhs); }
@@ -333,6 +347,7 @@ public:
 
   /// Sites per team of the untuned launch (a value set here also switches tuning off).
   int sites_per_team() const { return sites_per_team_ > 0 ? sites_per_team_ : traits::sites_per_team; }
+  /// Fixes the sites per team (and switches tuning off).
   void set_sites_per_team(int n) {
     if (n < 1) throw invalid_argument("sites_per_team must be positive, found " + std::to_string(n));
     sites_per_team_ = n;
@@ -354,7 +369,7 @@ public:
     return lattice().cb_volume() *
            (8 * packed_gauge_type::bytes_per_link() + n_rhs * (9 + (xpay ? 1 : 0)) * access::site_bytes);
   }
-  static constexpr const char* byte_model = "no-reuse (stored sizes)";
+  static constexpr const char* byte_model = "no-reuse (stored sizes)"; ///< The byte model of bytes().
 
 private:
   template <class S> void check_parity(const S& s, int parity, const char* what) const {

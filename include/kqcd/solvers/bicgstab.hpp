@@ -14,6 +14,7 @@
 
 namespace kqcd {
 
+/// Mixed-precision BiCGStab for op x = b, with sloppy operator sop and reliable updates.
 template <class Op, class SloppyOp>
 SolverResult bicgstab(const Op& op, const SloppyOp& sop, typename Op::vector_type& x, const typename Op::vector_type& b,
                       const SolverParams& params) {
@@ -96,6 +97,7 @@ SolverResult bicgstab(const Op& op, const SloppyOp& sop, typename Op::vector_typ
   return finish(SolverStatus::max_iterations, r2_true, "iteration limit " + std::to_string(params.max_iter) + " reached");
 }
 
+/// BiCGStab for op x = b in one precision.
 template <class Op>
 SolverResult bicgstab(const Op& op, typename Op::vector_type& x, const typename Op::vector_type& b,
                       const SolverParams& params) {

@@ -1,16 +1,8 @@
-// Block CG (O'Leary 1980) on the normal equations D^dag D X = D^dag B for a block of n right-hand
-// sides. Unlike cg_normal_multi (n independent CGs that only share operator applications), the n
-// systems share one Krylov space: each iteration's n search directions serve every system, so the
-// block needs fewer iterations than its slowest member alone. Per iteration, with Q = A P:
-//   alpha = (P^dag Q)^-1 (R^dag R),  X += P alpha,  R -= Q alpha,
-//   beta  = (R^dag R)^-1 (R'^dag R'), P = R' + P beta,
-// where the n x n Hermitian positive definite matrices are solved on the host with Kokkos Kernels'
-// batched dense LU (KokkosBatched::SerialLU, SerialInverseLU) where kqcd was built with Kokkos
-// Kernels, else by kqcd's own elimination (both without pivoting: the matrices are Hermitian
-// positive definite; `block_cg_dense_solver` names the one in use).
-// Convergence is declared per system on the true residual |b_r - D x_r| / |b_r|, as in the other
-// solvers; the block iterates until every system is below tol (a block whose directions become
-// linearly dependent stops with a breakdown).
+// Block CG (O'Leary 1980) on the normal equations D^dag D X = D^dag B for n right-hand sides that
+// share one Krylov space, so the block needs fewer iterations than its slowest member alone. The
+// n x n Hermitian positive definite systems of each iteration are solved on the host (Kokkos Kernels'
+// batched LU where available, else kqcd's own elimination). Convergence is per system on the true
+// residual |b_r - D x_r| / |b_r|; a block whose directions become linearly dependent stops.
 #pragma once
 
 #include <kqcd/build_info.hpp>
@@ -75,6 +67,7 @@ inline bool block_solve(const blas::BlockMatrix& m, const blas::BlockMatrix& b, 
 }
 } // namespace detail
 
+/// Block CG on the normal equations for a block of right-hand sides.
 template <class Op>
 std::vector<SolverResult> block_cg_normal(const Op& op, typename Op::multi_vector_type& x,
                                           const typename Op::multi_vector_type& b, const SolverParams& params) {

@@ -18,6 +18,7 @@
 
 namespace kqcd {
 
+/// Mixed-precision CG on the normal equations, sloppy operator sop, with reliable updates.
 template <class Op, class SloppyOp>
 SolverResult cg_normal(const Op& op, const SloppyOp& sop, typename Op::vector_type& x,
                        const typename Op::vector_type& b, const SolverParams& params) {

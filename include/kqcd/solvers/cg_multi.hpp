@@ -20,6 +20,7 @@
 
 namespace kqcd {
 
+/// Independent CGs on the normal equations for several right-hand sides, sharing operator applications.
 template <class Op, class SloppyOp>
 std::vector<SolverResult> cg_normal_multi(const Op& op, const SloppyOp& sop, typename Op::multi_vector_type& x,
                                           const typename Op::multi_vector_type& b, const SolverParams& params) {

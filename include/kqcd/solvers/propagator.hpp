@@ -13,6 +13,7 @@
 
 namespace kqcd {
 
+/// Solves for the twelve spin-colour columns of a propagator from make_source.
 template <class Op, class Real, class ES, class MakeSource, class OnSolve>
 std::vector<SolverResult> solve_propagator(const Op& op, PropagatorField<Real, ES>& S, MakeSource&& make_source,
                                            const SolverParams& params, OnSolve&& on_solve) {
@@ -35,6 +36,7 @@ std::vector<SolverResult> solve_propagator(const Op& op, PropagatorField<Real, E
   return results;
 }
 
+/// Solves for the twelve spin-colour columns of a propagator from make_source.
 template <class Op, class Real, class ES, class MakeSource>
 std::vector<SolverResult> solve_propagator(const Op& op, PropagatorField<Real, ES>& S, MakeSource&& make_source,
                                            const SolverParams& params) {

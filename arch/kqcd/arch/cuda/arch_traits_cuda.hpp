@@ -9,7 +9,9 @@
 #if defined(KOKKOS_ENABLE_CUDA)
 namespace kqcd {
 
+/// ArchTraits of the CUDA backend (members as in the primary template).
 template <> struct ArchTraits<Kokkos::Cuda> {
+  /// @cond
   using execution_space = Kokkos::Cuda;
   using memory_space = Kokkos::CudaSpace;
   using spinor_layout = Kokkos::LayoutLeft;
@@ -18,10 +20,9 @@ template <> struct ArchTraits<Kokkos::Cuda> {
   /// Register budget of the hopping kernel per storage precision P (float, double, kqcd::half) and
   /// gauge reconstruction: single precision fits two 256-thread blocks per SM within 128 registers;
   /// double needs more registers than that cap allows without spilling. More resident warps pay
-  /// where a kernel is latency-bound (H200, 32^4, against two 256-thread blocks): recon-8 in float
-  /// arithmetic (16-bit and single storage: sincos and a square root per link) runs three 256-thread
-  /// blocks (80 registers; 16-bit +14%, single +7.5%; single recon-12 is 13% slower there); 16-bit
-  /// recon-18 and -12 run five 128-thread blocks (102 registers; recon-18 +8%, 48^4 recon-12 +5%).
+  /// where a kernel is latency-bound: recon-8 in float arithmetic (16-bit and single storage: sincos
+  /// and a square root per link) runs three 256-thread blocks (80 registers); 16-bit recon-18 and
+  /// -12 run five 128-thread blocks (102 registers).
   /// A thread that computes two right-hand sides of a block (rhs_per_thread = 2) holds both
   /// accumulators: 128-thread blocks, three per SM in single precision (168 registers), two in double.
   /// (P is float, double or the 16-bit tag kqcd::half, computed in float: arch sees only the type.)
@@ -46,6 +47,7 @@ template <> struct ArchTraits<Kokkos::Cuda> {
   /// One site per thread: no SIMD layout; the one-lane type keeps the interface.
   static constexpr bool simd_layout = false;
   template <class Real> using simd_complex = GPUSIMDComplex<Real>;
+/// @endcond
 };
 
 } // namespace kqcd

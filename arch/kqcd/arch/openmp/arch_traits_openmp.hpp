@@ -7,7 +7,9 @@
 #if defined(KOKKOS_ENABLE_OPENMP)
 namespace kqcd {
 
+/// ArchTraits of the OpenMP backend (members as in the primary template).
 template <> struct ArchTraits<Kokkos::OpenMP> {
+  /// @cond
   using execution_space = Kokkos::OpenMP;
   using memory_space = Kokkos::HostSpace;
   using spinor_layout = Kokkos::LayoutRight;
@@ -24,6 +26,7 @@ template <> struct ArchTraits<Kokkos::OpenMP> {
   /// Virtual-node SIMD layout: one site per lane of the host's widest register (AVX-512, AVX2).
   static constexpr bool simd_layout = true;
   template <class Real> using simd_complex = NativeSIMDComplex<Real>;
+/// @endcond
 };
 
 } // namespace kqcd

@@ -7,7 +7,9 @@
 #if defined(KOKKOS_ENABLE_SERIAL)
 namespace kqcd {
 
+/// ArchTraits of the Serial backend (members as in the primary template).
 template <> struct ArchTraits<Kokkos::Serial> {
+  /// @cond
   using execution_space = Kokkos::Serial;
   using memory_space = Kokkos::HostSpace;
   using spinor_layout = Kokkos::LayoutRight;
@@ -24,6 +26,7 @@ template <> struct ArchTraits<Kokkos::Serial> {
   /// Virtual-node SIMD layout: one site per lane of the host's widest register (AVX-512, AVX2).
   static constexpr bool simd_layout = true;
   template <class Real> using simd_complex = NativeSIMDComplex<Real>;
+/// @endcond
 };
 
 } // namespace kqcd
