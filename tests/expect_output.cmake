@@ -1,6 +1,7 @@
 # Run the command after `--` and fail unless it exits 0, its output (stdout and stderr) matches PASS
 # and, where FAIL is set, does not match FAIL. CTest's PASS_REGULAR_EXPRESSION alone ignores the
-# exit code, so a command that prints the expected line and then fails would pass.
+# exit code, so a command that prints the expected line and then fails would pass. The command's
+# arguments pass through a CMake list: none may hold a semicolon.
 set(cmd)
 set(after_dashes FALSE)
 math(EXPR last "${CMAKE_ARGC} - 1")

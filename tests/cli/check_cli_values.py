@@ -18,10 +18,12 @@ Tolerances (relative to max(|reference|, scale)):
 - smearing and flow: projections converge to ~1e-13 per link (kqcd's ProjectionParams tol) and the
   exponentials to double precision; a few steps keep the observables within ~1e-12: bound 1e-10.
   The charge Q is compared with scale 1 (it is a sum near an integer, possibly near 0).
-- measure: kqcd stops each solve at |b - D x| <= tol |b| (--tol), the reference at 1e-13. The
-  error of S is then about cond(D) tol |S|; every correlator value at timeslice t is bounded by
-  prop_corr(t) = sum_x |S|^2 (Cauchy-Schwarz), so it is compared with scale prop_corr(t) and
-  tolerance 100 tol (cond(D) < 100 for kappa well below kappa_c).
+- measure: kqcd stops each solve at |b - D x| <= tol |b| (--tol), the reference at 1e-13, so
+  |dS| <= cond(D) tol |S|. A correlator at timeslice t is quadratic in S_t (the sink timeslice),
+  so |dC(t)| <= 2 |S_t| |dS| <= 2 cond(D) tol sqrt(prop_corr(t) sum_t' prop_corr(t')) by
+  Cauchy-Schwarz (prop_corr(t) = |S_t|^2). Every value is compared with that square root as
+  scale, to 10 tol: the worst case 2 cond(D) is ~100, but residuals spread over many modes give
+  <= 0.3 tol in practice, while a convention error (e.g. a traceless clover F) shows as ~3e-3.
 """
 import argparse
 import json
@@ -61,6 +63,7 @@ class Checker:
         self.readme = (0.0, "")
 
     def close(self, name, got, want, rtol, scale=0.0):
+        got, want = float(got), float(want)
         err = abs(got - want) / max(abs(want), scale, 1e-300)
         self.count += 1
         if err > self.worst[0]:
@@ -107,7 +110,8 @@ def parse_summary_text(out):
         sys.exit(f"cannot parse the output:\n{out}")
     v = [float(x) for x in m.groups()]
     dims = re.search(r"lattice (\d+)x(\d+)x(\d+)x(\d+)", out)
-    return {"lattice": [int(x) for x in dims.groups()] if dims else None, "plaquette": v[0], "spatial": v[1], "temporal": v[2], "link_trace": v[3], "polyakov": [v[4], v[5]]}
+    return {"lattice": [int(x) for x in dims.groups()] if dims else None, "plaquette": v[0], "spatial": v[1],
+            "temporal": v[2], "link_trace": v[3], "polyakov": [v[4], v[5]]}
 
 
 def load_config(path):
@@ -206,7 +210,8 @@ def mode_measure(c, opts, kqcd, args):
     prop_corr, mesons, moms, _ = ref.measure(load_config(a.config), a.kappa, parse_bc(a.bc), source, csw=a.csw, mu=a.mu,
                                              src_smear=parse_gauss(a.source_smear), snk_smear=parse_gauss(a.sink_smear),
                                              link_smear=link, momenta=momenta)
-    rtol = 100 * a.tol
+    rtol = 10 * a.tol
+    scale = np.sqrt(prop_corr * prop_corr.sum())
     c.close("mass", got["mass"], 1 / (2 * a.kappa) - 4, 1e-14)
     solves = got["solver"]
     c.true("12 solves", len(solves) == 12, f"({len(solves)})")
@@ -216,16 +221,16 @@ def mode_measure(c, opts, kqcd, args):
     lt = len(prop_corr)
     c.true("16 x Lt mesons", len(got["mesons"]) == 16 and all(len(r) == lt for r in got["mesons"]))
     for t in range(lt):
-        c.close(f"prop_corr t={t}", got["prop_corr"][t], prop_corr[t], rtol)
+        c.close(f"prop_corr t={t}", got["prop_corr"][t], prop_corr[t], rtol, scale[t])
         for n in range(16):
-            c.close(f"mesons[{n}] t={t}", got["mesons"][n][t], mesons[n, t], rtol, scale=prop_corr[t])
+            c.close(f"mesons[{n}] t={t}", got["mesons"][n][t], mesons[n, t], rtol, scale[t])
     c.true("momenta", [tuple(m["p"]) for m in got["momenta"]] == momenta, f"{[m['p'] for m in got['momenta']]}")
     for m in got["momenta"]:
         re_, im_ = moms[tuple(m["p"])]
         for t in range(lt):
             for n in range(16):
-                c.close(f"p={m['p']} re[{n}] t={t}", m["mesons_re"][n][t], re_[n, t], rtol, scale=prop_corr[t])
-                c.close(f"p={m['p']} im[{n}] t={t}", m["mesons_im"][n][t], im_[n, t], rtol, scale=prop_corr[t])
+                c.close(f"p={m['p']} re[{n}] t={t}", m["mesons_re"][n][t], re_[n, t], rtol, scale[t])
+                c.close(f"p={m['p']} im[{n}] t={t}", m["mesons_im"][n][t], im_[n, t], rtol, scale[t])
 
 
 def mode_info(c, opts, kqcd, args):
@@ -245,24 +250,30 @@ def mode_info(c, opts, kqcd, args):
     for b in got["backends"]:
         c.true(f"backend {b['name']} concurrency", isinstance(b["concurrency"], int) and b["concurrency"] >= 1)
         c.true(f"backend {b['name']} device", isinstance(b["device"], str) and b["device"] != "")
-    host_backend_threads = [b["concurrency"] for b in got["backends"] if b["name"] in ("OpenMP", "Serial", "Threads")]
-    c.true("host_threads (OMP_NUM_THREADS=1)", got["host_threads"] == 1 or not host_backend_threads,
-           f"({got['host_threads']})")
+    if "OpenMP" in names or names == ["Serial"]:
+        c.true("host_threads (OMP_NUM_THREADS=1)", got["host_threads"] == 1, f"({got['host_threads']})")
     c.true("tune cache path (KQCD_TUNE_CACHE)", got["tune_cache"]["path"] == cache, f"{got['tune_cache']['path']!r}")
     simd = got["simd"]
-    c.true("simd lanes", simd["double_lanes"] >= 1 and simd["float_lanes"] == 2 * simd["double_lanes"],
-           f"float {simd['float_lanes']} double {simd['double_lanes']}")
+    c.true("simd lanes", all(isinstance(simd[k], int) and simd[k] >= 1 for k in ("float_lanes", "double_lanes"))
+           and simd["float_lanes"] >= simd["double_lanes"], f"float {simd['float_lanes']} double {simd['double_lanes']}")
     b = got["build"]
     c.true("build fields", all(isinstance(b[k], bool) for k in ("native", "kokkos_kernels", "mpi"))
            and isinstance(b["compiler"], str) and b["compiler"] != "")
-    cache_file = pathlib.Path(kqcd).resolve()
-    for parent in cache_file.parents:
-        cmake_cache = parent / "CMakeCache.txt"
-        if cmake_cache.exists():
-            m = re.search(r"^CMAKE_BUILD_TYPE:\w+=(.*)$", cmake_cache.read_text(), re.M)
-            if m:
-                c.true("build_type", b["build_type"] == m.group(1), f"{b['build_type']!r} vs CMakeCache {m.group(1)!r}")
-            break
+    c.true("git", re.fullmatch(r"([0-9a-f]{7,40}(-dirty)?|unknown)", got["git"]) is not None, repr(got["git"]))
+    # The build tree's CMakeCache.txt (the binary lies below it) records what the build was configured with.
+    cmake_cache = next((d / "CMakeCache.txt" for d in pathlib.Path(kqcd).resolve().parents
+                        if (d / "CMakeCache.txt").exists()), None)
+    if cmake_cache:
+        entries = dict(re.findall(r"^(\w+):\w+=(.*)$", cmake_cache.read_text(), re.M))
+        c.true("build_type", b["build_type"] == entries.get("CMAKE_BUILD_TYPE"),
+               f"{b['build_type']!r} vs CMakeCache {entries.get('CMAKE_BUILD_TYPE')!r}")
+        if "KQCD_NATIVE" in entries:
+            c.true("native", b["native"] == (entries["KQCD_NATIVE"].upper() in ("ON", "TRUE", "1")))
+        kokkos = pathlib.Path(entries.get("Kokkos_DIR", "/nonexistent")) / "KokkosConfigVersion.cmake"
+        if kokkos.exists():
+            m = re.search(r'set\(PACKAGE_VERSION "([^"]+)"\)', kokkos.read_text())
+            c.true("kokkos_version", m is not None and got["kokkos_version"] == m.group(1),
+                   f"{got['kokkos_version']!r} vs {kokkos}")
 
 
 def opt_parser():

@@ -15,7 +15,7 @@ import struct
 
 import numpy as np
 
-ND, NC, NS = 4, 3, 4
+ND, NC = 4, 3
 
 
 # ----------------------------------------------------------------------------- file readers
@@ -344,7 +344,6 @@ def colour_mul(u, psi):
 
 def boundary_mask(shape, mu, phase, step):
     """Phase of a hop x -> x + step mu: b_mu forwards across the boundary, conj(b_mu) backwards."""
-    lt, lz, ly, lx = shape
     idx = np.arange(shape[3 - mu])
     edge = idx == (shape[3 - mu] - 1 if step > 0 else 0)
     f = np.where(edge, phase if step > 0 else np.conj(phase), 1.0)
@@ -455,7 +454,6 @@ def measure(u, kappa, bc, source, csw=0.0, mu=0.0, src_smear=(0.0, 0), snk_smear
     prop = gaussian_smear(prop, us, *snk_smear)
     s = prop.reshape(sites + (12, 12))  # S[(sink colour, spin), (source colour, spin)]
     g5 = np.kron(np.eye(3), G5)
-    lt = sites[0]
     dens = np.empty((16,) + sites, dtype=complex)
     for n in range(16):
         gm = np.kron(np.eye(3), gamma_basis(n))
@@ -463,6 +461,8 @@ def measure(u, kappa, bc, source, csw=0.0, mu=0.0, src_smear=(0.0, 0), snk_smear
     norm = (np.abs(s) ** 2).sum(axis=(-1, -2))
 
     def tslices(d, p=(0, 0, 0)):
+        """sum_x exp(-i p.(x - x0)) d(x) per timeslice: the phase origin at the source, as `kqcd measure
+        --help` states (conventions.md writes exp(-i p.x))."""
         lx, ly, lz = sites[3], sites[2], sites[1]
         x = np.arange(lx)[None, None, :]
         y = np.arange(ly)[None, :, None]

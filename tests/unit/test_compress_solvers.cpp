@@ -287,7 +287,10 @@ TEMPLATE_LIST_TEST_CASE("multi-RHS CG solves each system of the block", "[compre
     const auto single = cg_normal(eo, x1, b_s[std::size_t(r)], params);
     REQUIRE(single.converged());
     blas::axpy(-1.0, xr, x1);
-    REQUIRE(std::sqrt(blas::norm2(x1) / blas::norm2(xr)) < (sizeof(Real) == 8 ? 1e-7 : 1e-2)); // both solve to tol
+    // Each system of the block runs the same Krylov iteration as the single-RHS CG: the solutions
+    // differ by rounding only (1.6e-16 in double, 0 in float on OpenMP), amplified over the
+    // iterations where a backend sums in another order.
+    REQUIRE(std::sqrt(blas::norm2(x1) / blas::norm2(xr)) < (sizeof(Real) == 8 ? 1e-12 : 1e-4));
   }
 }
 

@@ -48,7 +48,7 @@ template <class T> struct GPUComplex : detail::gpu_vec2<T>::type {
   KOKKOS_FORCEINLINE_FUNCTION constexpr T real() const { return this->x; }
   /// Imaginary part.
   KOKKOS_FORCEINLINE_FUNCTION constexpr T imag() const { return this->y; }
-  /// Converts to Kokkos::complex<U>.
+  /// Converts to `Kokkos::complex<U>`.
   template <class U> KOKKOS_FORCEINLINE_FUNCTION Kokkos::complex<U> to() const { return {U(this->x), U(this->y)}; }
 
   /// Adds b.
