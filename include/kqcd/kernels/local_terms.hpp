@@ -153,7 +153,7 @@ KOKKOS_FORCEINLINE_FUNCTION void hermitian6_mv(const Blocks& blocks, int site, i
 /// L. Every index is a compile-time constant (static_for), so d, l and D stay in registers on GPUs.
 template <class R, class C> KOKKOS_FORCEINLINE_FUNCTION void ldl6(R d[6], C l[15]) {
   constexpr auto at = [](int i, int j) { return i * (i - 1) / 2 + j; };
-  R D[6];
+  R D[6] = {}; // each D[k] is set before it is read; the initialiser only tells nvcc so
   static_for<0, 6>([&](auto jc) {
     constexpr int j = decltype(jc)::value;
     R dj = d[j];

@@ -44,10 +44,9 @@ std::vector<SolverResult> cg_normal_multi(const Op& op, const SloppyOp& sop, typ
     xs_sloppy = sop.create_multi(n, "cgm_xs");
     t = op.create_multi(n, "cgm_t");
   }
-  auto& xs = [&]() -> SloppyBlock& {
-    if constexpr (same_precision) return x;
-    else return xs_sloppy;
-  }();
+  SloppyBlock* xs_target = &xs_sloppy;
+  if constexpr (same_precision) xs_target = &x;
+  auto& xs = *xs_target;
   auto accumulate = [&] {
     if constexpr (!same_precision) {
       blas::copy(t, xs);
