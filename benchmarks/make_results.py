@@ -54,9 +54,6 @@ DEVICES = [
 # What a reader must know about one device's committed run, keyed by (device, commit prefix): it
 # shows while the JSON holds records of that commit.
 CAVEATS = {
-    ("host16-xeon", "00c479f"): "These runs' STREAM copy moved 128 MiB arrays, partly from the host's 300 MiB L3 "
-    "(`kqcd bench` copies 512 MiB arrays from b20a801 on): their copy figures are above the about 68 GB/s the "
-    "memory sustains, and their % of copy is low by that factor.",
     ("xeon-2core", "00c479f"): "The suite's rows at 16^4 ran for 0.3 s each (`--min-seconds 0.3`); a separate "
     "`kqcd bench dslash --min-seconds 2` of the same binary in the same quiet window, just before Grid, gave "
     "26.6 (single) and 14.1 (double) GFLOP/s for the hopping term at 16^4.",
