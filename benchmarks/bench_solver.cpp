@@ -14,9 +14,9 @@
 #include <kqcd/fields/host_convert.hpp>
 #include <kqcd/fields/random_fields.hpp>
 #include <kqcd/io/gauge_io.hpp>
-#include <kqcd/ops/local_operators.hpp>
-#include <kqcd/ops/simd_local_operators.hpp>
-#include <kqcd/ops/simd_wilson.hpp>
+#include <kqcd/stencil/local_operators.hpp>
+#include <kqcd/stencil/simd_local_operators.hpp>
+#include <kqcd/stencil/simd_wilson.hpp>
 #include <kqcd/instances/wilson_dslash_instances.hpp>
 #include <kqcd/solvers/bicgstab.hpp>
 #include <kqcd/solvers/block_cg.hpp>

@@ -3,10 +3,11 @@
 
 Usage: tools/check_layers.py [SOURCE_DIR]    (default: the checkout this script is in)
 
-Layers point down only: arch <- core <- fields <- kernels <- ops <- solvers, with comm and io beside
-fields (comm may use fields; io may use fields and comm). A header in include/kqcd/<layer>/ or
-arch/kqcd/arch/ may include <kqcd/X/...> only for X in its layer's list below. Prints every
-offending include as file:line and exits 1 if there is one.
+Layers point down only: arch <- core <- fields <- {comm <- io, kernels} <- {stencil, linalg, gauge}
+<- solvers <- measure (stencil: the hopping term and the operators; linalg: BLAS; gauge: gauge
+tools, which use io; measure: sources, quark smearing, contractions). A header in
+include/kqcd/<layer>/ or arch/kqcd/arch/ may include <kqcd/X/...> only for X in its layer's list
+below. Prints every offending include as file:line and exits 1 if there is one.
 """
 import argparse
 import pathlib
@@ -20,8 +21,11 @@ BELOW = {
     "comm": {"arch", "core", "fields"},
     "io": {"arch", "core", "fields", "comm"},
     "kernels": {"arch", "core", "fields"},
-    "ops": {"arch", "core", "fields", "comm", "io", "kernels", "instances"},
-    "solvers": {"arch", "core", "fields", "comm", "kernels", "ops"},
+    "stencil": {"arch", "core", "fields", "comm", "kernels", "instances"},
+    "linalg": {"arch", "core", "fields", "comm"},
+    "gauge": {"arch", "core", "fields", "comm", "io", "kernels"},
+    "solvers": {"arch", "core", "fields", "comm", "kernels", "stencil", "linalg"},
+    "measure": {"arch", "core", "fields", "comm", "io", "kernels", "stencil", "linalg", "gauge", "solvers"},
 }
 INCLUDE = re.compile(r'^\s*#\s*include\s*[<"]kqcd/([A-Za-z_]+)/')
 

@@ -4,7 +4,7 @@
 
 #include <kqcd/core/profile.hpp>
 #include <kqcd/fields/host_convert.hpp>
-#include <kqcd/ops/gauge_observables.hpp>
+#include <kqcd/gauge/gauge_observables.hpp>
 
 #include <algorithm>
 #include <bit>

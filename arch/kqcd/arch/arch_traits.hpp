@@ -37,7 +37,7 @@ template <class ExecSpace> struct ArchTraits {
   /// their site body into each shape (true), or call one out-of-line copy of it from all of them
   /// (false): on a CPU the body then compiles once instead of once per shape, for a call per site.
   static constexpr bool inline_site_kernels = false;
-  /// Whether the virtual-node SIMD layout (ops/simd_wilson.hpp) applies, and its complex type.
+  /// Whether the virtual-node SIMD layout (stencil/simd_wilson.hpp) applies, and its complex type.
   static constexpr bool simd_layout = false;
   /// Complex type of the SIMD layout's site vectors.
   template <class Real> using simd_complex = GPUSIMDComplex<Real>;

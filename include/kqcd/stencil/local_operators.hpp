@@ -12,7 +12,7 @@
 #include <kqcd/kernels/clover_inverse_kokkos_kernels.hpp>
 #include <kqcd/kernels/clover_term.hpp>
 #include <kqcd/kernels/local_terms.hpp>
-#include <kqcd/ops/wilson_dslash.hpp>
+#include <kqcd/stencil/wilson_dslash.hpp>
 
 #include <array>
 #include <concepts>
@@ -338,7 +338,7 @@ public:
 /// Where an EvenOddOperator keeps its fields and how its kernels read them: the plain layout is
 /// WilsonDslash on CBSpinor (storage precision P: float, double or kqcd::half; neighbour mode and
 /// link reconstruction as given), the term's site-local policies as the term hands them out (in
-/// half re-pointed at 16-bit copies of their blocks); ops/simd_local_operators.hpp has the SIMD one.
+/// half re-pointed at 16-bit copies of their blocks); stencil/simd_local_operators.hpp has the SIMD one.
 template <class P, class ES, NeighbourMode mode = ArchTraits<ES>::neighbour_mode, class Recon = Recon18> class PlainLayout {
 public:
   using dslash_type = WilsonDslash<P, ES, mode, Recon>; ///< The hopping term.
@@ -394,7 +394,7 @@ private:
   detail::AdoptedBlocks<std::conditional_t<PrecisionTraits<P>::is_half, HalfHermitianBlocks<ES>, void>> blocks_;
 };
 
-/// The virtual-node SIMD layout of host backends (ops/simd_local_operators.hpp, included below).
+/// The virtual-node SIMD layout of host backends (stencil/simd_local_operators.hpp, included below).
 template <class P, class ES, class Recon = Recon18, class V = typename ArchTraits<ES>::template simd_complex<compute_t<P>>>
 class SIMDLayout;
 
@@ -454,7 +454,7 @@ protected:
 } // namespace detail
 
 /// D = A - H/2 on full spinors of Layout (float or double; by default ArchTraits' NativeLayout, or
-/// PlainLayout, or SIMDLayout of ops/simd_local_operators.hpp); constructed from (u, bc, term
+/// PlainLayout, or SIMDLayout of stencil/simd_local_operators.hpp); constructed from (u, bc, term
 /// arguments...), e.g. FullOperator<CloverTerm<double>>(u, bc, mass, csw).
 template <class Term, class Layout = NativeLayout<typename Term::precision, typename Term::execution_space>>
 class FullOperator : public detail::LayoutOperator<Term, Layout, false> {
@@ -479,7 +479,7 @@ public:
 };
 
 /// D_hat = A_ee - (1/4) H_eo A_oo^-1 H_oe on the even sites of Layout's spinors (by default
-/// ArchTraits' NativeLayout; PlainLayout, or SIMDLayout of ops/simd_local_operators.hpp): the Schur
+/// ArchTraits' NativeLayout; PlainLayout, or SIMDLayout of stencil/simd_local_operators.hpp): the Schur
 /// complement written once for every layout and every term, Wilson's (WilsonEOOperator) included.
 /// With a term in kqcd::half (the sloppy operator of a double-half solver) the spinors and links are
 /// 16-bit and the clover blocks float; prepare_source and reconstruct from plain spinors are then
@@ -745,4 +745,4 @@ inline double wilson_mass_from_kappa(double kappa) {
 // The operators compiled into the library (KQCD_PRECISIONS, KQCD_OPERATORS): extern here.
 #include <kqcd/instances/local_operator_instances.hpp>
 // The SIMD layout, the default of host backends.
-#include <kqcd/ops/simd_local_operators.hpp>
+#include <kqcd/stencil/simd_local_operators.hpp>

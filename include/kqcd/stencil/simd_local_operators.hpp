@@ -1,4 +1,4 @@
-// The Wilson-type operators of ops/local_operators.hpp (Wilson, clover, twisted mass, twisted
+// The Wilson-type operators of stencil/local_operators.hpp (Wilson, clover, twisted mass, twisted
 // clover; full and even-odd) on the virtual-node SIMD layout (host execution spaces, where it is
 // their default): FullOperator and EvenOddOperator with the SIMD layout policy, the same terms and site-local policies applied
 // to registers of SIMD lanes by the one hopping functor through the SIMD accessors. The term (CloverTerm, ...) is built as for the
@@ -7,9 +7,9 @@
 // The dynamic clover inverse solves each lane's blocks in the kernel as on the plain layout.
 #pragma once
 
-#include <kqcd/ops/layout_choice.hpp>
-#include <kqcd/ops/local_operators.hpp>
-#include <kqcd/ops/simd_wilson.hpp>
+#include <kqcd/stencil/layout_choice.hpp>
+#include <kqcd/stencil/local_operators.hpp>
+#include <kqcd/stencil/simd_wilson.hpp>
 
 #include <optional>
 #include <string>

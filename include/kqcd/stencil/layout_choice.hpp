@@ -1,5 +1,5 @@
 // The operators' layout chosen at run time (kqcd's --layout auto|scalar|simd): the choice and
-// whether a backend takes the SIMD lanes under it. ops/simd_local_operators.hpp builds operators on
+// whether a backend takes the SIMD lanes under it. stencil/simd_local_operators.hpp builds operators on
 // the choice (with_even_odd_operator).
 #pragma once
 
