@@ -12,8 +12,7 @@
 #include <kqcd/core/execution_spaces.hpp>
 #include <kqcd/fields/random_fields.hpp>
 #include <kqcd/linalg/blas.hpp>
-#include <kqcd/stencil/local_operators.hpp>
-#include <kqcd/stencil/simd_local_operators.hpp>
+#include <kqcd/stencil/operators.hpp>
 #include <kqcd/stencil/simd_wilson.hpp>
 
 #include <cstdio>

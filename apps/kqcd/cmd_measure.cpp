@@ -17,8 +17,7 @@
 #include <kqcd/measure/gaussian_smear.hpp>
 #include <kqcd/measure/sources.hpp>
 #include <kqcd/solvers/propagator.hpp>
-#include <kqcd/stencil/local_operators.hpp>
-#include <kqcd/stencil/simd_local_operators.hpp>
+#include <kqcd/stencil/operators.hpp>
 
 #include <nlohmann/json.hpp>
 

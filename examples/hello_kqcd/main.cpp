@@ -7,7 +7,7 @@
 #include <kqcd/fields/random_fields.hpp>
 #include <kqcd/linalg/blas.hpp>
 #include <kqcd/solvers/cg.hpp>
-#include <kqcd/stencil/local_operators.hpp>
+#include <kqcd/stencil/operators.hpp>
 
 #include <cmath>
 #include <cstdio>

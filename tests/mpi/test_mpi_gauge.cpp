@@ -18,7 +18,7 @@
 #include <kqcd/measure/sources.hpp>
 #include <kqcd/solvers/bicgstab.hpp>
 #include <kqcd/solvers/cg.hpp>
-#include <kqcd/stencil/local_operators.hpp>
+#include <kqcd/stencil/operators.hpp>
 
 #include "host_fields.hpp"
 #include "mpi_compare.hpp"

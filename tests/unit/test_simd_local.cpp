@@ -17,7 +17,7 @@
 #include <kqcd/solvers/bicgstab.hpp>
 #include <kqcd/solvers/cg.hpp>
 #include <kqcd/solvers/cg_multi.hpp>
-#include <kqcd/stencil/simd_local_operators.hpp>
+#include <kqcd/stencil/operators.hpp>
 
 #include "host_fields.hpp"
 #include "simd_cases.hpp"

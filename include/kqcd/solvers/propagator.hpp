@@ -7,7 +7,7 @@
 
 #include <kqcd/fields/propagator.hpp>
 #include <kqcd/solvers/cg.hpp>
-#include <kqcd/stencil/local_operators.hpp>
+#include <kqcd/stencil/operators.hpp>
 
 #include <vector>
 
