@@ -5,8 +5,9 @@ Usage: tools/check_layers.py [SOURCE_DIR]    (default: the checkout this script 
 
 A layer is a folder, include/kqcd/<layer>/ (arch: arch/kqcd/arch/). Arrows point down only:
 
-    arch <- core <- fields <- comm <- io     halos and reductions; gauge files
+    arch <- core <- fields <- comm           halos and reductions
                     fields <- kernels        device functors, no launches
+    comm, kernels <- io                      gauge files (their header checks run kernels' observables)
     comm, kernels <- stencil                 the hopping term, the Wilson-type operators, layouts
     comm <- linalg                           BLAS on spinors and blocks of them
     io, kernels <- gauge                     observables, smearing, flow, heat bath, gauge files
@@ -36,7 +37,7 @@ BELOW = {
     "core": {"arch"},
     "fields": {"arch", "core"},
     "comm": {"arch", "core", "fields"},
-    "io": {"arch", "core", "fields", "comm"},
+    "io": {"arch", "core", "fields", "comm", "kernels"},
     "kernels": {"arch", "core", "fields"},
     "stencil": {"arch", "core", "fields", "comm", "kernels", "instances"},
     "linalg": {"arch", "core", "fields", "comm"},

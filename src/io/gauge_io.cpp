@@ -3,7 +3,8 @@
 #include "io_common.hpp"
 
 #include <kqcd/core/profile.hpp>
-#include <kqcd/core/su3.hpp>
+#include <kqcd/fields/host_convert.hpp>
+#include <kqcd/kernels/gauge_observables.hpp>
 
 #include <algorithm>
 #include <bit>
@@ -93,39 +94,20 @@ double su3_deviation(const std::complex<double>* m) {
   return std::max(dev, std::abs(det - 1.0));
 }
 
-namespace {
-/// Sums of Re tr of the plaquettes and of the links at each site of host links in MILC order
-/// ([site][mu][row][col], sites lexicographic): the sums of plaquette() and link_trace() of
-/// gauge/gauge_observables.hpp, a layer above io, read in place from the host array.
-struct HostLinkObservables {
-  const std::complex<double>* links;
-  Lattice lat;
-
-  SU3<double> link(const Coords& c, int mu) const {
-    const std::complex<double>* m = links + (lat.lex_index(c) * Nd + mu) * Nc * Nc;
-    SU3<double> u;
-    for (int a = 0; a < Nc; ++a)
-      for (int b = 0; b < Nc; ++b) u.m[a][b] = Kokkos::complex<double>(m[a * Nc + b].real(), m[a * Nc + b].imag());
-    return u;
-  }
-  void operator()(std::int64_t site, double& plaquettes, double& traces) const {
-    const Coords x = lat.lex_coords(site);
-    SU3<double> u[Nd];
-    for (int mu = 0; mu < Nd; ++mu) {
-      u[mu] = link(x, mu);
-      traces += trace(u[mu]).real();
-    }
-    for (int mu = 0; mu < Nd; ++mu)
-      for (int nu = mu + 1; nu < Nd; ++nu) // Re tr U_mu(x) U_nu(x+mu) U_mu^dag(x+nu) U_nu^dag(x)
-        plaquettes += re_tr_mul_adj(u[mu] * link(forward(lat, x, mu), nu), u[nu] * link(forward(lat, x, nu), mu));
-  }
-};
-} // namespace
-
 GaugeHeaderObservables measure(const Lattice& lat, const std::vector<std::complex<double>>& links) {
+  using ES = Kokkos::DefaultHostExecutionSpace;
+  GaugeField<Kokkos::complex<double>, ES> u(lat, "io_measure");
+  import_gauge(u, links, HostGaugeOrder::milc);
+  using View = typename CBGaugeField<Kokkos::complex<double>, ES>::view_type;
   double plaquettes = 0, traces = 0;
-  Kokkos::parallel_reduce("kqcd::io_measure", Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace>(0, lat.volume()),
-                          HostLinkObservables{links.data(), lat}, plaquettes, traces);
+  for (int p = 0; p < 2; ++p) { // the kernels of gauge/gauge_observables.hpp, on one rank's host links
+    double s = 0, t = 0, tr = 0;
+    Kokkos::parallel_reduce("kqcd::io_plaquette", Kokkos::RangePolicy<ES>(0, lat.cb_volume()),
+                            PlaquetteFunctor<View>{{u[0].view(), u[1].view()}, lat, p}, s, t);
+    Kokkos::parallel_reduce("kqcd::io_link_trace", Kokkos::RangePolicy<ES>(0, lat.cb_volume()), LinkTraceFunctor<View>{u[p].view()}, tr);
+    plaquettes += s + t;
+    traces += tr;
+  }
   const double volume = double(lat.volume());
   return {plaquettes / (6 * volume * Nc), traces / (volume * Nd * Nc)};
 }
