@@ -6,7 +6,7 @@
 #include <kqcd/core/error.hpp>
 #include <kqcd/core/lattice.hpp>
 #include <kqcd/core/provenance.hpp>
-#include <kqcd/ops/layout_choice.hpp>
+#include <kqcd/stencil/layout_choice.hpp>
 
 #include <nlohmann/json.hpp>
 

@@ -7,7 +7,7 @@
 #include <kqcd/core/error.hpp>
 #include <kqcd/core/execution_spaces.hpp>
 #include <kqcd/fields/random_fields.hpp>
-#include <kqcd/ops/contraction.hpp>
+#include <kqcd/measure/contraction.hpp>
 
 #include <cstdio>
 

@@ -11,10 +11,9 @@
 #include <kqcd/core/error.hpp>
 #include <kqcd/core/execution_spaces.hpp>
 #include <kqcd/fields/random_fields.hpp>
-#include <kqcd/ops/blas.hpp>
-#include <kqcd/ops/local_operators.hpp>
-#include <kqcd/ops/simd_local_operators.hpp>
-#include <kqcd/ops/simd_wilson.hpp>
+#include <kqcd/linalg/blas.hpp>
+#include <kqcd/stencil/operators.hpp>
+#include <kqcd/stencil/simd_wilson.hpp>
 
 #include <cstdio>
 #include <map>

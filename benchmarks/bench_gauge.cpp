@@ -6,10 +6,10 @@
 #include <kqcd/core/error.hpp>
 #include <kqcd/core/execution_spaces.hpp>
 #include <kqcd/fields/random_fields.hpp>
-#include <kqcd/ops/gradient_flow.hpp>
-#include <kqcd/ops/heatbath.hpp>
-#include <kqcd/ops/local_operators.hpp>
-#include <kqcd/ops/smearing.hpp>
+#include <kqcd/gauge/gradient_flow.hpp>
+#include <kqcd/gauge/heatbath.hpp>
+#include <kqcd/gauge/smearing.hpp>
+#include <kqcd/stencil/local_operators.hpp>
 
 #include <algorithm>
 #include <cstdio>

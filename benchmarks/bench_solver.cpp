@@ -13,15 +13,14 @@
 #include <kqcd/core/execution_spaces.hpp>
 #include <kqcd/fields/host_convert.hpp>
 #include <kqcd/fields/random_fields.hpp>
-#include <kqcd/io/gauge_io.hpp>
-#include <kqcd/ops/local_operators.hpp>
-#include <kqcd/ops/simd_local_operators.hpp>
-#include <kqcd/ops/simd_wilson.hpp>
 #include <kqcd/instances/wilson_dslash_instances.hpp>
+#include <kqcd/io/gauge_io.hpp>
 #include <kqcd/solvers/bicgstab.hpp>
 #include <kqcd/solvers/block_cg.hpp>
 #include <kqcd/solvers/cg.hpp>
 #include <kqcd/solvers/cg_multi.hpp>
+#include <kqcd/stencil/operators.hpp>
+#include <kqcd/stencil/simd_wilson.hpp>
 
 #include <algorithm>
 #include <cstdio>

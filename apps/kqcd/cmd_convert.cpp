@@ -4,7 +4,7 @@
 #include "commands.hpp"
 #include "gauge_summary.hpp"
 
-#include <kqcd/ops/gauge_files.hpp>
+#include <kqcd/gauge/gauge_files.hpp>
 
 #include <cstdio>
 

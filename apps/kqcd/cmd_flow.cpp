@@ -1,12 +1,12 @@
-// kqcd flow: the Wilson flow of a gauge configuration (ops/gradient_flow.hpp): plaquette, E and t^2 E
+// kqcd flow: the Wilson flow of a gauge configuration (gauge/gradient_flow.hpp): plaquette, E and t^2 E
 // from the plaquette and the clover, and the clover topological charge after every step.
 #include "commands.hpp"
 #include "gauge_summary.hpp"
 
 #include <bench.hpp>
 #include <kqcd/fields/host_convert.hpp>
+#include <kqcd/gauge/gradient_flow.hpp>
 #include <kqcd/io/gauge_io.hpp>
-#include <kqcd/ops/gradient_flow.hpp>
 
 #include <nlohmann/json.hpp>
 

@@ -1,13 +1,13 @@
 // kqcd generate: quenched Wilson-action configurations by Cabibbo-Marinari heat bath and
-// over-relaxation (ops/heatbath.hpp), written as NERSC. One progress line per sweep on stderr. The
+// over-relaxation (gauge/heatbath.hpp), written as NERSC. One progress line per sweep on stderr. The
 // configuration depends only on the options, not on the backend, the thread count or the process
 // grid: under mpiexec every rank updates its sub-lattice (--grid) and writes its part of the file.
 #include "commands.hpp"
 #include "gauge_summary.hpp"
 
-#include <kqcd/ops/gauge_files.hpp>
-#include <kqcd/ops/gauge_observables.hpp>
-#include <kqcd/ops/heatbath.hpp>
+#include <kqcd/gauge/gauge_files.hpp>
+#include <kqcd/gauge/gauge_observables.hpp>
+#include <kqcd/gauge/heatbath.hpp>
 
 #include <cstdio>
 #include <iostream>

@@ -9,16 +9,15 @@
 #include <kqcd/core/boundary.hpp>
 #include <kqcd/fields/host_convert.hpp>
 #include <kqcd/fields/random_fields.hpp>
+#include <kqcd/gauge/gauge_files.hpp>
+#include <kqcd/gauge/smearing.hpp>
 #include <kqcd/io/atomic_file.hpp>
 #include <kqcd/io/gauge_io.hpp>
-#include <kqcd/ops/contraction.hpp>
-#include <kqcd/ops/gauge_files.hpp>
-#include <kqcd/ops/gaussian_smear.hpp>
-#include <kqcd/ops/local_operators.hpp>
-#include <kqcd/ops/simd_local_operators.hpp>
-#include <kqcd/ops/smearing.hpp>
-#include <kqcd/ops/sources.hpp>
+#include <kqcd/measure/contraction.hpp>
+#include <kqcd/measure/gaussian_smear.hpp>
+#include <kqcd/measure/sources.hpp>
 #include <kqcd/solvers/propagator.hpp>
+#include <kqcd/stencil/operators.hpp>
 
 #include <nlohmann/json.hpp>
 

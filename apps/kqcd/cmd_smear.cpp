@@ -1,13 +1,13 @@
-// kqcd smear: read a gauge configuration, apply APE, stout or HYP smearing (ops/smearing.hpp) and
+// kqcd smear: read a gauge configuration, apply APE, stout or HYP smearing (gauge/smearing.hpp) and
 // print the smeared field's summary (the JSON of `kqcd plaquette`); optionally write it as NERSC.
 #include "commands.hpp"
 #include "gauge_summary.hpp"
 
 #include <kqcd/core/error.hpp>
 #include <kqcd/fields/host_convert.hpp>
+#include <kqcd/gauge/gauge_files.hpp>
+#include <kqcd/gauge/smearing.hpp>
 #include <kqcd/io/gauge_io.hpp>
-#include <kqcd/ops/gauge_files.hpp>
-#include <kqcd/ops/smearing.hpp>
 
 #include <cstdio>
 #include <iostream>

@@ -1,8 +1,8 @@
 #include "gauge_summary.hpp"
 
 #include <bench.hpp>
-#include <kqcd/ops/gauge_files.hpp>
-#include <kqcd/ops/gauge_observables.hpp>
+#include <kqcd/gauge/gauge_files.hpp>
+#include <kqcd/gauge/gauge_observables.hpp>
 
 #include <cstdio>
 

@@ -5,9 +5,9 @@
 // exports its code-generating options).
 #include <kqcd/core/simd_check.hpp>
 #include <kqcd/fields/random_fields.hpp>
-#include <kqcd/ops/blas.hpp>
-#include <kqcd/ops/local_operators.hpp>
+#include <kqcd/linalg/blas.hpp>
 #include <kqcd/solvers/cg.hpp>
+#include <kqcd/stencil/operators.hpp>
 
 #include <cmath>
 #include <cstdio>

@@ -5,11 +5,11 @@
 //
 // Usage: pion_mass CONFIG [KAPPA]   (e.g. ../shared/data/milc-l8888-b6.0.milc 0.135)
 #include <kqcd/fields/host_convert.hpp>
+#include <kqcd/gauge/smearing.hpp>
 #include <kqcd/io/gauge_io.hpp>
-#include <kqcd/ops/contraction.hpp>
-#include <kqcd/ops/gaussian_smear.hpp>
-#include <kqcd/ops/smearing.hpp>
-#include <kqcd/ops/sources.hpp>
+#include <kqcd/measure/contraction.hpp>
+#include <kqcd/measure/gaussian_smear.hpp>
+#include <kqcd/measure/sources.hpp>
 #include <kqcd/solvers/propagator.hpp>
 
 #include <cmath>

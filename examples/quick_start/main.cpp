@@ -1,8 +1,8 @@
 // Read a configuration, build the even-odd Wilson-clover operator, solve the propagator from a
 // point source and print the pion correlator. Usage: quick_start CONFIG
-#include <kqcd/ops/contraction.hpp>
-#include <kqcd/ops/gauge_files.hpp>
-#include <kqcd/ops/sources.hpp>
+#include <kqcd/gauge/gauge_files.hpp>
+#include <kqcd/measure/contraction.hpp>
+#include <kqcd/measure/sources.hpp>
 #include <kqcd/solvers/propagator.hpp>
 
 #include <cstdio>

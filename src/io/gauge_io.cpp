@@ -4,7 +4,7 @@
 
 #include <kqcd/core/profile.hpp>
 #include <kqcd/fields/host_convert.hpp>
-#include <kqcd/ops/gauge_observables.hpp>
+#include <kqcd/kernels/gauge_observables.hpp>
 
 #include <algorithm>
 #include <bit>
@@ -95,9 +95,21 @@ double su3_deviation(const std::complex<double>* m) {
 }
 
 GaugeHeaderObservables measure(const Lattice& lat, const std::vector<std::complex<double>>& links) {
-  GaugeField<Kokkos::complex<double>, Kokkos::DefaultHostExecutionSpace> u(lat, "io_measure");
+  using ES = Kokkos::DefaultHostExecutionSpace;
+  GaugeField<Kokkos::complex<double>, ES> u(lat, "io_measure");
   import_gauge(u, links, HostGaugeOrder::milc);
-  return {plaquette(u).total, link_trace(u)};
+  using View = typename CBGaugeField<Kokkos::complex<double>, ES>::view_type;
+  double plaquettes = 0, traces = 0;
+  for (int p = 0; p < 2; ++p) { // the kernels of gauge/gauge_observables.hpp, on one rank's host links
+    double s = 0, t = 0, tr = 0;
+    Kokkos::parallel_reduce("kqcd::io_plaquette", Kokkos::RangePolicy<ES>(0, lat.cb_volume()),
+                            PlaquetteFunctor<View>{{u[0].view(), u[1].view()}, lat, p}, s, t);
+    Kokkos::parallel_reduce("kqcd::io_link_trace", Kokkos::RangePolicy<ES>(0, lat.cb_volume()), LinkTraceFunctor<View>{u[p].view()}, tr);
+    plaquettes += s + t;
+    traces += tr;
+  }
+  const double volume = double(lat.volume());
+  return {plaquettes / (6 * volume * Nc), traces / (volume * Nd * Nc)};
 }
 
 void require_writable(const std::string& path, const HostGaugeConfig& cfg) {

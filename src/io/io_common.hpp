@@ -60,6 +60,7 @@ std::string encode_links(const std::vector<std::complex<double>>& links, int wor
 /// Largest deviation of the 3x3 matrix m from SU(3).
 double su3_deviation(const std::complex<double>* m);
 
+/// The plaquette and link trace a header states, of host links in MILC order on lattice lat (whole).
 GaugeHeaderObservables measure(const Lattice& lat, const std::vector<std::complex<double>>& links);
 
 /// The links fit the lattice and are finite (a writer's precondition); throws invalid_argument.

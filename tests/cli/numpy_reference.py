@@ -286,7 +286,7 @@ def clover_leaves(u, mu, nu):
 
 def clover_observables(u):
     """E = <-sum_{mu<nu} tr F^2> and Q = sum_x -1/(4 pi^2) tr[F01 F23 - F02 F13 + F03 F12],
-    F = (1/8)(Q - Q^dag) with its trace removed (kqcd's flow observables, ops/topology.hpp)."""
+    F = (1/8)(Q - Q^dag) with its trace removed (kqcd's flow observables, gauge/topology.hpp)."""
     f = {}
     for mu in range(4):
         for nu in range(mu + 1, 4):

@@ -1,7 +1,7 @@
 # Fails when a header under ROOT/include or ROOT/arch launches an extended lambda (KOKKOS_LAMBDA,
 # KOKKOS_CLASS_LAMBDA): a header's templates are instantiated by many translation units, and nvcc's
 # extended lambdas keep per-translation-unit helper state that such a program can call through as a
-# null pointer (include/kqcd/ops/blas.hpp). Kernels in headers are functors.
+# null pointer (include/kqcd/linalg/blas.hpp). Kernels in headers are functors.
 #   cmake -DROOT=<source tree> -P no_header_lambdas.cmake
 file(GLOB_RECURSE headers "${ROOT}/include/*.hpp" "${ROOT}/arch/*.hpp")
 set(found "")

@@ -7,14 +7,14 @@
 
 #include <kqcd/comm/process_grid.hpp>
 #include <kqcd/fields/random_fields.hpp>
-#include <kqcd/ops/blas.hpp>
-#include <kqcd/ops/gauge_observables.hpp>
-#include <kqcd/ops/local_operators.hpp>
-#include <kqcd/ops/smearing.hpp>
+#include <kqcd/gauge/gauge_observables.hpp>
+#include <kqcd/gauge/smearing.hpp>
+#include <kqcd/linalg/blas.hpp>
 #include <kqcd/solvers/bicgstab.hpp>
 #include <kqcd/solvers/block_cg.hpp>
 #include <kqcd/solvers/cg.hpp>
 #include <kqcd/solvers/cg_multi.hpp>
+#include <kqcd/stencil/operators.hpp>
 
 #include "host_fields.hpp"
 #include "mpi_compare.hpp"

@@ -9,16 +9,16 @@
 #include <kqcd/comm/extended_field.hpp>
 #include <kqcd/comm/process_grid.hpp>
 #include <kqcd/fields/random_fields.hpp>
-#include <kqcd/ops/contraction.hpp>
-#include <kqcd/ops/gauge_observables.hpp>
-#include <kqcd/ops/gaussian_smear.hpp>
-#include <kqcd/ops/gradient_flow.hpp>
-#include <kqcd/ops/local_operators.hpp>
-#include <kqcd/ops/smearing.hpp>
-#include <kqcd/ops/sources.hpp>
-#include <kqcd/ops/topology.hpp>
+#include <kqcd/gauge/gauge_observables.hpp>
+#include <kqcd/gauge/gradient_flow.hpp>
+#include <kqcd/gauge/smearing.hpp>
+#include <kqcd/gauge/topology.hpp>
+#include <kqcd/measure/contraction.hpp>
+#include <kqcd/measure/gaussian_smear.hpp>
+#include <kqcd/measure/sources.hpp>
 #include <kqcd/solvers/bicgstab.hpp>
 #include <kqcd/solvers/cg.hpp>
+#include <kqcd/stencil/operators.hpp>
 
 #include "host_fields.hpp"
 #include "mpi_compare.hpp"

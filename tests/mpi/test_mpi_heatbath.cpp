@@ -6,8 +6,8 @@
 #include "test_harness.hpp"
 
 #include <kqcd/comm/process_grid.hpp>
-#include <kqcd/ops/gauge_observables.hpp>
-#include <kqcd/ops/heatbath.hpp>
+#include <kqcd/gauge/gauge_observables.hpp>
+#include <kqcd/gauge/heatbath.hpp>
 
 #include "mpi_compare.hpp"
 

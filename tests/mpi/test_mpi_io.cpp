@@ -8,8 +8,8 @@
 #include "test_harness.hpp"
 
 #include <kqcd/comm/process_grid.hpp>
-#include <kqcd/ops/gauge_files.hpp>
-#include <kqcd/ops/gauge_observables.hpp>
+#include <kqcd/gauge/gauge_files.hpp>
+#include <kqcd/gauge/gauge_observables.hpp>
 
 #include "host_fields.hpp"
 #include "mpi_compare.hpp"

@@ -9,10 +9,10 @@
 
 #include <kqcd/comm/process_grid.hpp>
 #include <kqcd/fields/random_fields.hpp>
-#include <kqcd/ops/blas.hpp>
-#include <kqcd/ops/simd_local_operators.hpp>
+#include <kqcd/linalg/blas.hpp>
 #include <kqcd/solvers/cg.hpp>
 #include <kqcd/solvers/cg_multi.hpp>
+#include <kqcd/stencil/simd_local_operators.hpp>
 
 #include "host_fields.hpp"
 #include "mpi_compare.hpp"

@@ -6,7 +6,7 @@
 
 #include <kqcd/fields/host_convert.hpp>
 #include <kqcd/fields/random_fields.hpp>
-#include <kqcd/ops/local_operators.hpp>
+#include <kqcd/stencil/operators.hpp>
 
 #include "host_fields.hpp"
 

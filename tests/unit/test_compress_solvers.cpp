@@ -6,12 +6,12 @@
 
 #include <kqcd/fields/host_convert.hpp>
 #include <kqcd/fields/random_fields.hpp>
-#include <kqcd/ops/blas.hpp>
-#include <kqcd/ops/local_operators.hpp>
+#include <kqcd/linalg/blas.hpp>
 #include <kqcd/solvers/bicgstab.hpp>
 #include <kqcd/solvers/block_cg.hpp>
 #include <kqcd/solvers/cg.hpp>
 #include <kqcd/solvers/cg_multi.hpp>
+#include <kqcd/stencil/local_operators.hpp>
 
 #include "host_fields.hpp"
 

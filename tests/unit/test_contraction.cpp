@@ -5,9 +5,9 @@
 
 #include <kqcd/fields/host_convert.hpp>
 #include <kqcd/fields/random_fields.hpp>
-#include <kqcd/ops/contraction.hpp>
-#include <kqcd/ops/gaussian_smear.hpp>
-#include <kqcd/ops/sources.hpp>
+#include <kqcd/measure/contraction.hpp>
+#include <kqcd/measure/gaussian_smear.hpp>
+#include <kqcd/measure/sources.hpp>
 #include <kqcd/solvers/propagator.hpp>
 
 #include <contraction_reference.hpp>

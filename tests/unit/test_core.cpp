@@ -8,7 +8,7 @@
 #include <kqcd/core/site_table.hpp>
 #include <kqcd/fields/host_convert.hpp>
 #include <kqcd/fields/random_fields.hpp>
-#include <kqcd/ops/blas.hpp>
+#include <kqcd/linalg/blas.hpp>
 
 #include <catch2/matchers/catch_matchers_floating_point.hpp>
 #include <catch2/matchers/catch_matchers_string.hpp>

@@ -3,8 +3,8 @@
 
 #include <kqcd/fields/host_convert.hpp>
 #include <kqcd/fields/random_fields.hpp>
-#include <kqcd/ops/blas.hpp>
-#include <kqcd/ops/local_operators.hpp>
+#include <kqcd/linalg/blas.hpp>
+#include <kqcd/stencil/local_operators.hpp>
 
 #include "host_fields.hpp"
 

@@ -7,9 +7,9 @@
 #include <smear_reference.hpp>
 #include <kqcd/fields/host_convert.hpp>
 #include <kqcd/fields/random_fields.hpp>
+#include <kqcd/gauge/gradient_flow.hpp>
+#include <kqcd/gauge/smearing.hpp>
 #include <kqcd/io/gauge_io.hpp>
-#include <kqcd/ops/gradient_flow.hpp>
-#include <kqcd/ops/smearing.hpp>
 
 #include <catch2/matchers/catch_matchers_floating_point.hpp>
 

@@ -4,9 +4,9 @@
 #include "test_harness.hpp"
 
 #include <kqcd/fields/host_convert.hpp>
+#include <kqcd/gauge/gauge_observables.hpp>
+#include <kqcd/gauge/heatbath.hpp>
 #include <kqcd/io/gauge_io.hpp>
-#include <kqcd/ops/gauge_observables.hpp>
-#include <kqcd/ops/heatbath.hpp>
 
 #include <catch2/matchers/catch_matchers_floating_point.hpp>
 

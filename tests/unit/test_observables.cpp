@@ -5,9 +5,9 @@
 #include <gauge_reference.hpp>
 #include <kqcd/fields/host_convert.hpp>
 #include <kqcd/fields/random_fields.hpp>
+#include <kqcd/gauge/gauge_files.hpp>
+#include <kqcd/gauge/gauge_observables.hpp>
 #include <kqcd/io/gauge_io.hpp>
-#include <kqcd/ops/gauge_files.hpp>
-#include <kqcd/ops/gauge_observables.hpp>
 
 #include <catch2/matchers/catch_matchers_floating_point.hpp>
 

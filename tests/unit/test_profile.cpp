@@ -4,8 +4,8 @@
 
 #include <kqcd/core/profile.hpp>
 #include <kqcd/fields/host_convert.hpp>
-#include <kqcd/ops/local_operators.hpp>
 #include <kqcd/solvers/cg.hpp>
+#include <kqcd/stencil/local_operators.hpp>
 
 #include "host_fields.hpp"
 

@@ -7,11 +7,11 @@
 
 #include <kqcd/fields/host_convert.hpp>
 #include <kqcd/fields/random_fields.hpp>
-#include <kqcd/ops/simd_local_operators.hpp>
 #include <kqcd/solvers/bicgstab.hpp>
 #include <kqcd/solvers/block_cg.hpp>
 #include <kqcd/solvers/cg.hpp>
 #include <kqcd/solvers/cg_multi.hpp>
+#include <kqcd/stencil/simd_local_operators.hpp>
 
 #include "host_fields.hpp"
 #include "simd_cases.hpp"

@@ -8,9 +8,9 @@
 #include <kqcd/core/su3_functions.hpp>
 #include <kqcd/fields/host_convert.hpp>
 #include <kqcd/fields/random_fields.hpp>
+#include <kqcd/gauge/gauge_observables.hpp>
+#include <kqcd/gauge/smearing.hpp>
 #include <kqcd/io/gauge_io.hpp>
-#include <kqcd/ops/gauge_observables.hpp>
-#include <kqcd/ops/smearing.hpp>
 
 #include <catch2/matchers/catch_matchers_floating_point.hpp>
 

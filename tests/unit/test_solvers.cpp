@@ -5,9 +5,9 @@
 
 #include <kqcd/fields/host_convert.hpp>
 #include <kqcd/fields/random_fields.hpp>
-#include <kqcd/ops/local_operators.hpp>
 #include <kqcd/solvers/bicgstab.hpp>
 #include <kqcd/solvers/cg.hpp>
+#include <kqcd/stencil/local_operators.hpp>
 
 #include <wilson_reference.hpp>
 

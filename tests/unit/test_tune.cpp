@@ -4,7 +4,7 @@
 
 #include <kqcd/core/tune.hpp>
 #include <kqcd/fields/host_convert.hpp>
-#include <kqcd/ops/wilson_dslash.hpp>
+#include <kqcd/stencil/wilson_dslash.hpp>
 
 #include "host_fields.hpp"
 

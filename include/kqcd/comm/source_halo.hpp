@@ -1,6 +1,6 @@
 // The source halo of the hopping term: the faces of the spinor a hop reads from other ranks, in
 // every storage the hopping term takes (float and double spin-projected or whole, 16-bit sites with
-// their norms, blocks of right-hand sides). ops/wilson_dslash.hpp starts and finishes it around the
+// their norms, blocks of right-hand sides). stencil/wilson_dslash.hpp starts and finishes it around the
 // interior sweep.
 #pragma once
 

@@ -113,7 +113,7 @@ public:
     Kokkos::parallel_for("kqcd::SiteTable::build", Kokkos::RangePolicy<ExecSpace>(0, lat.cb_volume()), TableRow{lat, p, t});
     return t;
   }
-  /// Row s of the table (a functor rather than a KOKKOS_LAMBDA: see ops/blas.hpp).
+  /// Row s of the table (a functor rather than a KOKKOS_LAMBDA: see linalg/blas.hpp).
   struct TableRow {
     Lattice lat;
     int p;

@@ -51,7 +51,7 @@ public:
 
   CloverField() = default;
   /// A = diag + c_sw (i/4) sum sigma F of u; `inverse` selects what else is stored (mu for twisted
-  /// only). Defined in ops/local_operators.hpp, which launches the build kernel of
+  /// only). Defined in stencil/local_operators.hpp, which launches the build kernel of
   /// kernels/clover_term.hpp (compiled once in the library).
   CloverField(const gauge_type& u, double diag, double csw, Inverse inverse, double mu = 0.0,
               BlockInverter inverter = BlockInverter::ldl);

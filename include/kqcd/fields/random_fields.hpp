@@ -11,7 +11,7 @@
 namespace kqcd {
 
 namespace detail {
-// Functors rather than KOKKOS_LAMBDAs (see ops/blas.hpp: nvcc's extended lambdas in templates
+// Functors rather than KOKKOS_LAMBDAs (see linalg/blas.hpp: nvcc's extended lambdas in templates
 // instantiated by several translation units).
 template <class View> struct RandomLinks {
   Lattice lat;

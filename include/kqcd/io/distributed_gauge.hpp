@@ -3,7 +3,7 @@
 // MPI-IO (a subarray of the global site order, one element = one site's bytes), decodes and checks
 // them, and the checksums and checks are combined over the ranks before one verification that
 // every rank does alike, with the header's values (plaquette, link trace) measured by the caller's
-// `header_observables` (read_gauge_into; ops/gauge_files.hpp passes the distributed observables).
+// `header_observables` (read_gauge_into; gauge/gauge_files.hpp passes the distributed observables).
 // Writing (write_gauge) is the reverse: each rank encodes its sites and writes them into a
 // temporary file beside the target, rank 0 adds the header and trailer (after the
 // checksum reduction) and renames it over the target. Any failure is thrown on every rank with the

@@ -8,7 +8,7 @@
 // TimesliceSumFunctor sums a density over each timeslice with a momentum phase exp(-i p.(x - x0)):
 // a TeamPolicy over (timeslice, block of spatial sites), a team reduction, then one atomic add per
 // team and component into the result. Everything accumulates in double. Launchers live in
-// ops/contraction.hpp.
+// measure/contraction.hpp.
 #pragma once
 
 #include <kqcd/core/gamma_basis.hpp>

@@ -2,7 +2,7 @@
 // projects to a half spinor, multiplies by the link and reconstructs, resolved at compile time.
 // Links come through a gauge accessor and spinors through spinor accessors, so one functor serves
 // every compression, precision and layout; blocks of right-hand sides run under the launch shapes the
-// autotuner picks from. Functors only: launching, tuning and counting are in ops/wilson_dslash.hpp.
+// autotuner picks from. Functors only: launching, tuning and counting are in stencil/wilson_dslash.hpp.
 #pragma once
 
 #include <kqcd/arch/arch_traits.hpp>

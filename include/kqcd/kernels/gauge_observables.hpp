@@ -1,7 +1,7 @@
 // Functors for gauge observables (conventions.md, "Gauge observables"): plaquette per site split
 // into spatial and temporal planes, link trace, Polyakov lines. They accumulate in double whatever
 // the field's precision, and only touch device views, so they run on any execution space.
-// Launching and normalisation belong to ops/gauge_observables.hpp.
+// Launching and normalisation belong to gauge/gauge_observables.hpp.
 #pragma once
 
 #include <kqcd/core/lattice.hpp>

@@ -2,7 +2,7 @@
 //   out(x) = (1 - 6 alpha) in(x) + alpha sum_{mu spatial} [U_mu(x) in(x+mu) + U_mu^dag(x-mu) in(x-mu)]
 // i.e. (1 + alpha Lap) in with alpha = w^2 / (4 N). A hop across the boundary in direction mu
 // picks up the phase b_mu forwards and conj(b_mu) backwards (periodic: 1). The launcher is
-// ops/gaussian_smear.hpp.
+// measure/gaussian_smear.hpp.
 #pragma once
 
 #include <kqcd/core/complex.hpp>

@@ -192,7 +192,7 @@ template <class R, class C> KOKKOS_FORCEINLINE_FUNCTION void ldl6_solve(const R 
 
 // Each policy's apply is a template on the site vector C (one complex number, or a register of
 // SIMD lanes); map_blocks(f) is the same policy with every view of packed blocks replaced by f(view)
-// (the SIMD layout's lane copies, ops/simd_local_operators.hpp).
+// (the SIMD layout's lane copies, stencil/simd_local_operators.hpp).
 
 /// A = a (the Wilson mass term 4 + m and its inverse).
 template <class Real> struct ScalarLocal {

@@ -5,7 +5,7 @@
 #pragma once
 
 #include <kqcd/core/profile.hpp>
-#include <kqcd/ops/blas.hpp>
+#include <kqcd/linalg/blas.hpp>
 #include <kqcd/solvers/outer_residual.hpp>
 
 #include <algorithm>

@@ -6,7 +6,7 @@
 #pragma once
 
 #include <kqcd/build_info.hpp>
-#include <kqcd/ops/blas_multi.hpp>
+#include <kqcd/linalg/blas_multi.hpp>
 #include <kqcd/solvers/block_solve.hpp>
 #include <kqcd/solvers/solver.hpp>
 

@@ -5,7 +5,7 @@
 // settled, and the closing report.
 #pragma once
 
-#include <kqcd/ops/blas_multi.hpp>
+#include <kqcd/linalg/blas_multi.hpp>
 #include <kqcd/solvers/solver.hpp>
 
 #include <Kokkos_Timer.hpp>

@@ -9,7 +9,7 @@
 // directions. Operators provide multi_vector_type, create_multi(n) and apply(out, in, isign) on blocks.
 #pragma once
 
-#include <kqcd/ops/blas_multi.hpp>
+#include <kqcd/linalg/blas_multi.hpp>
 #include <kqcd/solvers/block_solve.hpp>
 #include <kqcd/solvers/solver.hpp>
 

@@ -3,7 +3,7 @@
 // record with its summary line.
 #pragma once
 
-#include <kqcd/ops/blas.hpp>
+#include <kqcd/linalg/blas.hpp>
 #include <kqcd/solvers/solver.hpp>
 
 #include <Kokkos_Timer.hpp>

@@ -6,8 +6,8 @@
 #pragma once
 
 #include <kqcd/fields/propagator.hpp>
-#include <kqcd/ops/local_operators.hpp>
 #include <kqcd/solvers/cg.hpp>
+#include <kqcd/stencil/operators.hpp>
 
 #include <vector>
 

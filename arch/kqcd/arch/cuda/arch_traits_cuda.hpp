@@ -2,7 +2,7 @@
 // that neighbouring threads read neighbouring addresses.
 #pragma once
 
-#include <kqcd/arch/arch_traits.hpp>
+#include <kqcd/arch/arch_traits_default.hpp>
 
 #include <type_traits>
 

@@ -2,7 +2,7 @@
 // site's data contiguous (site index slowest), so a thread streams through memory.
 #pragma once
 
-#include <kqcd/arch/arch_traits.hpp>
+#include <kqcd/arch/arch_traits_default.hpp>
 
 #if defined(KOKKOS_ENABLE_OPENMP)
 namespace kqcd {

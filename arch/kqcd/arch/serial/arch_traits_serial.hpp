@@ -2,7 +2,7 @@
 // contiguous (site index slowest) and blocks of sites form one team.
 #pragma once
 
-#include <kqcd/arch/arch_traits.hpp>
+#include <kqcd/arch/arch_traits_default.hpp>
 
 #if defined(KOKKOS_ENABLE_SERIAL)
 namespace kqcd {

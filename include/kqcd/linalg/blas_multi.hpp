@@ -13,7 +13,7 @@
 #include <kqcd/fields/multi_spinor.hpp>
 #include <kqcd/fields/simd_fields.hpp>
 #include <kqcd/fields/spinor_access.hpp>
-#include <kqcd/ops/blas.hpp>
+#include <kqcd/linalg/blas.hpp>
 
 #include <string>
 #include <type_traits>

@@ -1,14 +1,14 @@
 // The Wilson (gradient) flow with Luescher's third-order Runge-Kutta integrator
 // (kernels/gradient_flow.hpp) and its observables: E(t) from the plaquette,
 // E = 2 sum_{mu<nu} Re tr(1 - P_{mu nu}) = 36 (1 - P), and from the clover field strength
-// (ops/topology.hpp), t^2 E(t) for both, and the clover topological charge.
+// (gauge/topology.hpp), t^2 E(t) for both, and the clover topological charge.
 #pragma once
 
 #include <kqcd/comm/extended_field.hpp>
 #include <kqcd/core/error.hpp>
+#include <kqcd/gauge/gauge_observables.hpp>
+#include <kqcd/gauge/topology.hpp>
 #include <kqcd/kernels/gradient_flow.hpp>
-#include <kqcd/ops/gauge_observables.hpp>
-#include <kqcd/ops/topology.hpp>
 
 #include <cmath>
 #include <string>

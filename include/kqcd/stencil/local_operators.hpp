@@ -3,7 +3,9 @@
 // kernel device policies for A and A^-1 (kernels/local_terms.hpp). FullOperator<Term> applies D to
 // full spinors; EvenOddOperator<Term> the Schur complement A_ee - (1/4) H_eo A_oo^-1 H_oe, on the
 // layout ArchTraits chooses (SIMD lanes on host backends, plain on CUDA) or a named one. Both model
-// the solvers' operator concept (vector_type, create_vector(), apply(out, in, isign)).
+// the solvers' operator concept (vector_type, create_vector(), apply(out, in, isign)). This header
+// has the plain layout; the SIMD one, the default on host backends, is simd_local_operators.hpp,
+// and operators.hpp has both and the layout chosen at run time.
 #pragma once
 
 #include <kqcd/comm/extended_field.hpp>
@@ -12,7 +14,7 @@
 #include <kqcd/kernels/clover_inverse_kokkos_kernels.hpp>
 #include <kqcd/kernels/clover_term.hpp>
 #include <kqcd/kernels/local_terms.hpp>
-#include <kqcd/ops/wilson_dslash.hpp>
+#include <kqcd/stencil/wilson_dslash.hpp>
 
 #include <array>
 #include <concepts>
@@ -338,7 +340,7 @@ public:
 /// Where an EvenOddOperator keeps its fields and how its kernels read them: the plain layout is
 /// WilsonDslash on CBSpinor (storage precision P: float, double or kqcd::half; neighbour mode and
 /// link reconstruction as given), the term's site-local policies as the term hands them out (in
-/// half re-pointed at 16-bit copies of their blocks); ops/simd_local_operators.hpp has the SIMD one.
+/// half re-pointed at 16-bit copies of their blocks); simd_local_operators.hpp has the SIMD one.
 template <class P, class ES, NeighbourMode mode = ArchTraits<ES>::neighbour_mode, class Recon = Recon18> class PlainLayout {
 public:
   using dslash_type = WilsonDslash<P, ES, mode, Recon>; ///< The hopping term.
@@ -394,7 +396,7 @@ private:
   detail::AdoptedBlocks<std::conditional_t<PrecisionTraits<P>::is_half, HalfHermitianBlocks<ES>, void>> blocks_;
 };
 
-/// The virtual-node SIMD layout of host backends (ops/simd_local_operators.hpp, included below).
+/// The virtual-node SIMD layout of host backends (simd_local_operators.hpp).
 template <class P, class ES, class Recon = Recon18, class V = typename ArchTraits<ES>::template simd_complex<compute_t<P>>>
 class SIMDLayout;
 
@@ -402,7 +404,8 @@ class SIMDLayout;
 /// lanes where the backend has them (ArchTraits<ES>::simd_layout, the host backends), the plain
 /// layout elsewhere (CUDA: a site per thread). The lanes need a lattice whose automatic split exists
 /// (SIMDGeometry::splits); an operator built on another throws, naming its extents: there the plain
-/// layout is the caller's choice (with_even_odd_operator makes it at run time).
+/// layout is the caller's choice (with_even_odd_operator makes it at run time). On host backends an
+/// operator of this layout needs SIMDLayout's definition: include operators.hpp.
 template <class P, class ES = Kokkos::DefaultExecutionSpace, class Recon = Recon18>
 using NativeLayout = std::conditional_t<ArchTraits<ES>::simd_layout, SIMDLayout<P, ES, Recon>,
                                         PlainLayout<P, ES, ArchTraits<ES>::neighbour_mode, Recon>>;
@@ -454,7 +457,7 @@ protected:
 } // namespace detail
 
 /// D = A - H/2 on full spinors of Layout (float or double; by default ArchTraits' NativeLayout, or
-/// PlainLayout, or SIMDLayout of ops/simd_local_operators.hpp); constructed from (u, bc, term
+/// PlainLayout, or SIMDLayout of simd_local_operators.hpp); constructed from (u, bc, term
 /// arguments...), e.g. FullOperator<CloverTerm<double>>(u, bc, mass, csw).
 template <class Term, class Layout = NativeLayout<typename Term::precision, typename Term::execution_space>>
 class FullOperator : public detail::LayoutOperator<Term, Layout, false> {
@@ -479,7 +482,7 @@ public:
 };
 
 /// D_hat = A_ee - (1/4) H_eo A_oo^-1 H_oe on the even sites of Layout's spinors (by default
-/// ArchTraits' NativeLayout; PlainLayout, or SIMDLayout of ops/simd_local_operators.hpp): the Schur
+/// ArchTraits' NativeLayout; PlainLayout, or SIMDLayout of simd_local_operators.hpp): the Schur
 /// complement written once for every layout and every term, Wilson's (WilsonEOOperator) included.
 /// With a term in kqcd::half (the sloppy operator of a double-half solver) the spinors and links are
 /// 16-bit and the clover blocks float; prepare_source and reconstruct from plain spinors are then
@@ -744,5 +747,3 @@ inline double wilson_mass_from_kappa(double kappa) {
 
 // The operators compiled into the library (KQCD_PRECISIONS, KQCD_OPERATORS): extern here.
 #include <kqcd/instances/local_operator_instances.hpp>
-// The SIMD layout, the default of host backends.
-#include <kqcd/ops/simd_local_operators.hpp>

@@ -261,7 +261,7 @@ public:
   static constexpr double xpay_flops_per_site = 48.0; ///< Extra flops per site of an xpay.
 
   // The members that launch kernels are defined below the class, not inline, so that the library's
-  // explicit instantiations (src/instances/) are the only place their kernels are compiled.
+  // explicit instantiations (cmake/kqcd_instances.cmake) are the only place their kernels are compiled.
   /// The hopping term of links u with boundary phases bc.
   WilsonDslash(const gauge_type& u, const BoundaryPhases& bc);
 

@@ -97,7 +97,7 @@ inline SourceSpec parse_source(const std::string& text, const Lattice* lat = nul
 
 namespace detail {
 /// The source column (spin, colour) on the sites of one parity (a functor rather than a
-/// KOKKOS_LAMBDA: see ops/blas.hpp).
+/// KOKKOS_LAMBDA: see linalg/blas.hpp).
 template <class View> struct SourceColumn {
   Lattice lat;
   int parity, spin, colour;

@@ -1,7 +1,7 @@
 // The Wilson hopping term on the virtual-node SIMD layout (host execution spaces,
 // ArchTraits<ES>::simd_layout): the hopping functor of kernels/dslash_wilson.hpp over SIMD
 // registers, through the SIMD layout's accessors and lane site table (fields/simd_fields.hpp).
-// The even-odd operators on it are EvenOddOperator's SIMD layout (ops/simd_local_operators.hpp).
+// The even-odd operators on it are EvenOddOperator's SIMD layout (simd_local_operators.hpp).
 // Same conventions, flops and bytes as WilsonDslash; fields convert with
 // to_simd / from_simd. On a distributed lattice the source's faces of vector sites travel as
 // WilsonDslash's do (spin-projected, the interior computed while they fly; comm/halo.hpp).
@@ -11,7 +11,7 @@
 #include <kqcd/core/simd_check.hpp>
 #include <kqcd/fields/simd_fields.hpp>
 #include <kqcd/kernels/dslash_wilson.hpp>
-#include <kqcd/ops/wilson_dslash.hpp>
+#include <kqcd/stencil/wilson_dslash.hpp>
 
 #include <string>
 #include <type_traits>

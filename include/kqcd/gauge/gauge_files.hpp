@@ -1,10 +1,10 @@
 // Gauge files on a process grid with their header values measured on the field: the parallel
 // reader and writer of io/distributed_gauge.hpp with the distributed plaquette and link trace of
-// ops/gauge_observables.hpp (the values NERSC headers carry and every reader checks).
+// gauge/gauge_observables.hpp (the values NERSC headers carry and every reader checks).
 #pragma once
 
+#include <kqcd/gauge/gauge_observables.hpp>
 #include <kqcd/io/distributed_gauge.hpp>
-#include <kqcd/ops/gauge_observables.hpp>
 
 #include <string>
 #include <utility>

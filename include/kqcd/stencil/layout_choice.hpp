@@ -1,6 +1,6 @@
 // The operators' layout chosen at run time (kqcd's --layout auto|scalar|simd): the choice and
-// whether a backend takes the SIMD lanes under it. ops/simd_local_operators.hpp builds operators on
-// the choice (with_even_odd_operator).
+// whether a backend takes the SIMD lanes under it. operators.hpp builds operators on the choice
+// (with_even_odd_operator).
 #pragma once
 
 #include <kqcd/arch/arch_traits.hpp>
