@@ -213,7 +213,7 @@ std::vector<std::string> read_gauge_into(GaugeField<GT, ES>& u, const std::strin
 /// header_observables(u) (collective). Collective over u's ranks.
 template <class GT, class ES, class HeaderObservables>
 void write_gauge(const std::string& path, GaugeFormat format, const GaugeField<GT, ES>& u, bool force,
-                 HeaderObservables&& header_observables) {
+                 [[maybe_unused]] HeaderObservables&& header_observables) { // unused without MPI
   const Lattice& lat = u.lattice();
   if (!lat.distributed()) {
     // One rank holds the whole lattice: write as write_nersc / write_ildg do (on world rank 0
