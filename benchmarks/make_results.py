@@ -572,9 +572,10 @@ Where the figures stand against the memory:
   156% of the copy in the no-reuse model, and kqcd's rows are read against QUDA's, not the copy.
 - On the CPUs a double-precision even-odd CG iteration (recon 18) moves at least 1536 bytes per
   site per hopping term (doubled links, each spinor once) and 192 per vector pass, 1.34 GB at 24^4:
-  at least 37 ms at the 2-core EPYC's 36 GB/s and 20 ms at the 16-core host's 68 GB/s. kqcd's SIMD
-  CG runs at 40-51 ms and 17-21 ms per iteration there, at the memory's rate; more speed needs fewer
-  bytes per solve (compressed links, lower precision), not more vectorisation. The plain (scalar)
+  at least 60 ms at the 2-core Xeon's copy of 22 GB/s and 19 ms at the 16-core host's 72 GB/s.
+  kqcd's SIMD CG at 24^4 takes 94 ms and 19 ms per iteration there: the 16-core host at the memory's
+  rate, the 2-core Xeon at two thirds of it; more speed needs fewer bytes per solve (compressed
+  links, lower precision), not more vectorisation. The plain (scalar)
   layout is bound by its arithmetic, about 2 GFLOP/s per core.
 - kqcd's hopping term covers one parity, Grid's `Dhop` the whole lattice: at 16^4 kqcd's working set
   is half of Grid's and more of it stays in the CPUs' caches (its rows there are above 100% of the
