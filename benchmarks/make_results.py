@@ -51,11 +51,6 @@ DEVICES = [
      lambda p: "EPYC" in p.get("device", "") and _threads(p) == 2),
 ]
 
-# What a reader must know about one device's committed run, keyed by (device, commit prefix): it
-# shows while the JSON holds records of that commit.
-CAVEATS = {
-}
-
 SHORT = {"h200": "H200", "host16-xeon": "16-core Xeon", "xeon-2core": "2-core Xeon", "epyc-2core": "2-core EPYC"}
 
 OPERATORS = {  # kqcd benchmark (and peers.json case.operator) -> name in the tables, in table order
@@ -624,9 +619,6 @@ def generate(records, peers):
             builds = [(labels[b], [r for r in recs if r.build == b]) for b in labels]
             lines += ["kqcd's run" + ("s" if len(builds) > 1 else "") + ":", ""]
             lines += provenance_lines(builds) + [""]
-            for (dev, prefix), text in sorted(CAVEATS.items()):
-                if dev == d and any(r.prov.get("git", "").startswith(prefix) for r in recs):
-                    lines += [text, ""]
             head, all_pairs = headline(d, recs, peers, labels)
             if head:
                 lines += ["### kqcd beside its peer", ""] + head
