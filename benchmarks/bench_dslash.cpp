@@ -5,6 +5,8 @@
 // Every case also runs in half precision (16-bit spinors, links and clover blocks; on either
 // layout); the Wilson cases also with gauge reconstruct-12/8 and with a block of
 // right-hand sides (multi-RHS hopping term); bytes count the stored sizes (no-reuse model).
+// The colour-hop stencils (--operator staggered, improved-staggered, laplace, covdev) run on colour
+// vectors on the plain layout, with bytes also in the perfect-reuse model.
 #include "bench.hpp"
 
 #include <kqcd/comm/process_grid.hpp>
@@ -14,7 +16,9 @@
 #include <kqcd/linalg/blas.hpp>
 #include <kqcd/stencil/operators.hpp>
 #include <kqcd/stencil/simd_wilson.hpp>
+#include <kqcd/stencil/staggered.hpp>
 
+#include <bit>
 #include <cstdio>
 #include <map>
 #include <optional>
@@ -325,6 +329,74 @@ template <class ES, class P, class Recon> nlohmann::json time_dslash_simd(const 
   return r;
 }
 
+/// Whether an operator is a colour-hop stencil (stencil/colour_hop_stencil.hpp).
+bool colour_hop_operator(const std::string& op) {
+  return op == "staggered" || op == "improved-staggered" || op == "laplace" || op == "covdev";
+}
+
+/// A colour-hop stencil on colour vectors, one parity: the staggered D (naive: 570 flops per site;
+/// improved, random fat and long links: 1146), the 4D Laplacian (its xpay form a x + H in) or the
+/// forward covariant derivative along t.
+template <class ES, class Real> nlohmann::json time_colour_hops(const DslashOptions& opts) {
+  if (opts.layout == "simd" || opts.recon != 18 || opts.rhs > 1 || opts.neighbours != "auto" || opts.graph)
+    throw invalid_argument("--operator " + opts.op + " runs on the plain layout with --recon 18, --rhs 1, --neighbours auto, no --graph");
+  using Stencil = ColourHopStencil<StaggeredSigns, 1, Real, ES>;
+  using Unit = ColourHopStencil<UnitSigns, 1, Real, ES>;
+  typename Stencil::gauge_type u(opts.lattice), w(opts.lattice);
+  random_gauge(u, 1234);
+  const bool staggered = opts.op == "staggered" || opts.op == "improved-staggered";
+  if (opts.op == "improved-staggered") random_gauge(w, 1235);
+  const auto bc = BoundaryPhases::antiperiodic_time();
+  auto run = [&](auto& d, unsigned mask, Real a) {
+    d.launcher().set_overlap(opts.overlap);
+    if (opts.sites_per_team > 0) d.launcher().set_sites_per_team(opts.sites_per_team);
+    auto in = d.create_spinor(1, "bench_in"), out = d.create_spinor(0, "bench_out");
+    random_spinor(in, 42);
+    random_spinor(out, 43);
+    const bool xpay = a != Real(0);
+    auto call = [&] { d.apply(out, in, 0, mask, a, &out, Real(1)); };
+    const auto [per_call, iters] = time_calls<ES>(opts, call);
+    const double flops = d.flops(mask, xpay), bytes = d.bytes(mask, xpay);
+    nlohmann::json r{{"time_per_call_s", per_call},
+                     {"iterations", iters},
+                     {"layout", "scalar"},
+                     {"spins", 1},
+                     {"hops", std::popcount(mask)},
+                     {"xpay", xpay},
+                     {"flops_per_site", flops / opts.lattice.cb_volume()},
+                     {"neighbours", ArchTraits<ES>::neighbour_mode == NeighbourMode::table ? "table" : "on-the-fly"},
+                     {"launch", d.launcher().last_launch_config().to_string()}};
+    add_rates(r, opts.lattice, flops, bytes, per_call, opts.overlap);
+    const double ranks = double(opts.lattice.global_volume() / opts.lattice.volume());
+    r["gbytes_per_s_reuse"] = ranks * d.bytes_reuse(mask, xpay) / per_call * 1e-9;
+    if (opts.lattice.distributed()) {
+      const auto& l = d.launcher();
+      l.set_timing(true);
+      l.reset_times();
+      for (int i = 0; i < (opts.quick ? 2 : 20); ++i) call();
+      l.set_timing(false);
+      const DslashTimes t = l.times();
+      const double per = 1.0 / std::max(t.calls, 1);
+      r["phases"] = {{"calls_timed", t.calls},
+                     {"pack_post_s", max_over_ranks(opts.lattice, t.pack_post * per)},
+                     {"interior_s", max_over_ranks(opts.lattice, t.interior * per)},
+                     {"wait_unpack_s", max_over_ranks(opts.lattice, t.wait_unpack * per)},
+                     {"exterior_s", max_over_ranks(opts.lattice, t.exterior * per)},
+                     {"halo_bytes_per_rank", d.halo_bytes()},
+                     {"ghost_depth", d.descriptor().depth},
+                     {"exterior_sites_per_rank", l.exterior_sites(0)}};
+    }
+    return r;
+  };
+  if (staggered) {
+    Stencil d("StaggeredDslash", u, bc, opts.op == "improved-staggered" ? &w : nullptr);
+    return run(d, d.available_hops(), Real(0));
+  }
+  Unit d(opts.op == "laplace" ? "Laplacian" : "CovariantDerivative", u, bc);
+  if (opts.op == "laplace") return run(d, hops::one_site, Real(-8));
+  return run(d, hop_bit(3, +1), Real(0));
+}
+
 template <class ES, class Real> nlohmann::json time_dslash_layout(const DslashOptions& opts);
 
 template <class ES, class Real> nlohmann::json time_dslash_mode(const DslashOptions& opts) {
@@ -393,8 +465,10 @@ template <class ES, class Real> nlohmann::json time_dslash_layout(const DslashOp
 nlohmann::json run_dslash(const DslashOptions& opts, double copy_gbytes_per_s) {
   const std::string backend = backend_or_default(opts.backend);
   const bool wilson = opts.op == "dslash" || opts.op == "wilson" || opts.op == "eo";
-  if (!wilson && opts.op != "clover" && opts.op != "clover-dynamic" && opts.op != "twisted" && opts.op != "twisted-clover")
-    throw invalid_argument("operator '" + opts.op + "': expected dslash (or wilson), eo, clover, clover-dynamic, twisted or twisted-clover");
+  const bool colour_hops = colour_hop_operator(opts.op);
+  if (!wilson && !colour_hops && opts.op != "clover" && opts.op != "clover-dynamic" && opts.op != "twisted" && opts.op != "twisted-clover")
+    throw invalid_argument("operator '" + opts.op + "': expected dslash (or wilson), eo, clover, clover-dynamic, twisted, twisted-clover, "
+                           "staggered, improved-staggered, laplace or covdev");
   if (opts.layout != "auto" && opts.layout != "scalar" && opts.layout != "simd")
     throw invalid_argument("layout '" + opts.layout + "': expected auto, scalar or simd");
   if (opts.precision != "single" && opts.precision != "double" && opts.precision != "half")
@@ -413,7 +487,12 @@ nlohmann::json run_dslash(const DslashOptions& opts, double copy_gbytes_per_s) {
   const bool found = with_execution_space(backend, [&]<class ES>() {
     auto with_precision = [&]<class Real>() {
       if constexpr (!precision_compiled<Real>) throw not_compiled("precision " + opts.precision, compiled_precisions, "KQCD_PRECISIONS");
-      else r = wilson ? time_dslash_mode<ES, Real>(local) : time_local_op<ES, Real>(local);
+      else if constexpr (std::is_same_v<Real, half>) {
+        if (colour_hops) throw invalid_argument("--operator " + opts.op + " runs in single or double precision");
+        r = wilson ? time_dslash_mode<ES, Real>(local) : time_local_op<ES, Real>(local);
+      } else {
+        r = colour_hops ? time_colour_hops<ES, Real>(local) : wilson ? time_dslash_mode<ES, Real>(local) : time_local_op<ES, Real>(local);
+      }
     };
     if (opts.precision == "single") with_precision.template operator()<float>();
     else if (opts.precision == "half") with_precision.template operator()<half>();
@@ -428,12 +507,15 @@ nlohmann::json run_dslash(const DslashOptions& opts, double copy_gbytes_per_s) {
   r["ranks"] = grid.size();
   r["grid"] = grid.grid();
   r["backend"] = backend;
-  r["byte_model"] = wilson ? "no-reuse (stored sizes: links as reconstructed reals, spinors 24 reals + half norm)" : "no-reuse";
+  r["byte_model"] = wilson ? "no-reuse (stored sizes: links as reconstructed reals, spinors 24 reals + half norm)"
+                   : colour_hops ? "no-reuse (a link and a colour vector per hop; gbytes_per_s_reuse: each once per site)"
+                                 : "no-reuse";
   r["recon"] = opts.recon;
   r["rhs"] = opts.rhs;
   if (wilson) r["flops_per_site"] = opts.op == "eo" ? 2688 : 1320;
   r["copy_gbytes_per_s"] = copy_gbytes_per_s;
   r["percent_of_copy"] = 100.0 * r["gbytes_per_s"].get<double>() / copy_gbytes_per_s;
+  if (colour_hops) r["percent_of_copy_reuse"] = 100.0 * r["gbytes_per_s_reuse"].get<double>() / copy_gbytes_per_s;
   finish_record(r, "dslash", backend);
   return r;
 }

@@ -140,7 +140,7 @@ void add_bench_command(CLI::App& app, Action& action) {
   cmd->add_flag("--json", s->json, "Print JSON instead of a table");
   cmd->add_flag("--quick", s->quick, "A smoke run with minimal timing (for tests)");
 
-  auto* dslash = cmd->add_subcommand("dslash", "Wilson hopping term (one parity) or even-odd operator throughput");
+  auto* dslash = cmd->add_subcommand("dslash", "Hopping term (one parity) or even-odd operator throughput: Wilson-type, staggered, Laplace, covariant derivative");
   dslash->fallthrough();
   dslash->add_option("--lattice", s->dslash_lattice, "Lattice LXxLYxLZxLT")->capture_default_str();
   dslash->add_option("--precision", s->dslash.precision, "single, double or half (16-bit spinors and links; every operator, either layout)")
@@ -155,8 +155,11 @@ void add_bench_command(CLI::App& app, Action& action) {
   dslash->add_option("--operator", s->dslash.op,
                      "dslash or wilson (hopping term), eo (even-odd preconditioned Wilson operator), or the hopping term "
                      "with the site-local term A^-1 of the preconditioned clover (stored inverse), clover-dynamic (Cholesky "
-                     "in the kernel), twisted (mass) or twisted-clover operator (m = 0.1, c_sw = 1, mu = 0.1)")
-      ->check(CLI::IsMember({"dslash", "wilson", "eo", "clover", "clover-dynamic", "twisted", "twisted-clover"}))
+                     "in the kernel), twisted (mass) or twisted-clover operator (m = 0.1, c_sw = 1, mu = 0.1); or a colour-hop "
+                     "stencil on colour vectors (single or double, plain layout): staggered (naive), improved-staggered (fat "
+                     "and Naik links), laplace (4D, a x + H in) or covdev (forward along t)")
+      ->check(CLI::IsMember({"dslash", "wilson", "eo", "clover", "clover-dynamic", "twisted", "twisted-clover", "staggered",
+                             "improved-staggered", "laplace", "covdev"}))
       ->capture_default_str();
   dslash->add_option("--neighbours", s->dslash.neighbours, "auto, table or on-the-fly")
       ->check(CLI::IsMember({"auto", "table", "on-the-fly"}))

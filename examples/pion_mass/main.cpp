@@ -11,6 +11,7 @@
 #include <kqcd/measure/gaussian_smear.hpp>
 #include <kqcd/measure/sources.hpp>
 #include <kqcd/solvers/propagator.hpp>
+#include <kqcd/stencil/operator_handle.hpp>
 
 #include <cmath>
 #include <cstdio>
@@ -57,28 +58,26 @@ int main(int argc, char** argv) {
     const GaussianSmearParams quark_smear{3.0, 20};
 
     // 3. The propagator from a smeared point source at the origin, antiperiodic in time, solved on
-    //    the layout ArchTraits chooses (SIMD lanes on CPUs) where the lattice splits into its lanes.
+    //    the layout the machine prefers (SIMD lanes on CPUs where the lattice splits into them),
+    //    chosen at run time by make_even_odd_operator.
     const auto bc = BoundaryPhases::antiperiodic_time();
     const SourceSpec source = parse_source("point:0,0,0,0", &lat);
     PropagatorField<double> S(lat);
     SolverParams params;
     params.tol = 1e-7;
-    const auto results = with_even_odd_operator<WilsonMassTerm<double>>(
-        LayoutChoice::automatic,
-        [&](const auto& eo) {
-          return solve_propagator(
-              eo, S,
-              [&](auto& b, int spin, int colour) {
-                make_source(b, source, spin, colour);
-                gaussian_smear(b, u_smeared, quark_smear);
-              },
-              params,
-              [](int spin, int colour, const SolverResult& r) {
-                std::fprintf(stderr, "solve spin %d colour %d: %d iterations, true residual %.2e\n", spin, colour,
-                             r.iterations, r.true_residual);
-              });
+    const auto D = make_even_odd_operator<WilsonMassTerm<double>>(u, bc, wilson_mass_from_kappa(kappa));
+    const auto results = solve_propagator(
+        D, S,
+        [&](auto& b, int spin, int colour) {
+          make_source(b, source, spin, colour);
+          gaussian_smear(b, u_smeared, quark_smear);
         },
-        u, bc, wilson_mass_from_kappa(kappa));
+        params,
+        [](int spin, int colour, const SolverResult& r) {
+          std::fprintf(stderr, "solve spin %d colour %d: %d iterations, true residual %.2e
+", spin, colour, r.iterations,
+                       r.true_residual);
+        });
     for (const auto& r : results)
       if (!r.converged()) {
         std::fprintf(stderr, "a solve did not converge: %s\n", r.message.c_str());

@@ -84,16 +84,17 @@ template <class Spinor> double rel_diff(const Spinor& local, const Spinor& globa
   const Lattice& gl = global.lattice();
   auto l = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), local.view());
   auto g = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), global.view());
+  constexpr int n_spin = int(decltype(l)::static_extent(2));
   double diff = 0, scale = 0;
   for (int s = 0; s < gl.cb_volume(); ++s)
     for (int c = 0; c < Nc; ++c)
-      for (int sp = 0; sp < Ns; ++sp) scale = std::max(scale, double(Kokkos::abs(g(s, c, sp))));
+      for (int sp = 0; sp < n_spin; ++sp) scale = std::max(scale, double(Kokkos::abs(g(s, c, sp))));
   for (int s = 0; s < ll.cb_volume(); ++s) {
     Coords x = ll.cb_coords(s, local.parity());
     for (int mu = 0; mu < Nd; ++mu) x.x[mu] += ll.origin(mu);
     const int gs = gl.cb_index(x);
     for (int c = 0; c < Nc; ++c)
-      for (int sp = 0; sp < Ns; ++sp) diff = std::max(diff, double(Kokkos::abs(l(s, c, sp) - g(gs, c, sp))));
+      for (int sp = 0; sp < n_spin; ++sp) diff = std::max(diff, double(Kokkos::abs(l(s, c, sp) - g(gs, c, sp))));
   }
   return global_max(diff / scale);
 }

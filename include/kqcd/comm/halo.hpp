@@ -95,8 +95,9 @@ template <class View> KOKKOS_INLINE_FUNCTION constexpr int face_components(bool 
   else return whole;
 }
 
-/// Copies one face between a field and a buffer: to_buffer gathers the sites at x_mu = x_mu;
-/// otherwise the buffer goes to ghost slot `ghost_base` onwards. A site owns `rows` consecutive
+/// Copies one face, ghost_depth() layers deep, between a field and a buffer: to_buffer gathers
+/// layer j from x_mu = x_mu + step j (step +1 from the face x_mu = 0, -1 from x_mu = L - 1);
+/// otherwise the buffer goes to ghost slot `ghost_base` onwards, layer after layer. A site owns `rows` consecutive
 /// rows of the view (a block of right-hand sides: site * rows + r). With sigma = +1 or -1 (spinor
 /// views only) the face travels spin-projected for the hop with projector 1 + sigma g_mu: only h
 /// (face_components per row), and a ghost row gets (h_0, h_1, 0, 0); sigma = 0: whole rows.
@@ -105,11 +106,13 @@ template <class FieldView, class BufferView> struct FaceCopy {
   FieldView field;
   BufferView buffer;
   Lattice lat;
-  int mu, x_mu, parity, ghost_base, rows;
+  int mu, x_mu, step, parity, ghost_base, rows;
   int sigma;
   bool to_buffer;
   KOKKOS_INLINE_FUNCTION void operator()(int f) const {
-    const std::size_t site = to_buffer ? std::size_t(lat.cb_index(lat.face_coords(mu, f, x_mu, parity))) : std::size_t(ghost_base + f);
+    const int n = lat.face_sites(mu), layer = f / n;
+    const std::size_t site =
+        to_buffer ? std::size_t(lat.cb_index(lat.face_coords(mu, f - layer * n, x_mu + step * layer, parity))) : std::size_t(ghost_base + f);
     const int per_row = face_components<FieldView>(sigma != 0);
     for (int r = 0; r < rows; ++r) {
       const std::size_t row = site * rows + r, at = (std::size_t(f) * rows + r) * per_row;
@@ -170,7 +173,7 @@ public:
     for (int mu = 0; mu < Nd; ++mu)
       if (lat.partitioned(mu))
         for (int side = 0; side < 2; ++side) {
-          const int n = lat.face_sites(mu) * rows * ncomp;
+          const int n = lat.ghost_depth() * lat.face_sites(mu) * rows * ncomp;
           send_[mu][side] = buffer_type(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kqcd::halo_send"), n);
           recv_[mu][side] = buffer_type(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kqcd::halo_recv"), n);
           if (staging_) {
@@ -193,7 +196,7 @@ public:
     double b = 0;
     for (int mu = 0; mu < Nd; ++mu)
       if (lat_.partitioned(mu))
-        b += 2.0 * lat_.face_sites(mu) * rows_ * detail::face_components<FieldView>(projected) * sizeof(value_type);
+        b += 2.0 * face_rows(mu) * rows_ * detail::face_components<FieldView>(projected) * sizeof(value_type);
     return b;
   }
 
@@ -216,15 +219,16 @@ public:
           const int x_mu = side == 0 ? 0 : lat_.dim(mu) - 1;
           const int sigma = projected_ ? (side == 0 ? -isign : isign) : 0;
           Kokkos::parallel_for(projected_ ? "kqcd::halo_pack_projected" : "kqcd::halo_pack",
-                               Kokkos::RangePolicy<ExecSpace>(0, lat_.face_sites(mu)),
-                               detail::FaceCopy<FieldView, buffer_type>{field, send_[mu][side], lat_, mu, x_mu, parity, 0, rows_, sigma, true});
+                               Kokkos::RangePolicy<ExecSpace>(0, face_rows(mu)),
+                               detail::FaceCopy<FieldView, buffer_type>{field, send_[mu][side], lat_, mu, x_mu, side == 0 ? 1 : -1,
+                                                                        parity, 0, rows_, sigma, true});
         }
     ExecSpace().fence("kqcd::halo_pack");
     requests_.clear();
     for (int mu = 0; mu < Nd; ++mu)
       if (lat_.partitioned(mu))
         for (int side = 0; side < 2; ++side) {
-          const int n = int(lat_.face_sites(mu) * per_site * sizeof(value_type));
+          const int n = int(face_rows(mu) * per_site * sizeof(value_type));
           requests_.emplace_back();
           MPI_Irecv(staging_ ? (void*)recv_host_[mu][side].data() : (void*)recv_[mu][side].data(), n, MPI_BYTE,
                     lat_.neighbour_rank(mu, side), tag_base_ + 2 * mu + side, lat_.communicator(), &requests_.back());
@@ -232,7 +236,7 @@ public:
     for (int mu = 0; mu < Nd; ++mu)
       if (lat_.partitioned(mu))
         for (int side = 0; side < 2; ++side) {
-          const int count = lat_.face_sites(mu) * per_site;
+          const int count = face_rows(mu) * per_site;
           if (staging_)
             Kokkos::deep_copy(Kokkos::subview(send_host_[mu][side], std::pair(0, count)),
                               Kokkos::subview(send_[mu][side], std::pair(0, count)));
@@ -256,15 +260,15 @@ public:
     for (int mu = 0; mu < Nd; ++mu)
       if (lat_.partitioned(mu))
         for (int side = 0; side < 2; ++side) {
-          const int count = lat_.face_sites(mu) * rows_ * detail::face_components<FieldView>(projected_);
+          const int count = face_rows(mu) * rows_ * detail::face_components<FieldView>(projected_);
           if (staging_)
             Kokkos::deep_copy(Kokkos::subview(recv_[mu][side], std::pair(0, count)),
                               Kokkos::subview(recv_host_[mu][side], std::pair(0, count)));
           const int ghost = lat_.cb_volume() + lat_.ghost_offset(mu, side);
           // Any non-zero sigma unpacks a projected face (the projection was the sender's).
           Kokkos::parallel_for(projected_ ? "kqcd::halo_unpack_projected" : "kqcd::halo_unpack",
-                               Kokkos::RangePolicy<ExecSpace>(0, lat_.face_sites(mu)),
-                               detail::FaceCopy<FieldView, buffer_type>{field, recv_[mu][side], lat_, mu, 0, 0, ghost, rows_,
+                               Kokkos::RangePolicy<ExecSpace>(0, face_rows(mu)),
+                               detail::FaceCopy<FieldView, buffer_type>{field, recv_[mu][side], lat_, mu, 0, 0, 0, ghost, rows_,
                                                                         projected_ ? 1 : 0, false});
         }
 #else
@@ -279,6 +283,8 @@ public:
   }
 
 private:
+  /// Sites of one parity a face of direction mu sends: ghost_depth() layers.
+  int face_rows(int mu) const { return lat_.ghost_depth() * lat_.face_sites(mu); }
   Lattice lat_;
   int rows_ = 1, tag_base_ = 0;
   bool staging_ = false;

@@ -5,7 +5,9 @@
 // extents are all even, so local parity is global parity and every face holds the same number of
 // sites of each parity. The ghost zone (sites cb_volume() .. cb_volume() + ghost_sites() - 1 of a
 // checkerboarded field) holds the off-rank neighbours, one slot per partitioned direction and
-// side: slot (mu, 0) the sites at x_mu = L_mu (from the forward rank), (mu, 1) those at x_mu = -1.
+// side, ghost_depth() layers deep (1 by default; with_ghost_depth() for stencils that hop further):
+// slot (mu, 0) the sites at x_mu = L_mu + j (from the forward rank), (mu, 1) those at x_mu = -1 - j,
+// layer j = 0 .. depth - 1 after layer j - 1.
 #pragma once
 
 #include <kqcd/core/communicator.hpp>
@@ -134,6 +136,22 @@ public:
 
   /// Ghost sites per parity (0 on one rank), and where slot (mu, side) starts after cb_volume().
   KOKKOS_INLINE_FUNCTION int ghost_sites() const { return ghost_sites_; }
+  /// Layers of the ghost zone: the longest hop off the sub-lattice it serves.
+  KOKKOS_INLINE_FUNCTION int ghost_depth() const { return ghost_depth_; }
+  /// The same lattice with a ghost zone `depth` layers deep (fields built on it have room for the
+  /// hops of a stencil up to `depth` sites long); throws where a split direction is shorter.
+  Lattice with_ghost_depth(int depth) const {
+    if (depth < 1) throw invalid_argument("ghost depth must be at least 1, found " + std::to_string(depth));
+    for (int mu = 0; mu < Nd; ++mu)
+      if (partitioned(mu) && dims_[mu] < depth)
+        throw invalid_argument("a ghost zone " + std::to_string(depth) + " layers deep needs local extents of at least " +
+                               std::to_string(depth) + " in split directions; direction " + std::to_string(mu) + " has " +
+                               std::to_string(dims_[mu]));
+    Lattice l = *this;
+    l.ghost_depth_ = depth;
+    l.set_ghost_offsets();
+    return l;
+  }
   /// Offset of the ghost rows of direction mu, side (0: forward, 1: backward), after the local sites.
   KOKKOS_INLINE_FUNCTION int ghost_offset(int mu, int side) const { return ghost_offset_[mu][side]; }
   /// Sites of one parity on a face orthogonal to mu.
@@ -168,19 +186,14 @@ public:
     std::array<int, Nd> local{};
     for (int mu = 0; mu < Nd; ++mu) local[mu] = global.dim(mu) / grid[mu];
     Lattice l(local);
-    int offset = 0;
     for (int mu = 0; mu < Nd; ++mu) {
       l.global_[mu] = global.dim(mu);
       l.grid_[mu] = grid[mu];
       l.grid_coord_[mu] = coords[mu];
       l.origin_[mu] = coords[mu] * local[mu];
-      for (int side = 0; side < 2; ++side) {
-        l.neighbour_rank_[mu][side] = neighbours[mu][side];
-        l.ghost_offset_[mu][side] = offset;
-        if (grid[mu] > 1) offset += l.face_sites(mu);
-      }
+      for (int side = 0; side < 2; ++side) l.neighbour_rank_[mu][side] = neighbours[mu][side];
     }
-    l.ghost_sites_ = offset;
+    l.set_ghost_offsets();
     l.rank_ = rank;
     l.comm_ = comm;
     return l;
@@ -192,6 +205,15 @@ public:
   }
 
 private:
+  void set_ghost_offsets() {
+    int offset = 0;
+    for (int mu = 0; mu < Nd; ++mu)
+      for (int side = 0; side < 2; ++side) {
+        ghost_offset_[mu][side] = offset;
+        if (grid_[mu] > 1) offset += ghost_depth_ * face_sites(mu);
+      }
+    ghost_sites_ = offset;
+  }
   int dims_[Nd] = {0, 0, 0, 0};
   std::int64_t volume_ = 0;
   int global_[Nd] = {0, 0, 0, 0};
@@ -201,6 +223,7 @@ private:
   int neighbour_rank_[Nd][2] = {};
   int ghost_offset_[Nd][2] = {};
   int ghost_sites_ = 0;
+  int ghost_depth_ = 1;
   int rank_ = 0;
   comm::handle comm_ = comm::null_handle();
 };

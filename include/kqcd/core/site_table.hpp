@@ -1,5 +1,6 @@
 // SiteTable: neighbours of checkerboard sites and the boundary phase picked up when a hop crosses
-// the lattice boundary. NeighbourMode::table precomputes the 8 neighbours of every site;
+// the lattice boundary. NeighbourMode::table precomputes the 8 one-site neighbours of every site
+// (longer hops, e.g. the three-site hops of the Naik term, are computed);
 // NeighbourMode::on_the_fly computes them from the coordinates (less memory traffic, more integer
 // work). Both give identical results. Off-rank neighbours of a distributed lattice are ghost-zone
 // indices (>= cb_volume()), so the kernels read them like any other site.
@@ -24,26 +25,39 @@ struct Neighbour {
 template <NeighbourMode mode, class ExecSpace> class SiteTable;
 
 namespace detail {
-/// The neighbour of site (cb_site, parity) in direction mu, forward (dir = +1) or backward. On a
-/// split direction a hop off the sub-lattice lands in the ghost zone (lattice.hpp), and `crossed`
-/// marks only hops across the global boundary.
-/// On-rank neighbours are the site's index plus a step (32-bit integer work, no index rebuilt from
-/// coordinates): the index is x/2 + (Lx/2) (y + Ly (z + Lz t)), so a hop in mu > 0 moves it by the
-/// stride of mu (minus (L - 1) strides when it wraps), and a hop in x by 0 or 1 depending on x's parity.
+/// The neighbour of site (cb_site, parity) |dir| sites along mu, forward (dir > 0) or backward. On
+/// a split direction a hop off the sub-lattice lands in layer |x_mu - edge| of the ghost zone
+/// (lattice.hpp), and `crossed` marks only hops across the global boundary.
+/// On-rank one-site hops are the site's index plus a step (32-bit integer work, no index rebuilt
+/// from coordinates): the index is x/2 + (Lx/2) (y + Ly (z + Lz t)), so a hop in mu > 0 moves it by
+/// the stride of mu (minus (L - 1) strides when it wraps), and a hop in x by 0 or 1 depending on
+/// x's parity. Longer hops rebuild the index from the coordinates.
 KOKKOS_INLINE_FUNCTION Neighbour compute_neighbour(const Lattice& lat, int cb_site, int parity, int mu, int dir) {
-  const Coords c = lat.cb_coords(cb_site, parity);
+  Coords c = lat.cb_coords(cb_site, parity);
   const int L = lat.dim(mu);
   const int x = c.x[mu] + dir;
   const int half_x = lat.dim(0) / 2;
   int stride = half_x;
   for (int nu = 1; nu < mu; ++nu) stride *= lat.dim(nu);
+  const bool one_site = dir == 1 || dir == -1;
   if (x >= 0 && x < L) {
+    if (!one_site) {
+      c.x[mu] = x;
+      return {lat.cb_index(c), false};
+    }
     const int odd = c.x[0] & 1;
     return {cb_site + (mu > 0 ? dir * stride : dir > 0 ? odd : odd - 1), false};
   }
   const int side = x < 0 ? 1 : 0;
   const bool crossed = side == 0 ? lat.grid_coord(mu) == lat.grid(mu) - 1 : lat.grid_coord(mu) == 0;
-  if (lat.partitioned(mu)) return {lat.cb_volume() + lat.ghost_offset(mu, side) + lat.face_index(c, mu), crossed};
+  if (lat.partitioned(mu)) {
+    const int layer = side == 0 ? x - L : -1 - x;
+    return {lat.cb_volume() + lat.ghost_offset(mu, side) + layer * lat.face_sites(mu) + lat.face_index(c, mu), crossed};
+  }
+  if (!one_site) {
+    c.x[mu] = ((x % L) + L) % L;
+    return {lat.cb_index(c), crossed};
+  }
   return {cb_site - dir * (mu > 0 ? (L - 1) * stride : half_x - 1), crossed};
 }
 
@@ -75,11 +89,15 @@ template <class ExecSpace> struct BoundaryData {
   explicit BoundaryData(const Lattice& lat, const BoundaryPhases& bc) : lattice(lat) {
     for (int mu = 0; mu < Nd; ++mu) phase[mu] = bc.b[mu];
   }
-  /// A hop in direction (mu, dir) crossed the boundary: h, one colour of its projected half
-  /// spinor, picks up b_mu (forward) or conj(b_mu) (backward).
-  template <int mu, int dir, class Real, class C> KOKKOS_FORCEINLINE_FUNCTION void cross(C (&h)[2]) const {
-    const Kokkos::complex<Real> ph(Real(phase[mu].real()), Real(dir > 0 ? phase[mu].imag() : -phase[mu].imag()));
-    for (int s = 0; s < 2; ++s) h[s] = cmul(ph, h[s]);
+  /// The phase a hop in direction (mu, dir) picks up when it crosses the boundary: b_mu forward,
+  /// conj(b_mu) backward.
+  template <int mu, int dir, class Real> KOKKOS_FORCEINLINE_FUNCTION Kokkos::complex<Real> crossing_phase() const {
+    return {Real(phase[mu].real()), Real(dir > 0 ? phase[mu].imag() : -phase[mu].imag())};
+  }
+  /// A hop in direction (mu, dir) crossed the boundary: the n components of h pick up its phase.
+  template <int mu, int dir, class Real, class C, int n> KOKKOS_FORCEINLINE_FUNCTION void cross(C (&h)[n]) const {
+    const Kokkos::complex<Real> ph = crossing_phase<mu, dir, Real>();
+    for (int s = 0; s < n; ++s) h[s] = cmul(ph, h[s]);
   }
 };
 } // namespace detail
@@ -126,9 +144,14 @@ public:
         }
     }
   };
+  // One-site hops from the table, longer ones computed.
   template <int mu, int dir> KOKKOS_INLINE_FUNCTION Neighbour neighbour(int cb_site, int parity) const {
-    const std::uint32_t e = table_[parity](cb_site, 2 * mu + (dir > 0 ? 0 : 1));
-    return {int(e & 0x7fffffffu), (e & 0x80000000u) != 0};
+    if constexpr (dir == 1 || dir == -1) {
+      const std::uint32_t e = table_[parity](cb_site, 2 * mu + (dir > 0 ? 0 : 1));
+      return {int(e & 0x7fffffffu), (e & 0x80000000u) != 0};
+    } else {
+      return detail::compute_neighbour(this->lattice, cb_site, parity, mu, dir);
+    }
   }
 
 private:

@@ -36,14 +36,16 @@ template <int k> KOKKOS_FORCEINLINE_FUNCTION void add_i_pow(int ra, int ia, int 
 }
 } // namespace detail
 
-/// Reads and writes spinor sites of a complex view as complex numbers in Real.
+/// Reads and writes spinor sites of a complex view (site, colour, spin) as complex numbers in Real:
+/// four-spinors, or colour vectors (one spin component).
 template <class View, class Real> struct SpinorAccessor {
   using cplx = Kokkos::complex<Real>; ///< Complex numbers in Real.
+  static constexpr int n_spin = int(View::static_extent(2)); ///< Spin components per site.
   View v; ///< The spinor's view.
-  /// Loads the site's Nc x Ns components.
-  KOKKOS_FORCEINLINE_FUNCTION void load(int site, cplx s[Nc][Ns]) const {
+  /// Loads the site's Nc x n_spin components.
+  KOKKOS_FORCEINLINE_FUNCTION void load(int site, cplx s[Nc][n_spin]) const {
     for (int c = 0; c < Nc; ++c)
-      for (int sp = 0; sp < Ns; ++sp) {
+      for (int sp = 0; sp < n_spin; ++sp) {
         const auto z = v(site, c, sp);
         s[c][sp] = cplx(Real(z.real()), Real(z.imag()));
       }
@@ -65,12 +67,12 @@ template <class View, class Real> struct SpinorAccessor {
     const auto z = v(site, c, sp);
     return cplx(Real(z.real()), Real(z.imag()));
   }
-  /// Stores the site's Nc x Ns components.
-  KOKKOS_FORCEINLINE_FUNCTION void store(int site, const cplx s[Nc][Ns]) const {
+  /// Stores the site's Nc x n_spin components.
+  KOKKOS_FORCEINLINE_FUNCTION void store(int site, const cplx s[Nc][n_spin]) const {
     using ST = typename View::value_type;
     using SR = typename ST::value_type;
     for (int c = 0; c < Nc; ++c)
-      for (int sp = 0; sp < Ns; ++sp) v(site, c, sp) = ST(SR(s[c][sp].real()), SR(s[c][sp].imag()));
+      for (int sp = 0; sp < n_spin; ++sp) v(site, c, sp) = ST(SR(s[c][sp].real()), SR(s[c][sp].imag()));
   }
 };
 
@@ -122,9 +124,9 @@ template <class View, class NormView, class Real> struct HalfSpinorAccessor {
 
 template <class Spinor> struct SpinorAccess;
 
-/// Accessor factory of CBSpinor.
-template <class ST, class ES> struct SpinorAccess<CBSpinor<ST, Ns, ES>> {
-  using spinor_type = CBSpinor<ST, Ns, ES>; ///< The spinor type.
+/// Accessor factory of CBSpinor (four-spinors and colour vectors).
+template <class ST, int nspin, class ES> struct SpinorAccess<CBSpinor<ST, nspin, ES>> {
+  using spinor_type = CBSpinor<ST, nspin, ES>; ///< The spinor type.
   using view_type = typename spinor_type::view_type; ///< Its view.
   /// Accessor types reading and writing its sites in precision Real.
   ///@{
@@ -137,7 +139,7 @@ template <class ST, class ES> struct SpinorAccess<CBSpinor<ST, Ns, ES>> {
   template <class Real> static write_type<Real> write(const spinor_type& s) { return {s.view()}; }
   ///@}
   /// Bytes stored per site.
-  static constexpr double site_bytes = double(sizeof(ST)) * Nc * Ns;
+  static constexpr double site_bytes = double(sizeof(ST)) * Nc * nspin;
 };
 
 /// Accessor factory of HalfCBSpinor.

@@ -5,14 +5,16 @@
 // twisted or antiperiodic operator.
 #pragma once
 
-#include <kqcd/comm/halo.hpp>
 #include <kqcd/core/boundary.hpp>
 #include <kqcd/core/error.hpp>
 #include <kqcd/fields/gauge_field.hpp>
+#include <kqcd/fields/random_fields.hpp>
 #include <kqcd/fields/propagator.hpp>
-#include <kqcd/kernels/gaussian_smear.hpp>
+#include <kqcd/stencil/laplace.hpp>
 
 #include <string>
+#include <type_traits>
+#include <utility>
 
 namespace kqcd {
 
@@ -22,7 +24,8 @@ struct GaussianSmearParams {
   int steps = 0;      ///< N (0: no smearing)
 };
 
-/// psi <- (1 + w^2/(4N) Lap)^N psi on the field's execution space.
+/// psi <- (1 + w^2/(4N) Lap)^N psi on the field's execution space: N steps of the spatial covariant
+/// Laplacian (stencil/laplace.hpp) in the spinor's precision.
 template <class ST, class GT, class ES>
 void gaussian_smear(SpinorField<ST, Ns, ES>& psi, const GaugeField<GT, ES>& u, const GaussianSmearParams& params,
                     const BoundaryPhases& bc = BoundaryPhases::periodic()) {
@@ -30,34 +33,28 @@ void gaussian_smear(SpinorField<ST, Ns, ES>& psi, const GaugeField<GT, ES>& u, c
   if (params.steps == 0) return;
   if (!(psi.lattice() == u.lattice())) throw invalid_argument("Gaussian smearing: spinor and gauge field live on different lattices");
   using Real = typename ST::value_type;
-  using SV = typename SpinorField<ST, Ns, ES>::cb_type::view_type;
-  using GV = typename GaugeField<GT, ES>::cb_type::view_type;
-  const Lattice lat = psi.lattice();
+  using Lap = Laplacian<Ns, Real, ES>;
+  const auto make = [&] {
+    if constexpr (std::is_same_v<GT, ST>) {
+      return Lap(u, bc, 3);
+    } else {
+      typename Lap::gauge_type v(u.lattice(), "gaussian_smear_links");
+      convert_gauge(v, u);
+      return Lap(v, bc, 3);
+    }
+  };
+  const Lap lap = make();
   const double alpha = params.width * params.width / (4.0 * params.steps);
-  SpinorField<ST, Ns, ES> tmp(lat, "gaussian_smear_tmp");
+  SpinorField<ST, Ns, ES> tmp(psi.lattice(), "gaussian_smear_tmp");
   SpinorField<ST, Ns, ES>* src = &psi;
   SpinorField<ST, Ns, ES>* dst = &tmp;
-  // On a distributed lattice the hops off the sub-lattice read the ghost zones (site_table.hpp):
-  // the links' once, the spinor's before every half step.
-  if (lat.distributed()) {
-    HaloExchange<GV, ES> gauge_halo(lat);
-    for (int p = 0; p < 2; ++p) gauge_halo.exchange(u[p].view(), p);
-  }
-  HaloExchange<SV, ES> halo(lat);
   for (int step = 0; step < params.steps; ++step) {
-    for (int p = 0; p < 2; ++p) {
-      halo.exchange((*src)[1 - p].view(), 1 - p);
-      GaussianSmearFunctor<GV, SV> f{{u[0].view(), u[1].view()}, {(*src)[0].view(), (*src)[1].view()}, (*dst)[p].view(), lat,
-                                     {}, Real(alpha), Real(1.0 - 6.0 * alpha), p};
-      for (int mu = 0; mu < 3; ++mu) f.phase[mu] = ST(Real(bc.b[std::size_t(mu)].real()), Real(bc.b[std::size_t(mu)].imag()));
-      Kokkos::parallel_for("kqcd::gaussian_smear", Kokkos::RangePolicy<ES>(0, lat.cb_volume()), f);
-    }
+    lap.apply_identity_plus(*dst, *src, alpha);
     std::swap(src, dst);
   }
   if (src != &psi)
     for (int p = 0; p < 2; ++p) Kokkos::deep_copy(psi[p].view(), (*src)[p].view());
 }
-
 /// Smear every column of a propagator at the sink.
 template <class Real, class GT, class ES>
 void gaussian_smear(PropagatorField<Real, ES>& S, const GaugeField<GT, ES>& u, const GaussianSmearParams& params,

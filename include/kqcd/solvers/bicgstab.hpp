@@ -97,11 +97,13 @@ SolverResult bicgstab(const Op& op, const SloppyOp& sop, typename Op::vector_typ
   return finish(SolverStatus::max_iterations, r2_true, "iteration limit " + std::to_string(params.max_iter) + " reached");
 }
 
-/// BiCGStab for op x = b in one precision.
+/// BiCGStab for op x = b in one precision (an operator handle: on the layout it chose).
 template <class Op>
 SolverResult bicgstab(const Op& op, typename Op::vector_type& x, const typename Op::vector_type& b,
                       const SolverParams& params) {
-  return bicgstab(op, op, x, b, params);
+  if constexpr (detail::OperatorHandle<Op>)
+    return op.visit([&](const auto& o, auto& xo, const auto& bo) { return bicgstab(o, xo, bo, params); }, x, b);
+  else return bicgstab(op, op, x, b, params);
 }
 
 } // namespace kqcd

@@ -44,6 +44,10 @@ struct SolverResult {
 };
 
 namespace detail {
+/// An operator handle over layouts (stencil/operator_handle.hpp): solvers visit the layout's
+/// operator and vectors once per solve and run on their own types.
+template <class Op> concept OperatorHandle = requires { requires Op::operator_handle; };
+
 inline void solver_progress(const SolverParams& p, int level, const char* fmt, int iter, double res) {
   if (p.verbosity >= level) std::fprintf(stderr, fmt, p.label.c_str(), iter, res);
 }

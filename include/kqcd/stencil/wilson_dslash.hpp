@@ -22,6 +22,7 @@
 #include <kqcd/fields/packed_gauge.hpp>
 #include <kqcd/fields/spinor_access.hpp>
 #include <kqcd/kernels/dslash_wilson.hpp>
+#include <kqcd/stencil/stencil_launch.hpp>
 
 #include <algorithm>
 #include <chrono>
@@ -33,74 +34,6 @@
 namespace kqcd {
 
 namespace detail {
-/// The sites of one parity with (exterior) and without (interior) an off-rank neighbour.
-struct SiteSplit {
-  std::vector<int> interior, exterior;
-};
-inline SiteSplit split_sites(const Lattice& lat, int parity) {
-  SiteSplit split;
-  for (int s = 0; s < lat.cb_volume(); ++s) {
-    bool off_rank = false;
-    for (int mu = 0; mu < Nd; ++mu)
-      for (int dir = -1; dir <= 1; dir += 2) off_rank = off_rank || compute_neighbour(lat, s, parity, mu, dir).index >= lat.cb_volume();
-    (off_rank ? split.exterior : split.interior).push_back(s);
-  }
-  return split;
-}
-template <class ListView> ListView to_device(const std::vector<int>& v, const char* label) {
-  typename ListView::non_const_type d(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)), v.size());
-  auto h = Kokkos::create_mirror_view(d);
-  for (std::size_t i = 0; i < v.size(); ++i) h(i) = v[i];
-  Kokkos::deep_copy(d, h);
-  return d;
-}
-/// A hopping term's halo overlapped with its interior, written once for every layout: the sites of
-/// each target parity with and without an off-rank neighbour, and the sequence halo start, interior
-/// sweep, halo finish, exterior sweep (overlap off: every site after the exchange). Site indices
-/// are those of `sites` (a lattice of sites, or of SIMD vector sites).
-template <class ES> class OverlapSweep {
-public:
-  using site_list_type = Kokkos::View<const int*, typename ES::memory_space>;
-  /// The phases, in order, that run() reports to its lap hook (DslashTimes' fields).
-  enum class Phase { pack_post, interior, wait_unpack, exterior };
-  OverlapSweep() = default;
-  explicit OverlapSweep(const Lattice& sites) : n_sites_(sites.cb_volume()) {
-    if (!sites.distributed()) return;
-    for (int p = 0; p < 2; ++p) {
-      const SiteSplit split = split_sites(sites, p);
-      interior_[p] = to_device<site_list_type>(split.interior, "kqcd::interior_sites");
-      exterior_[p] = to_device<site_list_type>(split.exterior, "kqcd::exterior_sites");
-    }
-  }
-  /// Points a hopping-functor argument at a site list (nullptr: every site).
-  template <class Arg> void point(Arg& arg, const site_list_type* list) const {
-    arg.use_list = list != nullptr;
-    arg.site_list = list ? *list : site_list_type();
-    arg.n_sites = list ? int(list->size()) : n_sites_;
-  }
-  /// start() and finish() drive the halo, sweep(list) runs the kernel on a site list (nullptr:
-  /// every site), lap(phase) follows each phase.
-  template <class Start, class Sweep, class Finish, class Lap>
-  void run(int target_cb, Start&& start, Sweep&& sweep, Finish&& finish, Lap&& lap) const {
-    start();
-    lap(Phase::pack_post);
-    if (overlap_) sweep(&interior_[target_cb]);
-    lap(Phase::interior);
-    finish();
-    lap(Phase::wait_unpack);
-    sweep(overlap_ ? &exterior_[target_cb] : nullptr);
-    lap(Phase::exterior);
-  }
-  void set_overlap(bool on) { overlap_ = on; }
-  bool overlap() const { return overlap_; }
-  int exterior_sites(int p) const { return int(exterior_[p].size()); }
-
-private:
-  int n_sites_ = 0;
-  site_list_type interior_[2], exterior_[2];
-  bool overlap_ = true;
-};
-
 /// Vector lanes per site of a block: the next power of two >= n_rhs (one lane per right-hand side).
 inline int vector_lanes(int n_rhs) {
   int v = 1;
@@ -220,16 +153,6 @@ private:
   OutputBackup backup_;
 };
 } // namespace detail
-
-/// Seconds spent per phase of distributed hopping-term calls (set_timing(true) fences between
-/// phases to measure them, which removes the overlap on asynchronous backends).
-struct DslashTimes {
-  /// Seconds packing and posting the faces, on the interior, waiting and unpacking, on the exterior.
-  ///@{
-  double pack_post = 0, interior = 0, wait_unpack = 0, exterior = 0;
-  ///@}
-  int calls = 0; ///< Calls recorded.
-};
 
 template <class P, class ExecSpace = Kokkos::DefaultExecutionSpace,
           NeighbourMode mode = ArchTraits<ExecSpace>::neighbour_mode, class Recon = Recon18>

@@ -1,0 +1,149 @@
+// Stencils whose hops multiply every spin component of a site by a link, with no spin structure:
+// the staggered operator (one colour vector per site, MILC's phases eta; one-site hops on the fat
+// links V, three-site Naik hops on the long links W), the covariant Laplacian and the covariant
+// derivative (colour vectors or four-spinors). One functor serves them all (conventions.md):
+//   out(x) = a x(x) + b sum_{hops h} s_h(x) U_h(x) in(x + h),
+// a hop h = (mu, +-1 or +-3) taking U_mu(x) forward and U_mu^dag(x - h) backward, s_h the sign
+// policy's (+1, or eta_mu(x) forward and -eta_mu(x) backward for staggered fermions), and a run-time
+// mask choosing the hops (all of them, the spatial ones, one). A hop across the boundary picks up
+// b_mu forward and conj(b_mu) backward (the site table's). Launching is stencil/stencil_launch.hpp's.
+#pragma once
+
+#include <kqcd/core/complex.hpp>
+#include <kqcd/core/lattice.hpp>
+#include <kqcd/core/site_table.hpp>
+
+#include <Kokkos_Core.hpp>
+
+namespace kqcd {
+
+/// Bit of hop (mu, dir) in a hop mask: one-site hops in bits 0..7, three-site hops in 8..15.
+KOKKOS_INLINE_FUNCTION constexpr unsigned hop_bit(int mu, int dir) {
+  return 1u << ((dir == 1 || dir == -1 ? 0 : 2 * Nd) + 2 * mu + (dir > 0 ? 0 : 1));
+}
+/// Masks of the common hop sets.
+namespace hops {
+inline constexpr unsigned one_site = 0xffu;    ///< the eight one-site hops
+inline constexpr unsigned three_site = 0xff00u; ///< the eight three-site (Naik) hops
+inline constexpr unsigned spatial = 0x3fu;     ///< the one-site hops along x, y, z
+} // namespace hops
+
+/// Signs of the hops: +1 (Laplacian, covariant derivative).
+struct UnitSigns {
+  static constexpr bool needs_coords = false; ///< Whether the signs depend on the site.
+  /// The sign of hop (mu, dir) from site c.
+  template <int mu, int dir> KOKKOS_FORCEINLINE_FUNCTION static int sign(const Coords&) { return 1; }
+};
+/// The staggered phases as MILC sets them (conventions.md): eta_t = 1, eta_x = (-1)^t,
+/// eta_y = (-1)^(t+x), eta_z = (-1)^(t+x+y); a backward hop takes -eta_mu(x) (D is anti-Hermitian).
+struct StaggeredSigns {
+  static constexpr bool needs_coords = true; ///< Whether the signs depend on the site.
+  /// eta_mu(c).
+  template <int mu> KOKKOS_FORCEINLINE_FUNCTION static int eta(const Coords& c) {
+    if constexpr (mu == 3) return 1;
+    else {
+      const int t = c.x[3] + (mu >= 1 ? c.x[0] : 0) + (mu >= 2 ? c.x[1] : 0);
+      return (t & 1) ? -1 : 1;
+    }
+  }
+  /// The sign of hop (mu, dir) from site c.
+  template <int mu, int dir> KOKKOS_FORCEINLINE_FUNCTION static int sign(const Coords& c) {
+    return dir > 0 ? eta<mu>(c) : -eta<mu>(c);
+  }
+};
+
+/// The arguments of a colour-hop stencil on one parity.
+template <class Real, class GaugeAcc, class InAcc, class OutAcc, class SiteTableT> struct ColourHopArg {
+  using real_type = Real; ///< Arithmetic precision.
+  using cplx = Kokkos::complex<Real>; ///< Complex numbers in Real.
+  using execution_space = typename SiteTableT::execution_space; ///< The execution space.
+  static constexpr int n_spin = InAcc::n_spin; ///< Spin components per site (1: a colour vector).
+  GaugeAcc gauge[2];  ///< Links of the one-site hops, even and odd sites.
+  GaugeAcc far[2];    ///< Links of the three-site hops (read only where the mask has them).
+  InAcc in;           ///< Source, parity 1 - target_cb.
+  OutAcc out;         ///< Result, parity target_cb.
+  InAcc x;            ///< Addend, parity target_cb (read only where a != 0).
+  SiteTableT sites;   ///< Neighbours and boundary phases.
+  Lattice lat;        ///< Coordinates for site-dependent signs.
+  Real a, b;          ///< out = a x + b H in.
+  unsigned mask;      ///< The hops applied (hop_bit).
+  int n_sites;        ///< Entries of the sweep.
+  Kokkos::View<const int*, typename execution_space::memory_space> site_list; ///< The sweep's sites, with use_list.
+  bool use_list = false; ///< Whether the sites come from site_list.
+};
+
+/// Kernel: a colour-hop stencil with signs Signs on target parity target_cb.
+template <class Arg, class Signs, int target_cb> struct ColourHopFunctor {
+  using real = typename Arg::real_type; ///< Arithmetic precision.
+  using cplx = typename Arg::cplx; ///< Complex numbers in real.
+  static constexpr int n_spin = Arg::n_spin; ///< Spin components per site.
+  static constexpr int source_cb = 1 - target_cb; ///< Parity of the source sites.
+  Arg arg; ///< The kernel arguments.
+
+  /// acc += sign U in(x + hop) for hop (mu, dir), where the mask has it.
+  template <int mu, int dir> KOKKOS_FORCEINLINE_FUNCTION void hop(int site, const Coords& c, cplx acc[Nc][n_spin]) const {
+    if (!(arg.mask & hop_bit(mu, dir))) return;
+    const Neighbour nb = arg.sites.template neighbour<mu, dir>(site, target_cb);
+    cplx v[Nc][n_spin];
+    arg.in.load(nb.index, v);
+    if (nb.crossed) {
+      const Kokkos::complex<real> ph = arg.sites.template crossing_phase<mu, dir, real>();
+      for (int k = 0; k < Nc; ++k)
+        for (int s = 0; s < n_spin; ++s) v[k][s] = cmul(ph, v[k][s]);
+    }
+    const auto* links = (dir == 1 || dir == -1) ? arg.gauge : arg.far;
+    cplx U[Nc][Nc];
+    real scale;
+    if constexpr (dir > 0) scale = links[target_cb].load_scaled(site, mu, U);
+    else scale = links[source_cb].load_scaled(nb.index, mu, U);
+    const real w = real(Signs::template sign<mu, dir>(c)) * scale;
+    for (int i = 0; i < Nc; ++i)
+      for (int s = 0; s < n_spin; ++s) {
+        cplx t;
+        if constexpr (dir > 0) {
+          t = cmul(U[i][0], v[0][s]);
+          t = cmadd(U[i][1], v[1][s], t);
+          t = cmadd(U[i][2], v[2][s], t);
+        } else { // (U^dag)_{ij} = conj(U_{ji})
+          t = cjmul(U[0][i], v[0][s]);
+          t = cjmadd(U[1][i], v[1][s], t);
+          t = cjmadd(U[2][i], v[2][s], t);
+        }
+        acc[i][s] += w * t;
+      }
+  }
+  /// Site of entry k of the sweep.
+  KOKKOS_FORCEINLINE_FUNCTION int site_of(int k) const { return arg.use_list ? arg.site_list(k) : k; }
+  /// Entry k of the sweep: every hop of the mask, then the epilogue.
+  KOKKOS_FUNCTION void site_kernel(int k) const {
+    const int site = site_of(k);
+    Coords c{};
+    if constexpr (Signs::needs_coords) c = arg.lat.cb_coords(site, target_cb);
+    cplx acc[Nc][n_spin];
+    for (int i = 0; i < Nc; ++i)
+      for (int s = 0; s < n_spin; ++s) acc[i][s] = cplx(0, 0);
+    hops_along<0>(site, c, acc);
+    hops_along<1>(site, c, acc);
+    hops_along<2>(site, c, acc);
+    hops_along<3>(site, c, acc);
+    if (arg.a != real(0)) {
+      cplx xv[Nc][n_spin];
+      arg.x.load(site, xv);
+      for (int i = 0; i < Nc; ++i)
+        for (int s = 0; s < n_spin; ++s) acc[i][s] = arg.a * xv[i][s] + arg.b * acc[i][s];
+    } else if (arg.b != real(1)) {
+      for (int i = 0; i < Nc; ++i)
+        for (int s = 0; s < n_spin; ++s) acc[i][s] = arg.b * acc[i][s];
+    }
+    arg.out.store(site, acc);
+  }
+  /// The one- and three-site hops along mu, forward and backward.
+  template <int mu> KOKKOS_FORCEINLINE_FUNCTION void hops_along(int site, const Coords& c, cplx acc[Nc][n_spin]) const {
+    hop<mu, +1>(site, c, acc);
+    hop<mu, -1>(site, c, acc);
+    hop<mu, +3>(site, c, acc);
+    hop<mu, -3>(site, c, acc);
+  }
+};
+
+} // namespace kqcd

@@ -1,0 +1,178 @@
+// ColourHopStencil: the launcher side of the colour-hop stencils (kernels/colour_hops.hpp): their
+// links (recon-18 in the precision of the arithmetic), site table, ghost zone and halo, and their
+// cost model. Staggered fermions, the covariant Laplacian and the covariant derivative are thin
+// operators over it (stencil/staggered.hpp, stencil/laplace.hpp); nothing here is specific to one.
+// With long links (the Naik term) the stencil hops three sites and every field it reads has a
+// ghost zone three layers deep: build them with create_spinor().
+#pragma once
+
+#include <kqcd/comm/halo.hpp>
+#include <kqcd/comm/spinor_halo.hpp>
+#include <kqcd/core/boundary.hpp>
+#include <kqcd/core/error.hpp>
+#include <kqcd/core/site_table.hpp>
+#include <kqcd/fields/cb_spinor.hpp>
+#include <kqcd/fields/gauge_field.hpp>
+#include <kqcd/fields/packed_gauge.hpp>
+#include <kqcd/fields/spinor_access.hpp>
+#include <kqcd/kernels/colour_hops.hpp>
+#include <kqcd/stencil/stencil_launch.hpp>
+
+#include <bit>
+#include <cstdio>
+#include <optional>
+#include <string>
+
+namespace kqcd {
+
+namespace detail {
+/// u on a lattice whose ghost zone is `lat`'s (deeper than u's own): the local links copied, the
+/// ghost zone exchanged. u itself where the two agree.
+template <class GT, class ES> GaugeField<GT, ES> with_ghost_zone_of(const GaugeField<GT, ES>& u, const Lattice& lat) {
+  if (!lat.distributed()) return u;
+  if (u.lattice().ghost_depth() == lat.ghost_depth()) return with_gauge_halo(u);
+  GaugeField<GT, ES> e(lat, "gauge_deep_ghosts");
+  for (int p = 0; p < 2; ++p)
+    Kokkos::deep_copy(Kokkos::subview(e[p].view(), std::pair(0, lat.cb_volume()), Kokkos::ALL, Kokkos::ALL, Kokkos::ALL),
+                      Kokkos::subview(u[p].view(), std::pair(0, lat.cb_volume()), Kokkos::ALL, Kokkos::ALL, Kokkos::ALL));
+  return with_gauge_halo(e);
+}
+} // namespace detail
+
+/// Hops that multiply each of n_spin spin components by a link, with signs Signs (UnitSigns,
+/// StaggeredSigns), in precision Real on ES.
+template <class Signs, int n_spin, class Real, class ES = Kokkos::DefaultExecutionSpace> class ColourHopStencil {
+public:
+  using real_type = Real; ///< Arithmetic and storage precision.
+  using execution_space = ES; ///< The execution space.
+  using complex_type = Kokkos::complex<Real>; ///< Complex numbers in Real.
+  using gauge_type = GaugeField<complex_type, ES>; ///< The links it is built from.
+  using spinor_type = CBSpinor<complex_type, n_spin, ES>; ///< One parity of the field it acts on.
+  using field_type = SpinorField<complex_type, n_spin, ES>; ///< Both parities.
+  using packed_gauge_type = PackedGauge<Real, Recon18, ES>; ///< The links as the kernel reads them.
+  using site_table_type = SiteTable<ArchTraits<ES>::neighbour_mode, ES>; ///< Neighbours and phases.
+  using access = SpinorAccess<spinor_type>; ///< Accessors of spinor_type.
+  static constexpr int spins = n_spin; ///< Spin components per site.
+  /// Flops of one hop per spin component: a 3x3 complex matrix times a colour vector.
+  static constexpr double flops_per_hop = 66.0;
+
+  ColourHopStencil() = default;
+  /// The stencil of links u (one-site hops) and, where given, long links w (three-site hops), with
+  /// boundary phases bc; `name` names it in messages and tune keys.
+  ColourHopStencil(const std::string& name, const gauge_type& u, const BoundaryPhases& bc, const gauge_type* w = nullptr)
+      : name_(name), lattice_(u.lattice().distributed() ? u.lattice().with_ghost_depth(w ? 3 : 1) : u.lattice()),
+        sites_(lattice_, bc), launcher_(lattice_, w ? 3 : 1), halo_(lattice_) {
+    if (w && !(w->lattice() == u.lattice()))
+      throw invalid_argument(name_ + ": the long links live on a " + w->lattice().to_string() + " lattice, the links on " +
+                             u.lattice().to_string());
+    packed_ = packed_gauge_type(detail::with_ghost_zone_of(u, lattice_));
+    if (w) far_ = packed_gauge_type(detail::with_ghost_zone_of(*w, lattice_));
+  }
+
+  /// The lattice, with the ghost zone the stencil's fields need.
+  const Lattice& lattice() const { return lattice_; }
+  /// The framework's description of the stencil.
+  StencilDescriptor descriptor() const { return {far_ ? 3 : 1, Nc * n_spin, false, flops(available_hops(), false) / lattice_.cb_volume()}; }
+  /// Whether the stencil has long links (three-site hops).
+  bool has_long_links() const { return far_.has_value(); }
+  /// The hops the links allow: one-site, and three-site with long links.
+  unsigned available_hops() const { return hops::one_site | (far_ ? hops::three_site : 0u); }
+  /// One parity of a field on the stencil's lattice.
+  spinor_type create_spinor(int parity, const std::string& label = "colour_vector") const { return spinor_type(lattice_, parity, label); }
+
+  /// out = a x + b H in on parity target_cb, H the hops in `mask` (hop_bit) of the source in (the
+  /// other parity); x is read only where a != 0 and may alias out.
+  // Defined below the class, so that the library's explicit instantiations
+  // (cmake/kqcd_instances.cmake) are the only place its kernels are compiled.
+  void apply(spinor_type& out, const spinor_type& in, int target_cb, unsigned mask, Real a = Real(0), const spinor_type* x = nullptr,
+             Real b = Real(1)) const;
+
+  /// Flops of one apply() on one parity: per site and spin, 66 per hop and 6 per sum of two hops
+  /// (570 for the eight hops of a colour vector: QUDA's naive staggered count), plus 6 per
+  /// component for a x + b H.
+  double flops(unsigned mask, bool xpay) const {
+    const int n = std::popcount(mask);
+    return double(lattice_.cb_volume()) * n_spin * (n * flops_per_hop + (n - 1) * 6.0 + (xpay ? Nc * 6.0 : 0.0));
+  }
+  /// Bytes of one apply() on one parity in the no-reuse model of stored sizes: per site a link and
+  /// a source site per hop, the result written and, with xpay, the addend read.
+  double bytes(unsigned mask, bool xpay) const {
+    return double(lattice_.cb_volume()) * (std::popcount(mask) * (packed_gauge_type::bytes_per_link() + access::site_bytes) +
+                                           (xpay ? 2 : 1) * access::site_bytes);
+  }
+  /// Bytes in the perfect-reuse model: every link and source site read once per output site.
+  double bytes_reuse(unsigned mask, bool xpay) const {
+    return double(lattice_.cb_volume()) * (std::popcount(mask) * packed_gauge_type::bytes_per_link() + (xpay ? 3 : 2) * access::site_bytes);
+  }
+
+  /// The launcher (overlap, timing, launch shape).
+  const StencilLauncher<ES>& launcher() const { return launcher_; }
+  /// The launcher, to set its switches.
+  StencilLauncher<ES>& launcher() { return launcher_; }
+  /// Halo bytes this rank sends per apply().
+  double halo_bytes() const { return halo_.bytes(false); }
+
+private:
+  void check(const spinor_type& s, int parity, const char* what) const {
+    if (s.parity() != parity || !(s.lattice() == lattice_))
+      throw invalid_argument(name_ + ": " + what + " is on parity " + std::to_string(s.parity()) + " of a " + s.lattice().to_string() +
+                             " lattice, expected parity " + std::to_string(parity) + " of " + lattice_.to_string());
+    if (lattice_.distributed() && s.lattice().ghost_depth() != lattice_.ghost_depth())
+      throw invalid_argument(name_ + ": " + what + " has a ghost zone " + std::to_string(s.lattice().ghost_depth()) +
+                             " layers deep, the stencil needs " + std::to_string(lattice_.ghost_depth()) +
+                             " (build fields with create_spinor())");
+  }
+
+  std::string name_;
+  Lattice lattice_;
+  packed_gauge_type packed_;
+  std::optional<packed_gauge_type> far_;
+  site_table_type sites_;
+  StencilLauncher<ES> launcher_;
+  mutable detail::SpinorHalo<spinor_type, ES> halo_;
+};
+
+template <class Signs, int n_spin, class Real, class ES>
+void ColourHopStencil<Signs, n_spin, Real, ES>::apply(spinor_type& out, const spinor_type& in, int target_cb, unsigned mask, Real a,
+                                                   const spinor_type* x, Real b) const {
+  if (target_cb != 0 && target_cb != 1) throw invalid_argument(name_ + ": target parity must be 0 or 1, found " + std::to_string(target_cb));
+  if (mask & ~available_hops())
+    throw invalid_argument(name_ + ": three-site hops need long links (construct the stencil with them)");
+  check(out, target_cb, "output");
+  check(in, 1 - target_cb, "input");
+  if (a != Real(0)) {
+    if (!x) throw invalid_argument(name_ + ": an addend coefficient without an addend");
+    check(*x, target_cb, "addend");
+  }
+  using Arg = ColourHopArg<Real, typename packed_gauge_type::template accessor_type<Real>, typename access::template read_type<Real>,
+                           typename access::template write_type<Real>, site_table_type>;
+  const packed_gauge_type& far = far_ ? *far_ : packed_;
+  Arg arg{{packed_.template accessor<Real>(0), packed_.template accessor<Real>(1)},
+          {far.template accessor<Real>(0), far.template accessor<Real>(1)},
+          access::template read<Real>(in),
+          access::template write<Real>(out),
+          access::template read<Real>(x ? *x : in),
+          sites_,
+          lattice_,
+          a,
+          b,
+          mask,
+          lattice_.cb_volume(),
+          {},
+          false};
+  char hex[16];
+  std::snprintf(hex, sizeof hex, "%04x", mask);
+  const std::string variant = name_ + ", spins " + std::to_string(n_spin) + ", hops " + hex + (a != Real(0) ? ", xpay" : "");
+  auto start = [&] { halo_.start(in, in.parity(), 0); };
+  auto finish = [&] { halo_.finish(in); };
+  if (target_cb == 0)
+    launcher_.launch("kqcd::ColourHops", variant, precision_name<Real>(), ColourHopFunctor<Arg, Signs, 0>{arg}, 0, start, finish, out.view());
+  else
+    launcher_.launch("kqcd::ColourHops", variant, precision_name<Real>(), ColourHopFunctor<Arg, Signs, 1>{arg}, 1, start, finish, out.view());
+}
+
+
+} // namespace kqcd
+
+// The combinations compiled into the library: extern here.
+#include <kqcd/instances/colour_hop_instances.hpp>

@@ -1,0 +1,156 @@
+// The colour-hop stencils distributed (staggered with and without a Naik term: ghost zones one and
+// three layers deep; the covariant Laplacian and derivative) against the single-process computation
+// of the same global fields, at 1, 2 and 4 ranks, with and without the halo overlapped.
+#include "test_harness.hpp"
+
+#include <kqcd/comm/process_grid.hpp>
+#include <kqcd/fields/random_fields.hpp>
+#include <kqcd/solvers/staggered_solve.hpp>
+#include <kqcd/stencil/laplace.hpp>
+#include <kqcd/stencil/staggered.hpp>
+
+#include "mpi_compare.hpp"
+
+#include <mpi.h>
+
+#include <array>
+#include <vector>
+
+using namespace kqcd;
+using namespace kqcd::test;
+
+namespace {
+
+/// Extents whose splits leave even local extents of 4 and 6: three-site hops reach two ranks away
+/// only through the ghost zone.
+const Lattice global_lattice({8, 6, 8, 12});
+
+std::vector<std::array<int, Nd>> stencil_grids() {
+  switch (ProcessGrid::world_size()) {
+  case 1: return {{1, 1, 1, 1}};
+  case 2: return {{2, 1, 1, 1}, {1, 1, 2, 1}, {1, 1, 1, 2}};
+  case 4: return {{2, 1, 2, 1}, {1, 1, 2, 2}, {2, 1, 1, 2}};
+  default: return {{0, 0, 0, 0}};
+  }
+}
+
+BoundaryPhases mixed() {
+  BoundaryPhases bc;
+  bc.b[0] = BoundaryPhases::twist(0.7);
+  bc.b[1] = -1.0;
+  bc.b[2] = 1.0;
+  bc.b[3] = BoundaryPhases::twist(-2.1);
+  return bc;
+}
+
+template <class Field> double rel_diff_field(const Field& local, const Field& global) {
+  return std::max(rel_diff(local[0], global[0]), rel_diff(local[1], global[1]));
+}
+
+} // namespace
+
+TEMPLATE_LIST_TEST_CASE("distributed staggered operators equal the single-process ones", "[mpi][stencil]", Configs) {
+  using ES = space_of<TestType>;
+  using Real = real_of<TestType>;
+  using Op = StaggeredOperator<Real, ES>;
+  using EO = StaggeredEvenOddOperator<Real, ES>;
+  using Gauge = typename Op::gauge_type;
+  const auto bc = mixed();
+  Gauge vg(global_lattice), wg(global_lattice);
+  random_gauge(vg, 501);
+  random_gauge(wg, 502);
+  for (const bool naik : {false, true}) {
+    const Op mg(vg, bc, 0.2, naik ? &wg : nullptr);
+    auto ing = mg.create_vector(), outg = mg.create_vector();
+    random_spinor(ing, 503);
+    mg.apply(outg, ing);
+    for (const auto& g : stencil_grids()) {
+      ProcessGrid pg(global_lattice, g);
+      CAPTURE(pg.to_string(), naik);
+      Gauge vl(pg.lattice()), wl(pg.lattice());
+      random_gauge(vl, 501);
+      random_gauge(wl, 502);
+      Op ml(vl, bc, 0.2, naik ? &wl : nullptr);
+      CHECK(ml.dslash().descriptor().depth == (naik ? 3 : 1));
+      auto inl = ml.create_vector(), outl = ml.create_vector();
+      random_spinor(inl, 503);
+      for (const bool overlap : {true, false}) {
+        CAPTURE(overlap);
+        ml.dslash().launcher().set_overlap(overlap);
+        ml.apply(outl, inl);
+        CHECK(rel_diff_field(outl, outg) < 4 * tol<Real>());
+      }
+      // Whole colour vectors, depth layers of both faces of every split direction.
+      double faces = 0;
+      for (int mu = 0; mu < Nd; ++mu)
+        if (pg.lattice().partitioned(mu)) faces += 2.0 * pg.lattice().face_sites(mu);
+      CHECK(ml.dslash().halo_bytes() == (naik ? 3 : 1) * faces * Nc * sizeof(Kokkos::complex<Real>));
+      // A field whose ghost zone is too shallow is refused, naming the problem.
+      if (naik && pg.size() > 1) {
+        typename Op::field_type shallow(pg.lattice());
+        CHECK_THROWS_AS(ml.apply(outl, shallow), kqcd::invalid_argument);
+      }
+    }
+  }
+  // The even-odd solve with the Naik term.
+  SolverParams params;
+  params.tol = sizeof(Real) == 4 ? 1e-5 : 1e-10;
+  params.max_iter = 500;
+  const double agree = sizeof(Real) == 4 ? 2e-3 : 1e-7;
+  const EO eg(vg, bc, 0.5, &wg);
+  auto bg = eg.create_field(), xg = eg.create_field();
+  random_spinor(bg, 504);
+  REQUIRE(staggered_solve(eg, xg, bg, params).converged());
+  for (const auto& g : stencil_grids()) {
+    ProcessGrid pg(global_lattice, g);
+    CAPTURE(pg.to_string());
+    Gauge vl(pg.lattice()), wl(pg.lattice());
+    random_gauge(vl, 501);
+    random_gauge(wl, 502);
+    const EO el(vl, bc, 0.5, &wl);
+    auto bl = el.create_field(), xl = el.create_field();
+    random_spinor(bl, 504);
+    const auto res = staggered_solve(el, xl, bl, params);
+    CHECK(res.converged());
+    CHECK(rel_diff_field(xl, xg) < agree);
+  }
+}
+
+TEMPLATE_LIST_TEST_CASE("distributed Laplacian and covariant derivative equal the single-process ones", "[mpi][stencil]", Configs) {
+  using ES = space_of<TestType>;
+  using Real = real_of<TestType>;
+  using Lap = Laplacian<Ns, Real, ES>;
+  using Cov = CovariantDerivative<1, Real, ES>;
+  using Gauge = typename Lap::gauge_type;
+  const auto bc = mixed();
+  Gauge ug(global_lattice);
+  random_gauge(ug, 511);
+  const Lap lg(ug, bc, 3);
+  const Cov cg(ug, bc);
+  typename Lap::field_type sg(global_lattice), lapg(global_lattice);
+  typename Cov::field_type vg(global_lattice), covg(global_lattice);
+  random_spinor(sg, 512);
+  random_spinor(vg, 513);
+  lg.apply(lapg, sg);
+  for (const auto& g : stencil_grids()) {
+    ProcessGrid pg(global_lattice, g);
+    CAPTURE(pg.to_string());
+    Gauge ul(pg.lattice());
+    random_gauge(ul, 511);
+    const Lap ll(ul, bc, 3);
+    const Cov cl(ul, bc);
+    typename Lap::field_type sl(pg.lattice()), lapl(pg.lattice());
+    typename Cov::field_type vl(pg.lattice()), covl(pg.lattice());
+    random_spinor(sl, 512);
+    random_spinor(vl, 513);
+    ll.apply(lapl, sl);
+    CHECK(rel_diff_field(lapl, lapg) < 4 * tol<Real>());
+    for (int mu = 0; mu < Nd; ++mu)
+      for (int dir : {1, -1}) {
+        CAPTURE(mu, dir);
+        cg.apply(covg, vg, mu, dir);
+        cl.apply(covl, vl, mu, dir);
+        CHECK(rel_diff_field(covl, covg) < 4 * tol<Real>());
+      }
+  }
+}

@@ -1,0 +1,286 @@
+// The colour-hop stencils of the stencil framework: staggered fermions (naive, and with a Naik term of
+// random long links), the covariant Laplacian and the covariant derivative, against the plain host
+// references of tests/reference/stencil_reference.hpp and physical identities: anti-Hermiticity of
+// the staggered D, gauge covariance, the free staggered propagator's momentum-space sum. And the
+// run-time operator handle (make_even_odd_operator) against the compile-time operator.
+#include "test_harness.hpp"
+
+#include <kqcd/fields/host_convert.hpp>
+#include <kqcd/fields/random_fields.hpp>
+#include <kqcd/linalg/blas.hpp>
+#include <kqcd/solvers/cg.hpp>
+#include <kqcd/solvers/staggered_solve.hpp>
+#include <kqcd/stencil/laplace.hpp>
+#include <kqcd/stencil/operator_handle.hpp>
+#include <kqcd/stencil/staggered.hpp>
+
+#include "host_fields.hpp"
+
+#include <stencil_reference.hpp>
+#include <wilson_reference.hpp>
+
+#include <numbers>
+
+using namespace kqcd;
+using namespace kqcd::test;
+
+namespace {
+using cvec = std::vector<std::complex<double>>;
+/// Extents of at least 3 everywhere: a three-site hop wraps at most once.
+const Lattice naik_lattice({4, 6, 4, 8});
+
+template <int n_spin> cvec random_host_field(const Lattice& lat, std::uint64_t seed) {
+  SpinorField<Kokkos::complex<double>, n_spin, Kokkos::DefaultHostExecutionSpace> s(lat);
+  random_spinor(s, seed);
+  return export_spinor(s);
+}
+/// A random SU(3) matrix per site: the mu = 0 links of a random gauge field.
+cvec random_host_transform(const Lattice& lat, std::uint64_t seed) {
+  const cvec gfield = random_host_gauge(lat, seed);
+  cvec g(std::size_t(lat.volume()) * 9);
+  for (std::size_t i = 0; i < std::size_t(lat.volume()); ++i)
+    for (int k = 0; k < 9; ++k) g[i * 9 + k] = gfield[i * 36 + k];
+  return g;
+}
+template <class Gauge> Gauge device_gauge(const Lattice& lat, const cvec& host) {
+  Gauge u(lat);
+  import_gauge(u, host);
+  return u;
+}
+/// The field's values on the host, sites in lexicographic order.
+template <class Field> cvec host(const Field& f) { return export_spinor(f); }
+template <class Field> Field device_field(const Lattice& lat, const cvec& h) {
+  Field f(lat);
+  import_spinor(f, h);
+  return f;
+}
+cvec axpy(std::complex<double> a, const cvec& x, const cvec& y) {
+  cvec out(y);
+  for (std::size_t i = 0; i < y.size(); ++i) out[i] += a * x[i];
+  return out;
+}
+
+/// 2m psi + D psi through StaggeredOperator (long links w where given).
+template <class ES, class Real>
+cvec run_staggered(const Lattice& lat, const cvec& v, const cvec* w, const cvec& psi, double mass, const BoundaryPhases& bc, int isign) {
+  using Op = StaggeredOperator<Real, ES>;
+  using Gauge = typename Op::gauge_type;
+  const Gauge V = device_gauge<Gauge>(lat, v);
+  const Gauge W = w ? device_gauge<Gauge>(lat, *w) : Gauge();
+  const Op M(V, bc, mass, w ? &W : nullptr);
+  auto in = M.create_vector(), out = M.create_vector();
+  import_spinor(in, psi);
+  M.apply(out, in, isign);
+  return host(out);
+}
+} // namespace
+
+TEMPLATE_LIST_TEST_CASE("staggered operator matches the host reference", "[stencil][staggered]", Configs) {
+  using ES = space_of<TestType>;
+  using Real = real_of<TestType>;
+  const double mass = 0.07;
+  for (const bool naik : {false, true}) {
+    const Lattice& lat = naik ? naik_lattice : test_lattice;
+    const cvec v = random_host_gauge(lat, 61), w = naik ? random_host_gauge(lat, 62) : cvec();
+    const cvec psi = random_host_field<1>(lat, 63);
+    for (const auto& bc : {mixed_bc(), parse_boundary_phases("0,p,a,0")}) {
+      const cvec d = ref::staggered_dslash(lat.dims(), v, w, psi, host_bc(bc));
+      for (int isign : {1, -1}) {
+        CAPTURE(naik, isign);
+        const cvec got = run_staggered<ES, Real>(lat, v, naik ? &w : nullptr, psi, mass, bc, isign);
+        const cvec want = axpy(double(isign), d, axpy(2 * mass - 1.0, psi, psi)); // 2m psi + isign D psi
+        REQUIRE(ref::rel_diff(got, want) < 10 * tol<Real>());
+      }
+    }
+  }
+}
+
+TEMPLATE_LIST_TEST_CASE("staggered D is anti-Hermitian and gauge covariant", "[stencil][staggered]", Configs) {
+  using ES = space_of<TestType>;
+  using Real = real_of<TestType>;
+  const Lattice& lat = naik_lattice;
+  const cvec v = random_host_gauge(lat, 71), w = random_host_gauge(lat, 72);
+  const cvec psi = random_host_field<1>(lat, 73), phi = random_host_field<1>(lat, 74);
+  const auto bc = mixed_bc();
+  const double mass = 0.1;
+  // D = (M - M^dag) / 2 on the device.
+  auto dslash = [&](const cvec& vv, const cvec& ww, const cvec& f) {
+    const cvec mp = run_staggered<ES, Real>(lat, vv, &ww, f, mass, bc, 1), mm = run_staggered<ES, Real>(lat, vv, &ww, f, mass, bc, -1);
+    return axpy(-1.0, mm, mp); // 2 D f
+  };
+  const cvec d_psi = dslash(v, w, psi), d_phi = dslash(v, w, phi);
+  // <phi, D psi> = -<D phi, psi>
+  const auto lhs = ref::dot(phi, d_psi), rhs = ref::dot(d_phi, psi);
+  REQUIRE(std::abs(lhs + rhs) < 10 * tol<Real>() * std::sqrt(ref::norm2(phi) * ref::norm2(d_psi)));
+  // D[U^g] g psi = g D[U] psi, with the long links transformed as three-site products are.
+  const cvec g = random_host_transform(lat, 75);
+  cvec gw(w.size());
+  {
+    // W_mu(x) -> g(x) W_mu(x) g(x + 3 mu)^dag.
+    const auto d = lat.dims();
+    for (std::int64_t i = 0; i < lat.volume(); ++i) {
+      const Coords x = lat.lex_coords(i);
+      for (int mu = 0; mu < Nd; ++mu) {
+        Coords y = x;
+        y.x[mu] = (y.x[mu] + 3) % d[std::size_t(mu)];
+        const std::int64_t j = lat.lex_index(y);
+        for (int a = 0; a < 3; ++a)
+          for (int b = 0; b < 3; ++b) {
+            std::complex<double> s = 0;
+            for (int k = 0; k < 3; ++k)
+              for (int l = 0; l < 3; ++l)
+                s += g[std::size_t(i * 9 + a * 3 + k)] * w[std::size_t((i * 4 + mu) * 9 + k * 3 + l)] * std::conj(g[std::size_t(j * 9 + b * 3 + l)]);
+            gw[std::size_t((i * 4 + mu) * 9 + a * 3 + b)] = s;
+          }
+      }
+    }
+  }
+  const cvec transformed = dslash(ref::transform_gauge(lat.dims(), v, g), gw, ref::transform_field(psi, g, 1));
+  REQUIRE(ref::rel_diff(transformed, ref::transform_field(d_psi, g, 1)) < 20 * tol<Real>());
+}
+
+TEMPLATE_LIST_TEST_CASE("free staggered propagator equals the momentum-space sum", "[stencil][staggered]", Configs) {
+  using ES = space_of<TestType>;
+  using Real = real_of<TestType>;
+  const Lattice lat({4, 4, 4, 8});
+  const double mass = 0.15;
+  const std::array<double, 4> theta{0.3, 0.0, 0.0, std::numbers::pi};
+  BoundaryPhases bc;
+  for (int mu = 0; mu < Nd; ++mu) bc.b[mu] = BoundaryPhases::twist(theta[std::size_t(mu)]);
+  using Op = StaggeredEvenOddOperator<Real, ES>;
+  typename Op::gauge_type u(lat);
+  unit_gauge(u);
+  const Op op(u, bc, mass);
+  const std::array<int, 4> x0{1, 2, 0, 3};
+  const int colour = 1;
+  // A colour point source at x0.
+  cvec src(std::size_t(lat.volume()) * Nc, 0.0);
+  src[std::size_t(lat.lex_index(Coords{{x0[0], x0[1], x0[2], x0[3]}}) * Nc + colour)] = 1.0;
+  auto b = op.create_field(), x = op.create_field();
+  import_spinor(b, src);
+  SolverParams params;
+  params.tol = sizeof(Real) == 4 ? 1e-5 : 1e-12;
+  const SolverResult res = staggered_solve(op, x, b, params);
+  REQUIRE(res.status == SolverStatus::converged);
+  const cvec got = host(x);
+  const cvec g = ref::free_staggered_propagator(lat.dims(), mass, theta, x0);
+  cvec want(got.size(), 0.0);
+  for (std::size_t s = 0; s < g.size(); ++s) want[s * Nc + colour] = g[s];
+  REQUIRE(ref::rel_diff(got, want) < (sizeof(Real) == 4 ? 2e-4 : 1e-10));
+}
+
+TEMPLATE_LIST_TEST_CASE("staggered even-odd solve solves M x = b", "[stencil][staggered]", Configs) {
+  using ES = space_of<TestType>;
+  using Real = real_of<TestType>;
+  const Lattice& lat = naik_lattice;
+  const cvec v = random_host_gauge(lat, 81), w = random_host_gauge(lat, 82), bh = random_host_field<1>(lat, 83);
+  const auto bc = mixed_bc();
+  using EO = StaggeredEvenOddOperator<Real, ES>;
+  using Full = StaggeredOperator<Real, ES>;
+  using Gauge = typename EO::gauge_type;
+  const Gauge V = device_gauge<Gauge>(lat, v), W = device_gauge<Gauge>(lat, w);
+  const EO eo(V, bc, 0.3, &W);
+  const Full M(V, bc, 0.3, &W);
+  auto b = eo.create_field(), x = eo.create_field(), mx = eo.create_field();
+  import_spinor(b, bh);
+  SolverParams params;
+  params.tol = sizeof(Real) == 4 ? 1e-5 : 1e-11;
+  const SolverResult res = staggered_solve(eo, x, b, params);
+  REQUIRE(res.status == SolverStatus::converged);
+  M.apply(mx, x);
+  // The odd sites follow exactly from the even ones, so the full residual is the even system's
+  // times at most the norm of (2m)^-1 D: bounded by a modest factor.
+  REQUIRE(ref::rel_diff(host(mx), bh) < 100 * params.tol);
+  // Bad input names the problem.
+  REQUIRE_THROWS_AS(EO(V, bc, 0.0), kqcd::invalid_argument);
+  REQUIRE_THROWS_AS(M.apply(x, x), kqcd::invalid_argument);
+}
+
+TEMPLATE_LIST_TEST_CASE("covariant Laplacian and derivative match the host reference and are gauge covariant", "[stencil][laplace]",
+                        Configs) {
+  using ES = space_of<TestType>;
+  using Real = real_of<TestType>;
+  const Lattice& lat = test_lattice;
+  const cvec u = random_host_gauge(lat, 91);
+  const cvec g = random_host_transform(lat, 92);
+  const cvec ug = ref::transform_gauge(lat.dims(), u, g);
+  const auto bc = mixed_bc();
+  auto check_spins = [&]<int n_spin>(std::integral_constant<int, n_spin>) {
+    using Lap = Laplacian<n_spin, Real, ES>;
+    using Cov = CovariantDerivative<n_spin, Real, ES>;
+    using Field = typename Lap::field_type;
+    using Gauge = typename Lap::gauge_type;
+    const cvec psi = random_host_field<n_spin>(lat, 93 + n_spin);
+    const cvec gpsi = ref::transform_field(psi, g, n_spin);
+    const Gauge U = device_gauge<Gauge>(lat, u), UG = device_gauge<Gauge>(lat, ug);
+    const Field in = device_field<Field>(lat, psi), ging = device_field<Field>(lat, gpsi);
+    Field out(lat), outg(lat);
+    for (int ndim : {3, 4}) {
+      CAPTURE(n_spin, ndim);
+      const Lap lap(U, bc, ndim), lapg(UG, bc, ndim);
+      lap.apply(out, in);
+      const cvec got = host(out);
+      REQUIRE(ref::rel_diff(got, ref::laplacian(lat.dims(), u, psi, n_spin, ndim, host_bc(bc))) < 10 * tol<Real>());
+      lapg.apply(outg, ging);
+      REQUIRE(ref::rel_diff(host(outg), ref::transform_field(got, g, n_spin)) < 20 * tol<Real>());
+    }
+    const Cov cov(U, bc), covg(UG, bc);
+    for (int mu = 0; mu < Nd; ++mu)
+      for (int dir : {1, -1}) {
+        CAPTURE(n_spin, mu, dir);
+        cov.apply(out, in, mu, dir);
+        const cvec got = host(out);
+        REQUIRE(ref::rel_diff(got, ref::covariant_derivative(lat.dims(), u, psi, n_spin, mu, dir, host_bc(bc))) < 10 * tol<Real>());
+        covg.apply(outg, ging, mu, dir);
+        REQUIRE(ref::rel_diff(host(outg), ref::transform_field(got, g, n_spin)) < 20 * tol<Real>());
+      }
+    REQUIRE_THROWS_AS(cov.apply(out, in, 4, 1), kqcd::invalid_argument);
+    REQUIRE_THROWS_AS(Lap(U, bc, 2), kqcd::invalid_argument);
+  };
+  check_spins(std::integral_constant<int, 1>{});
+  check_spins(std::integral_constant<int, 4>{});
+}
+
+TEMPLATE_LIST_TEST_CASE("operator handle: the layout chosen at run time solves as the compile-time operator", "[stencil][handle]",
+                        Configs) {
+  using ES = space_of<TestType>;
+  using Real = real_of<TestType>;
+  using Term = WilsonMassTerm<Real, ES>;
+  const Lattice lat({8, 4, 4, 8});
+  typename EvenOddHandle<Term>::gauge_type u(lat);
+  random_gauge(u, 101);
+  const auto bc = BoundaryPhases::antiperiodic_time();
+  const double mass = 0.5;
+  typename EvenOddHandle<Term>::field_type b(lat), x(lat), want(lat);
+  random_spinor(b, 102);
+  SolverParams params;
+  params.tol = sizeof(Real) == 4 ? 1e-5 : 1e-10;
+  // The compile-time operator on the plain layout.
+  {
+    const EvenOddOperator<Term, PlainLayoutTag::layout<Real, ES>> op(u, bc, mass);
+    auto bh = op.create_vector(), xe = op.create_vector();
+    op.prepare_source(bh, b);
+    REQUIRE(cg_normal(op, xe, bh, params).converged());
+    op.reconstruct(want, xe, b);
+  }
+  for (const LayoutChoice choice : {LayoutChoice::automatic, LayoutChoice::plain}) {
+    const auto D = make_even_odd_operator<Term>(choice, u, bc, mass);
+    CAPTURE(D.layout_name());
+    if (choice == LayoutChoice::plain) CHECK(D.layout_name() == "scalar");
+    if (ArchTraits<ES>::simd_layout && choice == LayoutChoice::automatic) CHECK(D.layout_name() == "simd");
+    auto bh = D.create_vector(), xe = D.create_vector();
+    D.prepare_source(bh, b);
+    const SolverResult r = cg_normal(D, xe, bh, params);
+    REQUIRE(r.converged());
+    D.reconstruct(x, xe, b);
+    const double diff = ref::rel_diff(host(x), host(want));
+    REQUIRE(diff < (sizeof(Real) == 4 ? 1e-3 : 1e-8));
+  }
+  // A vector of the other layout is refused.
+  if constexpr (ArchTraits<ES>::simd_layout) {
+    const auto simd = make_even_odd_operator<Term>(LayoutChoice::simd, u, bc, mass);
+    const auto plain = make_even_odd_operator<Term>(LayoutChoice::plain, u, bc, mass);
+    auto v = plain.create_vector(), w = simd.create_vector();
+    REQUIRE_THROWS_AS(simd.apply(w, v), kqcd::invalid_argument);
+  }
+}
