@@ -17,7 +17,7 @@
 #include <kqcd/measure/gaussian_smear.hpp>
 #include <kqcd/measure/sources.hpp>
 #include <kqcd/solvers/propagator.hpp>
-#include <kqcd/stencil/operators.hpp>
+#include <kqcd/stencil/operator_handle.hpp>
 
 #include <nlohmann/json.hpp>
 
@@ -204,15 +204,15 @@ int run_measure(const MeasureSettings& s) {
   const LayoutChoice layout = parse_layout_choice(s.layout);
   std::vector<SolverResult> results;
   std::string layout_name;
-  auto solve_on = [&](const auto& op) {
-    layout_name = std::remove_cvref_t<decltype(op)>::layout_type::name;
-    results = solve(op);
+  auto solve_with = [&](const auto& D) {
+    layout_name = D.layout_name();
+    results = solve(D);
   };
   using ES = Kokkos::DefaultExecutionSpace;
-  if (s.csw == 0.0 && s.mu == 0.0) with_even_odd_operator<WilsonMassTerm<double, ES>>(layout, solve_on, u, bc, mass);
-  else if (s.mu == 0.0) with_even_odd_operator<CloverTerm<double, ES>>(layout, solve_on, u, bc, mass, s.csw);
-  else if (s.csw == 0.0) with_even_odd_operator<TwistedMassTerm<double, ES>>(layout, solve_on, u, bc, mass, s.mu);
-  else with_even_odd_operator<TwistedCloverTerm<double, ES>>(layout, solve_on, u, bc, mass, s.csw, s.mu);
+  if (s.csw == 0.0 && s.mu == 0.0) solve_with(make_even_odd_operator<WilsonMassTerm<double, ES>>(layout, u, bc, mass));
+  else if (s.mu == 0.0) solve_with(make_even_odd_operator<CloverTerm<double, ES>>(layout, u, bc, mass, s.csw));
+  else if (s.csw == 0.0) solve_with(make_even_odd_operator<TwistedMassTerm<double, ES>>(layout, u, bc, mass, s.mu));
+  else solve_with(make_even_odd_operator<TwistedCloverTerm<double, ES>>(layout, u, bc, mass, s.csw, s.mu));
   gaussian_smear(S, us, snk_smear);
 
   std::vector<Momentum> all{Momentum{}};

@@ -74,8 +74,7 @@ int main(int argc, char** argv) {
         },
         params,
         [](int spin, int colour, const SolverResult& r) {
-          std::fprintf(stderr, "solve spin %d colour %d: %d iterations, true residual %.2e
-", spin, colour, r.iterations,
+          std::fprintf(stderr, "solve spin %d colour %d: %d iterations, true residual %.2e\n", spin, colour, r.iterations,
                        r.true_residual);
         });
     for (const auto& r : results)

@@ -4,6 +4,7 @@
 #include <kqcd/measure/contraction.hpp>
 #include <kqcd/measure/sources.hpp>
 #include <kqcd/solvers/propagator.hpp>
+#include <kqcd/stencil/operator_handle.hpp>
 
 #include <cstdio>
 
@@ -19,12 +20,9 @@ int main(int argc, char** argv) {
     SolverParams params;
     params.tol = 1e-8;
     const double kappa = 0.125, csw = 1.0;
-    const auto results = with_even_odd_operator<CloverTerm<double>>(
-        LayoutChoice::automatic, // SIMD lanes on CPUs where the lattice splits into them, else the plain layout
-        [&](const auto& op) {
-          return solve_propagator(op, S, [&](auto& b, int spin, int colour) { make_source(b, source, spin, colour); }, params);
-        },
-        u, BoundaryPhases::antiperiodic_time(), wilson_mass_from_kappa(kappa), csw);
+    // The layout is chosen at run time: SIMD lanes on CPUs where the lattice splits into them, else plain.
+    const auto D = make_even_odd_operator<CloverTerm<double>>(u, BoundaryPhases::antiperiodic_time(), wilson_mass_from_kappa(kappa), csw);
+    const auto results = solve_propagator(D, S, [&](auto& b, int spin, int colour) { make_source(b, source, spin, colour); }, params);
     for (const SolverResult& r : results)
       if (!r.converged()) return std::fprintf(stderr, "solve failed: %s\n", r.message.c_str()), 1;
     const auto corr = meson_correlators(S, source.origin)[0]; // [t][n]: Gamma(n) at zero momentum

@@ -99,6 +99,11 @@ template <class Spinor> double rel_diff(const Spinor& local, const Spinor& globa
   return global_max(diff / scale);
 }
 
+/// rel_diff over both parities of full fields.
+template <class Field> double rel_diff_field(const Field& local, const Field& global) {
+  return std::max(rel_diff(local[0], global[0]), rel_diff(local[1], global[1]));
+}
+
 /// max |a - b| over the sites of two fields on the same (local) lattice, maximised over the ranks.
 template <class Spinor> double max_abs_diff(const Spinor& a, const Spinor& b) {
   auto ha = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), a.view());

@@ -32,10 +32,6 @@ namespace {
 
 const Lattice global_lattice({8, 4, 4, 8});
 
-template <class Field> double rel_diff_field(const Field& local, const Field& global) {
-  return std::max(rel_diff(local[0], global[0]), rel_diff(local[1], global[1]));
-}
-
 } // namespace
 
 TEMPLATE_LIST_TEST_CASE("process grid: sub-lattices tile the global lattice", "[mpi]", Configs) {

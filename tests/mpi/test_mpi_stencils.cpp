@@ -9,6 +9,7 @@
 #include <kqcd/stencil/laplace.hpp>
 #include <kqcd/stencil/staggered.hpp>
 
+#include "host_fields.hpp"
 #include "mpi_compare.hpp"
 
 #include <mpi.h>
@@ -21,8 +22,8 @@ using namespace kqcd::test;
 
 namespace {
 
-/// Extents whose splits leave even local extents of 4 and 6: three-site hops reach two ranks away
-/// only through the ghost zone.
+/// Extents whose splits leave even local extents of 4 and 6, at least the three layers a Naik hop
+/// reads from a neighbouring rank.
 const Lattice global_lattice({8, 6, 8, 12});
 
 std::vector<std::array<int, Nd>> stencil_grids() {
@@ -34,19 +35,6 @@ std::vector<std::array<int, Nd>> stencil_grids() {
   }
 }
 
-BoundaryPhases mixed() {
-  BoundaryPhases bc;
-  bc.b[0] = BoundaryPhases::twist(0.7);
-  bc.b[1] = -1.0;
-  bc.b[2] = 1.0;
-  bc.b[3] = BoundaryPhases::twist(-2.1);
-  return bc;
-}
-
-template <class Field> double rel_diff_field(const Field& local, const Field& global) {
-  return std::max(rel_diff(local[0], global[0]), rel_diff(local[1], global[1]));
-}
-
 } // namespace
 
 TEMPLATE_LIST_TEST_CASE("distributed staggered operators equal the single-process ones", "[mpi][stencil]", Configs) {
@@ -55,7 +43,7 @@ TEMPLATE_LIST_TEST_CASE("distributed staggered operators equal the single-proces
   using Op = StaggeredOperator<Real, ES>;
   using EO = StaggeredEvenOddOperator<Real, ES>;
   using Gauge = typename Op::gauge_type;
-  const auto bc = mixed();
+  const auto bc = mixed_bc();
   Gauge vg(global_lattice), wg(global_lattice);
   random_gauge(vg, 501);
   random_gauge(wg, 502);
@@ -122,7 +110,7 @@ TEMPLATE_LIST_TEST_CASE("distributed Laplacian and covariant derivative equal th
   using Lap = Laplacian<Ns, Real, ES>;
   using Cov = CovariantDerivative<1, Real, ES>;
   using Gauge = typename Lap::gauge_type;
-  const auto bc = mixed();
+  const auto bc = mixed_bc();
   Gauge ug(global_lattice);
   random_gauge(ug, 511);
   const Lap lg(ug, bc, 3);

@@ -366,8 +366,8 @@ TEMPLATE_LIST_TEST_CASE("halo faces: spin-projected ones carry (1 + sigma g_mu) 
       Field ghost("ghost", n);
       Kokkos::deep_copy(ghost, C(Real(7), Real(7)));
       using Copy = detail::FaceCopy<Field, Buffer>;
-      Kokkos::parallel_for(Kokkos::RangePolicy<ES>(0, n), Copy{psi, buf, lat, mu, 0, parity, 0, 1, sigma, true});
-      Kokkos::parallel_for(Kokkos::RangePolicy<ES>(0, n), Copy{ghost, buf, lat, mu, 0, parity, 0, 1, sigma, false});
+      Kokkos::parallel_for(Kokkos::RangePolicy<ES>(0, n), Copy{psi, buf, lat, mu, 0, 1, parity, 0, 1, sigma, true});
+      Kokkos::parallel_for(Kokkos::RangePolicy<ES>(0, n), Copy{ghost, buf, lat, mu, 0, 1, parity, 0, 1, sigma, false});
       auto h_buf = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), buf);
       auto h_ghost = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), ghost);
       const auto& g = ref::gamma(mu);
@@ -401,8 +401,8 @@ TEMPLATE_LIST_TEST_CASE("halo faces: spin-projected ones carry (1 + sigma g_mu) 
     Buffer buf("buf", n * Nc * Ns);
     Field ghost("ghost", n);
     using Copy = detail::FaceCopy<Field, Buffer>;
-    Kokkos::parallel_for(Kokkos::RangePolicy<ES>(0, n), Copy{psi, buf, lat, mu, lat.dim(mu) - 1, parity, 0, 1, 0, true});
-    Kokkos::parallel_for(Kokkos::RangePolicy<ES>(0, n), Copy{ghost, buf, lat, mu, 0, parity, 0, 1, 0, false});
+    Kokkos::parallel_for(Kokkos::RangePolicy<ES>(0, n), Copy{psi, buf, lat, mu, lat.dim(mu) - 1, -1, parity, 0, 1, 0, true});
+    Kokkos::parallel_for(Kokkos::RangePolicy<ES>(0, n), Copy{ghost, buf, lat, mu, 0, 1, parity, 0, 1, 0, false});
     auto h_ghost = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), ghost);
     int differ = 0;
     for (int f = 0; f < n; ++f) {

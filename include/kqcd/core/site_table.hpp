@@ -25,28 +25,39 @@ struct Neighbour {
 template <NeighbourMode mode, class ExecSpace> class SiteTable;
 
 namespace detail {
-/// The neighbour of site (cb_site, parity) |dir| sites along mu, forward (dir > 0) or backward. On
-/// a split direction a hop off the sub-lattice lands in layer |x_mu - edge| of the ghost zone
-/// (lattice.hpp), and `crossed` marks only hops across the global boundary.
-/// On-rank one-site hops are the site's index plus a step (32-bit integer work, no index rebuilt
-/// from coordinates): the index is x/2 + (Lx/2) (y + Ly (z + Lz t)), so a hop in mu > 0 moves it by
-/// the stride of mu (minus (L - 1) strides when it wraps), and a hop in x by 0 or 1 depending on
-/// x's parity. Longer hops rebuild the index from the coordinates.
+/// The neighbour of site (cb_site, parity) in direction mu, forward (dir = +1) or backward. On a
+/// split direction a hop off the sub-lattice lands in the ghost zone (lattice.hpp), and `crossed`
+/// marks only hops across the global boundary.
+/// On-rank neighbours are the site's index plus a step (32-bit integer work, no index rebuilt from
+/// coordinates): the index is x/2 + (Lx/2) (y + Ly (z + Lz t)), so a hop in mu > 0 moves it by the
+/// stride of mu (minus (L - 1) strides when it wraps), and a hop in x by 0 or 1 depending on x's parity.
 KOKKOS_INLINE_FUNCTION Neighbour compute_neighbour(const Lattice& lat, int cb_site, int parity, int mu, int dir) {
-  Coords c = lat.cb_coords(cb_site, parity);
+  const Coords c = lat.cb_coords(cb_site, parity);
   const int L = lat.dim(mu);
   const int x = c.x[mu] + dir;
   const int half_x = lat.dim(0) / 2;
   int stride = half_x;
   for (int nu = 1; nu < mu; ++nu) stride *= lat.dim(nu);
-  const bool one_site = dir == 1 || dir == -1;
   if (x >= 0 && x < L) {
-    if (!one_site) {
-      c.x[mu] = x;
-      return {lat.cb_index(c), false};
-    }
     const int odd = c.x[0] & 1;
     return {cb_site + (mu > 0 ? dir * stride : dir > 0 ? odd : odd - 1), false};
+  }
+  const int side = x < 0 ? 1 : 0;
+  const bool crossed = side == 0 ? lat.grid_coord(mu) == lat.grid(mu) - 1 : lat.grid_coord(mu) == 0;
+  if (lat.partitioned(mu)) return {lat.cb_volume() + lat.ghost_offset(mu, side) + lat.face_index(c, mu), crossed};
+  return {cb_site - dir * (mu > 0 ? (L - 1) * stride : half_x - 1), crossed};
+}
+
+/// The neighbour |dir| sites along mu (any distance up to the ghost depth, e.g. the three-site hops
+/// of the Naik term): the index rebuilt from the coordinates; a hop off a split direction lands in
+/// layer |x_mu - edge| of the ghost zone (lattice.hpp).
+KOKKOS_INLINE_FUNCTION Neighbour compute_far_neighbour(const Lattice& lat, int cb_site, int parity, int mu, int dir) {
+  Coords c = lat.cb_coords(cb_site, parity);
+  const int L = lat.dim(mu);
+  const int x = c.x[mu] + dir;
+  if (x >= 0 && x < L) {
+    c.x[mu] = x;
+    return {lat.cb_index(c), false};
   }
   const int side = x < 0 ? 1 : 0;
   const bool crossed = side == 0 ? lat.grid_coord(mu) == lat.grid(mu) - 1 : lat.grid_coord(mu) == 0;
@@ -54,11 +65,8 @@ KOKKOS_INLINE_FUNCTION Neighbour compute_neighbour(const Lattice& lat, int cb_si
     const int layer = side == 0 ? x - L : -1 - x;
     return {lat.cb_volume() + lat.ghost_offset(mu, side) + layer * lat.face_sites(mu) + lat.face_index(c, mu), crossed};
   }
-  if (!one_site) {
-    c.x[mu] = ((x % L) + L) % L;
-    return {lat.cb_index(c), crossed};
-  }
-  return {cb_site - dir * (mu > 0 ? (L - 1) * stride : half_x - 1), crossed};
+  c.x[mu] = ((x % L) + L) % L;
+  return {lat.cb_index(c), crossed};
 }
 
 /// The checkerboard sites of a local lattice in slabs of up to 4 x 4 (z, t) slices, slab by slab, each
@@ -109,7 +117,8 @@ public:
   static constexpr NeighbourMode mode = NeighbourMode::on_the_fly;
   SiteTable(const Lattice& lat, const BoundaryPhases& bc) : detail::BoundaryData<ExecSpace>(lat, bc) {}
   template <int mu, int dir> KOKKOS_INLINE_FUNCTION Neighbour neighbour(int cb_site, int parity) const {
-    return detail::compute_neighbour(this->lattice, cb_site, parity, mu, dir);
+    if constexpr (dir == 1 || dir == -1) return detail::compute_neighbour(this->lattice, cb_site, parity, mu, dir);
+    else return detail::compute_far_neighbour(this->lattice, cb_site, parity, mu, dir);
   }
 };
 /// @endcond
@@ -150,7 +159,7 @@ public:
       const std::uint32_t e = table_[parity](cb_site, 2 * mu + (dir > 0 ? 0 : 1));
       return {int(e & 0x7fffffffu), (e & 0x80000000u) != 0};
     } else {
-      return detail::compute_neighbour(this->lattice, cb_site, parity, mu, dir);
+      return detail::compute_far_neighbour(this->lattice, cb_site, parity, mu, dir);
     }
   }
 

@@ -65,7 +65,8 @@ template <class Real, class GaugeAcc, class InAcc, class OutAcc, class SiteTable
   InAcc x;            ///< Addend, parity target_cb (read only where a != 0).
   SiteTableT sites;   ///< Neighbours and boundary phases.
   Lattice lat;        ///< Coordinates for site-dependent signs.
-  Real a, b;          ///< out = a x + b H in.
+  Real a;             ///< out = a x + b H in: the addend's coefficient.
+  Real b;             ///< The hops' coefficient.
   unsigned mask;      ///< The hops applied (hop_bit).
   int n_sites;        ///< Entries of the sweep.
   Kokkos::View<const int*, typename execution_space::memory_space> site_list; ///< The sweep's sites, with use_list.

@@ -101,6 +101,21 @@ public:
     sweep(overlap_ ? &exterior_[target_cb] : nullptr);
     lap(Phase::exterior);
   }
+  /// run() with the phases timed into `times` where `timing` (fences between them), the call counted.
+  template <class Start, class Sweep, class Finish>
+  void run_timed(int target_cb, Start&& start, Sweep&& sweep, Finish&& finish, bool timing, DslashTimes& times) const {
+    using clock = std::chrono::steady_clock;
+    auto t = clock::now();
+    run(target_cb, start, sweep, finish, [&](Phase phase) {
+      if (!timing) return;
+      ES().fence("kqcd::OverlapSweep::timing");
+      const auto now = clock::now();
+      double* acc[] = {&times.pack_post, &times.interior, &times.wait_unpack, &times.exterior};
+      *acc[int(phase)] += std::chrono::duration<double>(now - t).count();
+      t = now;
+    });
+    ++times.calls;
+  }
   void set_overlap(bool on) { overlap_ = on; }
   bool overlap() const { return overlap_; }
   int exterior_sites(int p) const { return int(exterior_[p].size()); }
@@ -149,19 +164,7 @@ public:
       }
     };
     if (!lat_.distributed()) return sweep(nullptr);
-    using clock = std::chrono::steady_clock;
-    using Phase = typename detail::OverlapSweep<ES>::Phase;
-    auto t = clock::now();
-    auto lap = [&](Phase phase) {
-      if (!timing_) return;
-      ES().fence("kqcd::StencilLauncher::timing");
-      const auto now = clock::now();
-      double* acc[] = {&times_.pack_post, &times_.interior, &times_.wait_unpack, &times_.exterior};
-      *acc[int(phase)] += std::chrono::duration<double>(now - t).count();
-      t = now;
-    };
-    overlap_.run(target_cb, start, sweep, finish, lap);
-    ++times_.calls;
+    overlap_.run_timed(target_cb, start, sweep, finish, timing_, times_);
   }
 
   /// The lattice.

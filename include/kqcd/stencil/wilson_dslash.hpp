@@ -25,7 +25,6 @@
 #include <kqcd/stencil/stencil_launch.hpp>
 
 #include <algorithm>
-#include <chrono>
 #include <functional>
 #include <optional>
 #include <string>
@@ -353,20 +352,8 @@ private:
     if (!lattice().distributed()) return sweep(n_rhs > 1 ? block_order() : nullptr);
     if constexpr (!std::is_same_v<Sink, std::nullptr_t>)
       throw invalid_argument("WilsonDslash: graph capture runs on one process; lattice " + lattice().to_string() + " is distributed");
-    using clock = std::chrono::steady_clock;
-    using Phase = typename detail::OverlapSweep<ExecSpace>::Phase;
-    auto t = clock::now();
-    auto lap = [&](Phase phase) {
-      if (!timing_) return;
-      ExecSpace().fence("kqcd::WilsonDslash::timing");
-      const auto now = clock::now();
-      double* acc[] = {&times_.pack_post, &times_.interior, &times_.wait_unpack, &times_.exterior};
-      *acc[int(phase)] += std::chrono::duration<double>(now - t).count();
-      t = now;
-    };
-    overlap_.run(
-      target_cb, [&] { halo_.start(in, spin_projection_ ? isign : 0); }, sweep, [&] { halo_.finish(in); }, lap);
-    ++times_.calls;
+    overlap_.run_timed(
+      target_cb, [&] { halo_.start(in, spin_projection_ ? isign : 0); }, sweep, [&] { halo_.finish(in); }, timing_, times_);
   }
 
   // Launch shape from the autotuner (core/tune.hpp); trial runs restore out, which may alias x.
