@@ -193,6 +193,9 @@ TEMPLATE_LIST_TEST_CASE("staggered even-odd solve solves M x = b", "[stencil][st
   REQUIRE(ref::rel_diff(host(mx), bh) < 100 * params.tol);
   // Bad input names the problem.
   REQUIRE_THROWS_AS(EO(V, bc, 0.0), kqcd::invalid_argument);
+  // Three-site hops on an extent of 2 would wrap twice: refused.
+  const Gauge small(test_lattice);
+  REQUIRE_THROWS_AS(EO(small, bc, 0.3, &small), kqcd::invalid_argument);
   REQUIRE_THROWS_AS(M.apply(x, x), kqcd::invalid_argument);
 }
 

@@ -65,6 +65,11 @@ public:
     if (w && !(w->lattice() == u.lattice()))
       throw invalid_argument(name_ + ": the long links live on a " + w->lattice().to_string() + " lattice, the links on " +
                              u.lattice().to_string());
+    // A three-site hop crosses the boundary at most once (one boundary phase) where extents are >= 3.
+    for (int mu = 0; w && mu < Nd; ++mu)
+      if (u.lattice().dim(mu) < 3)
+        throw invalid_argument(name_ + ": three-site hops need local extents of at least 3; direction " + std::to_string(mu) +
+                               " has " + std::to_string(u.lattice().dim(mu)));
     packed_ = packed_gauge_type(detail::with_ghost_zone_of(u, lattice_));
     if (w) far_ = packed_gauge_type(detail::with_ghost_zone_of(*w, lattice_));
   }
