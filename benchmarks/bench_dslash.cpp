@@ -160,6 +160,7 @@ template <bool compiled, class Term, class... Args> nlohmann::json time_local_if
       return time_local<EvenOddOperator<Term, typename Tag::template layout<typename Term::precision, ES>>>(opts, args...);
     });
   } else {
+    ((void)args, ...);
     throw not_compiled("operator " + opts.op, compiled_operators, "KQCD_OPERATORS");
   }
 }
