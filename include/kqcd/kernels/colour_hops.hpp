@@ -87,11 +87,8 @@ template <class Arg, class Signs, int target_cb> struct ColourHopFunctor {
     const Neighbour nb = arg.sites.template neighbour<mu, dir>(site, target_cb);
     cplx v[Nc][n_spin];
     arg.in.load(nb.index, v);
-    if (nb.crossed) {
-      const Kokkos::complex<real> ph = arg.sites.template crossing_phase<mu, dir, real>();
-      for (int k = 0; k < Nc; ++k)
-        for (int s = 0; s < n_spin; ++s) v[k][s] = cmul(ph, v[k][s]);
-    }
+    if (nb.crossed)
+      for (int k = 0; k < Nc; ++k) arg.sites.template cross<mu, dir, real>(v[k]);
     const auto* links = (dir == 1 || dir == -1) ? arg.gauge : arg.far;
     cplx U[Nc][Nc];
     real scale;
