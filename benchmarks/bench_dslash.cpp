@@ -6,7 +6,7 @@
 // layout); the Wilson cases also with gauge reconstruct-12/8 and with a block of
 // right-hand sides (multi-RHS hopping term); bytes count the stored sizes (no-reuse model).
 // The colour-hop stencils (--operator staggered, improved-staggered, laplace, covdev) run on colour
-// vectors on the plain layout, with bytes also in the perfect-reuse model.
+// vectors on either layout, with bytes also in the perfect-reuse model.
 #include "bench.hpp"
 
 #include <kqcd/comm/process_grid.hpp>
@@ -335,14 +335,12 @@ bool colour_hop_operator(const std::string& op) {
   return op == "staggered" || op == "improved-staggered" || op == "laplace" || op == "covdev";
 }
 
-/// A colour-hop stencil on colour vectors, one parity: the staggered D (naive: 570 flops per site;
-/// improved, random fat and long links: 1146), the 4D Laplacian (its xpay form a x + H in) or the
-/// forward covariant derivative along t.
-template <class ES, class Real> nlohmann::json time_colour_hops(const DslashOptions& opts) {
-  if (opts.layout == "simd" || opts.recon != 18 || opts.rhs > 1 || opts.neighbours != "auto" || opts.graph)
-    throw invalid_argument("--operator " + opts.op + " runs on the plain layout with --recon 18, --rhs 1, --neighbours auto, no --graph");
-  using Stencil = ColourHopStencil<StaggeredSigns, 1, Real, ES>;
-  using Unit = ColourHopStencil<UnitSigns, 1, Real, ES>;
+/// A colour-hop stencil on colour vectors, one parity, on Layout: the staggered D (naive: 570 flops
+/// per site; improved, random fat and long links: 1146), the 4D Laplacian (its xpay form a x + H in)
+/// or the forward covariant derivative along t.
+template <class ES, class Real, class Layout> nlohmann::json time_colour_hops_on(const DslashOptions& opts) {
+  using Stencil = ColourHopStencil<StaggeredSigns, 1, Real, ES, Layout>;
+  using Unit = ColourHopStencil<UnitSigns, 1, Real, ES, Layout>;
   typename Stencil::gauge_type u(opts.lattice), w(opts.lattice);
   random_gauge(u, 1234);
   const bool staggered = opts.op == "staggered" || opts.op == "improved-staggered";
@@ -360,7 +358,7 @@ template <class ES, class Real> nlohmann::json time_colour_hops(const DslashOpti
     const double flops = d.flops(mask, xpay), bytes = d.bytes(mask, xpay);
     nlohmann::json r{{"time_per_call_s", per_call},
                      {"iterations", iters},
-                     {"layout", "scalar"},
+                     {"layout", Layout::name},
                      {"spins", 1},
                      {"hops", std::popcount(mask)},
                      {"xpay", xpay},
@@ -396,6 +394,26 @@ template <class ES, class Real> nlohmann::json time_colour_hops(const DslashOpti
   Unit d(opts.op == "laplace" ? "Laplacian" : "CovariantDerivative", u, bc);
   if (opts.op == "laplace") return run(d, hops::one_site, Real(-8));
   return run(d, hop_bit(3, +1), Real(0));
+}
+
+/// A colour-hop stencil on the layout --layout asks for: auto takes the SIMD lanes where the backend
+/// has them and they split the lattice (with long links: into sub-lattices at least 3 sites long).
+template <class ES, class Real> nlohmann::json time_colour_hops(const DslashOptions& opts) {
+  if (opts.recon != 18 || opts.rhs > 1 || opts.neighbours != "auto" || opts.graph)
+    throw invalid_argument("--operator " + opts.op + " runs with --recon 18, --rhs 1, --neighbours auto, no --graph");
+  const bool simd = use_simd_layout<ES>(parse_layout_choice(opts.layout), [&]() -> std::string {
+    if constexpr (ArchTraits<ES>::simd_layout) {
+      const std::string misfit = simd_split_misfit<ES, Real>(opts.lattice);
+      if (!misfit.empty() || opts.op != "improved-staggered") return misfit;
+      const Lattice sub = SIMDGeometry(opts.lattice, ArchTraits<ES>::template simd_complex<Real>::lanes).local();
+      for (int mu = 0; mu < Nd; ++mu)
+        if (sub.dim(mu) < 3) return "long links need SIMD sub-lattices at least 3 sites long, found " + sub.to_string();
+    }
+    return "";
+  });
+  if constexpr (ArchTraits<ES>::simd_layout)
+    if (simd) return time_colour_hops_on<ES, Real, SIMDStencilLayout<Real, ES>>(opts);
+  return time_colour_hops_on<ES, Real, PlainStencilLayout<Real, ES>>(opts);
 }
 
 template <class ES, class Real> nlohmann::json time_dslash_layout(const DslashOptions& opts);

@@ -156,7 +156,7 @@ void add_bench_command(CLI::App& app, Action& action) {
                      "dslash or wilson (hopping term), eo (even-odd preconditioned Wilson operator), or the hopping term "
                      "with the site-local term A^-1 of the preconditioned clover (stored inverse), clover-dynamic (Cholesky "
                      "in the kernel), twisted (mass) or twisted-clover operator (m = 0.1, c_sw = 1, mu = 0.1); or a colour-hop "
-                     "stencil on colour vectors (single or double, plain layout): staggered (naive), improved-staggered (fat "
+                     "stencil on colour vectors (single or double, either layout): staggered (naive), improved-staggered (fat "
                      "and Naik links), laplace (4D, a x + H in) or covdev (forward along t)")
       ->check(CLI::IsMember({"dslash", "wilson", "eo", "clover", "clover-dynamic", "twisted", "twisted-clover", "staggered",
                              "improved-staggered", "laplace", "covdev"}))
@@ -166,8 +166,7 @@ void add_bench_command(CLI::App& app, Action& action) {
       ->capture_default_str();
   dslash->add_option("--layout", s->dslash.layout,
                      "auto (the fastest available: simd on host backends where the lattice splits), scalar, or simd "
-                     "(virtual-node AVX-512/AVX2 layout: dslash, eo, clover, twisted and twisted-clover; with --rhs: one right-hand side "
-                     "per SIMD lane)")
+                     "(virtual-node AVX-512/AVX2 layout: every operator; with --rhs: one right-hand side per SIMD lane)")
       ->check(CLI::IsMember({"auto", "scalar", "simd"}))
       ->capture_default_str();
   dslash->add_option("--sites-per-team", s->dslash.sites_per_team, "Sites per team (GPU: threads per block); 0: default")

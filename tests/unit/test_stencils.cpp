@@ -2,7 +2,8 @@
 // random long links), the covariant Laplacian and the covariant derivative, against the plain host
 // references of tests/reference/stencil_reference.hpp and physical identities: anti-Hermiticity of
 // the staggered D, gauge covariance, the free staggered propagator's momentum-space sum. And the
-// run-time operator handle (make_even_odd_operator) against the compile-time operator.
+// run-time operator handle (make_even_odd_operator) against the compile-time operator. Each stencil
+// test runs on every layout of the backend (stencil_layouts.hpp).
 #include "test_harness.hpp"
 
 #include <kqcd/fields/host_convert.hpp>
@@ -15,7 +16,7 @@
 #include <kqcd/stencil/staggered.hpp>
 
 #include "host_fields.hpp"
-
+#include "stencil_layouts.hpp"
 #include <stencil_reference.hpp>
 #include <wilson_reference.hpp>
 
@@ -26,9 +27,6 @@ using namespace kqcd::test;
 
 namespace {
 using cvec = std::vector<std::complex<double>>;
-/// Extents of at least 3 everywhere: a three-site hop wraps at most once.
-const Lattice naik_lattice({4, 6, 4, 8});
-
 template <int n_spin> cvec random_host_field(const Lattice& lat, std::uint64_t seed) {
   SpinorField<Kokkos::complex<double>, n_spin, Kokkos::DefaultHostExecutionSpace> s(lat);
   random_spinor(s, seed);
@@ -49,8 +47,9 @@ template <class Gauge> Gauge device_gauge(const Lattice& lat, const cvec& host) 
 }
 /// The field's values on the host, sites in lexicographic order.
 template <class Field> cvec host(const Field& f) { return export_spinor(f); }
-template <class Field> Field device_field(const Lattice& lat, const cvec& h) {
-  Field f(lat);
+/// A field made by op.create_field() holding h.
+template <class Op> auto device_field(const Op& op, const cvec& h) {
+  auto f = op.create_field();
   import_spinor(f, h);
   return f;
 }
@@ -61,9 +60,9 @@ cvec axpy(std::complex<double> a, const cvec& x, const cvec& y) {
 }
 
 /// 2m psi + D psi through StaggeredOperator (long links w where given).
-template <class ES, class Real>
+template <class ES, class Real, class Layout>
 cvec run_staggered(const Lattice& lat, const cvec& v, const cvec* w, const cvec& psi, double mass, const BoundaryPhases& bc, int isign) {
-  using Op = StaggeredOperator<Real, ES>;
+  using Op = StaggeredOperator<Real, ES, Layout>;
   using Gauge = typename Op::gauge_type;
   const Gauge V = device_gauge<Gauge>(lat, v);
   const Gauge W = w ? device_gauge<Gauge>(lat, *w) : Gauge();
@@ -75,19 +74,20 @@ cvec run_staggered(const Lattice& lat, const cvec& v, const cvec* w, const cvec&
 }
 } // namespace
 
-TEMPLATE_LIST_TEST_CASE("staggered operator matches the host reference", "[stencil][staggered]", Configs) {
+TEMPLATE_LIST_TEST_CASE("staggered operator matches the host reference", "[stencil][staggered]", StencilConfigs) {
   using ES = space_of<TestType>;
   using Real = real_of<TestType>;
+  using Layout = layout_of<TestType>;
   const double mass = 0.07;
   for (const bool naik : {false, true}) {
-    const Lattice& lat = naik ? naik_lattice : test_lattice;
+    const Lattice& lat = naik ? naik_lattice<Layout>() : small_lattice<Layout>();
     const cvec v = random_host_gauge(lat, 61), w = naik ? random_host_gauge(lat, 62) : cvec();
     const cvec psi = random_host_field<1>(lat, 63);
     for (const auto& bc : {mixed_bc(), parse_boundary_phases("0,p,a,0")}) {
       const cvec d = ref::staggered_dslash(lat.dims(), v, w, psi, host_bc(bc));
       for (int isign : {1, -1}) {
         CAPTURE(naik, isign);
-        const cvec got = run_staggered<ES, Real>(lat, v, naik ? &w : nullptr, psi, mass, bc, isign);
+        const cvec got = run_staggered<ES, Real, Layout>(lat, v, naik ? &w : nullptr, psi, mass, bc, isign);
         const cvec want = axpy(double(isign), d, axpy(2 * mass - 1.0, psi, psi)); // 2m psi + isign D psi
         REQUIRE(ref::rel_diff(got, want) < 10 * tol<Real>());
       }
@@ -95,17 +95,19 @@ TEMPLATE_LIST_TEST_CASE("staggered operator matches the host reference", "[stenc
   }
 }
 
-TEMPLATE_LIST_TEST_CASE("staggered D is anti-Hermitian and gauge covariant", "[stencil][staggered]", Configs) {
+TEMPLATE_LIST_TEST_CASE("staggered D is anti-Hermitian and gauge covariant", "[stencil][staggered]", StencilConfigs) {
   using ES = space_of<TestType>;
   using Real = real_of<TestType>;
-  const Lattice& lat = naik_lattice;
+  using Layout = layout_of<TestType>;
+  const Lattice& lat = naik_lattice<Layout>();
   const cvec v = random_host_gauge(lat, 71), w = random_host_gauge(lat, 72);
   const cvec psi = random_host_field<1>(lat, 73), phi = random_host_field<1>(lat, 74);
   const auto bc = mixed_bc();
   const double mass = 0.1;
   // D = (M - M^dag) / 2 on the device.
   auto dslash = [&](const cvec& vv, const cvec& ww, const cvec& f) {
-    const cvec mp = run_staggered<ES, Real>(lat, vv, &ww, f, mass, bc, 1), mm = run_staggered<ES, Real>(lat, vv, &ww, f, mass, bc, -1);
+    const cvec mp = run_staggered<ES, Real, Layout>(lat, vv, &ww, f, mass, bc, 1);
+    const cvec mm = run_staggered<ES, Real, Layout>(lat, vv, &ww, f, mass, bc, -1);
     return axpy(-1.0, mm, mp); // 2 D f
   };
   const cvec d_psi = dslash(v, w, psi), d_phi = dslash(v, w, phi);
@@ -139,15 +141,16 @@ TEMPLATE_LIST_TEST_CASE("staggered D is anti-Hermitian and gauge covariant", "[s
   REQUIRE(ref::rel_diff(transformed, ref::transform_field(d_psi, g, 1)) < 20 * tol<Real>());
 }
 
-TEMPLATE_LIST_TEST_CASE("free staggered propagator equals the momentum-space sum", "[stencil][staggered]", Configs) {
+TEMPLATE_LIST_TEST_CASE("free staggered propagator equals the momentum-space sum", "[stencil][staggered]", StencilConfigs) {
   using ES = space_of<TestType>;
   using Real = real_of<TestType>;
+  using Layout = layout_of<TestType>;
   const Lattice lat({4, 4, 4, 8});
   const double mass = 0.15;
   const std::array<double, 4> theta{0.3, 0.0, 0.0, std::numbers::pi};
   BoundaryPhases bc;
   for (int mu = 0; mu < Nd; ++mu) bc.b[mu] = BoundaryPhases::twist(theta[std::size_t(mu)]);
-  using Op = StaggeredEvenOddOperator<Real, ES>;
+  using Op = StaggeredEvenOddOperator<Real, ES, Layout>;
   typename Op::gauge_type u(lat);
   unit_gauge(u);
   const Op op(u, bc, mass);
@@ -169,14 +172,15 @@ TEMPLATE_LIST_TEST_CASE("free staggered propagator equals the momentum-space sum
   REQUIRE(ref::rel_diff(got, want) < (sizeof(Real) == 4 ? 2e-4 : 1e-10));
 }
 
-TEMPLATE_LIST_TEST_CASE("staggered even-odd solve solves M x = b", "[stencil][staggered]", Configs) {
+TEMPLATE_LIST_TEST_CASE("staggered even-odd solve solves M x = b", "[stencil][staggered]", StencilConfigs) {
   using ES = space_of<TestType>;
   using Real = real_of<TestType>;
-  const Lattice& lat = naik_lattice;
+  using Layout = layout_of<TestType>;
+  const Lattice& lat = naik_lattice<Layout>();
   const cvec v = random_host_gauge(lat, 81), w = random_host_gauge(lat, 82), bh = random_host_field<1>(lat, 83);
   const auto bc = mixed_bc();
-  using EO = StaggeredEvenOddOperator<Real, ES>;
-  using Full = StaggeredOperator<Real, ES>;
+  using EO = StaggeredEvenOddOperator<Real, ES, Layout>;
+  using Full = StaggeredOperator<Real, ES, Layout>;
   using Gauge = typename EO::gauge_type;
   const Gauge V = device_gauge<Gauge>(lat, v), W = device_gauge<Gauge>(lat, w);
   const EO eo(V, bc, 0.3, &W);
@@ -193,31 +197,32 @@ TEMPLATE_LIST_TEST_CASE("staggered even-odd solve solves M x = b", "[stencil][st
   REQUIRE(ref::rel_diff(host(mx), bh) < 100 * params.tol);
   // Bad input names the problem.
   REQUIRE_THROWS_AS(EO(V, bc, 0.0), kqcd::invalid_argument);
-  // Three-site hops on an extent of 2 would wrap twice: refused.
-  const Gauge small(test_lattice);
+  // Three-site hops on a (swept) extent of 2 would wrap twice: refused.
+  const Gauge small(small_lattice<Layout>());
   REQUIRE_THROWS_AS(EO(small, bc, 0.3, &small), kqcd::invalid_argument);
   REQUIRE_THROWS_AS(M.apply(x, x), kqcd::invalid_argument);
 }
 
 TEMPLATE_LIST_TEST_CASE("covariant Laplacian and derivative match the host reference and are gauge covariant", "[stencil][laplace]",
-                        Configs) {
+                        StencilConfigs) {
   using ES = space_of<TestType>;
   using Real = real_of<TestType>;
-  const Lattice& lat = test_lattice;
+  using Layout = layout_of<TestType>;
+  const Lattice& lat = small_lattice<Layout>();
   const cvec u = random_host_gauge(lat, 91);
   const cvec g = random_host_transform(lat, 92);
   const cvec ug = ref::transform_gauge(lat.dims(), u, g);
   const auto bc = mixed_bc();
   auto check_spins = [&]<int n_spin>(std::integral_constant<int, n_spin>) {
-    using Lap = Laplacian<n_spin, Real, ES>;
-    using Cov = CovariantDerivative<n_spin, Real, ES>;
-    using Field = typename Lap::field_type;
+    using Lap = Laplacian<n_spin, Real, ES, Layout>;
+    using Cov = CovariantDerivative<n_spin, Real, ES, Layout>;
     using Gauge = typename Lap::gauge_type;
     const cvec psi = random_host_field<n_spin>(lat, 93 + n_spin);
     const cvec gpsi = ref::transform_field(psi, g, n_spin);
     const Gauge U = device_gauge<Gauge>(lat, u), UG = device_gauge<Gauge>(lat, ug);
-    const Field in = device_field<Field>(lat, psi), ging = device_field<Field>(lat, gpsi);
-    Field out(lat), outg(lat);
+    const Lap lap4(U, bc);
+    const auto in = device_field(lap4, psi), ging = device_field(lap4, gpsi);
+    auto out = lap4.create_field(), outg = lap4.create_field();
     for (int ndim : {3, 4}) {
       CAPTURE(n_spin, ndim);
       const Lap lap(U, bc, ndim), lapg(UG, bc, ndim);

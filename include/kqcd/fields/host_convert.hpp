@@ -117,13 +117,13 @@ void export_spinor(const CBSpinor<ST, nspin, ES>& psi, std::vector<std::complex<
 /// Any other single spinor (16-bit, SIMD lanes) from and into the same host arrays, through a double
 /// spinor of the plain layout on the same sites (convert_sites moves them).
 template <class Storage> void import_spinor(Spinor<Storage>& psi, const std::vector<std::complex<double>>& host) {
-  CBSpinor<Kokkos::complex<double>, Ns, typename Storage::execution_space> plain(psi.lattice(), psi.parity(), "import_spinor");
+  CBSpinor<Kokkos::complex<double>, Storage::n_spin, typename Storage::execution_space> plain(psi.lattice(), psi.parity(), "import_spinor");
   import_spinor(plain, host);
   convert_sites(psi, plain);
 }
 /// Copies psi into a host array of complex doubles, [site][colour][spin].
 template <class Storage> void export_spinor(const Spinor<Storage>& psi, std::vector<std::complex<double>>& host) {
-  CBSpinor<Kokkos::complex<double>, Ns, typename Storage::execution_space> plain(psi.lattice(), psi.parity(), "export_spinor");
+  CBSpinor<Kokkos::complex<double>, Storage::n_spin, typename Storage::execution_space> plain(psi.lattice(), psi.parity(), "export_spinor");
   convert_sites(plain, psi);
   export_spinor(plain, host);
 }

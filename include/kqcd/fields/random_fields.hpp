@@ -98,8 +98,8 @@ template <class ST, int nspin, class ES> void random_spinor(CBSpinor<ST, nspin, 
 /// Any other single spinor (16-bit, SIMD lanes): the noise of a plain spinor of the same lattice, seed
 /// and arithmetic precision, moved by convert_sites (16-bit storage rounds it).
 template <class Storage> void random_spinor(Spinor<Storage>& psi, std::uint64_t seed) {
-  CBSpinor<Kokkos::complex<typename Storage::real_type>, Ns, typename Storage::execution_space> plain(psi.lattice(), psi.parity(),
-                                                                                                      "random_spinor");
+  CBSpinor<Kokkos::complex<typename Storage::real_type>, Storage::n_spin, typename Storage::execution_space> plain(
+      psi.lattice(), psi.parity(), "random_spinor");
   random_spinor(plain, seed);
   convert_sites(psi, plain);
 }

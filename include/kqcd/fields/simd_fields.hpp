@@ -78,7 +78,7 @@ public:
 
   /// The lattice laid out: the whole lattice, or this rank's part of a distributed one.
   const Lattice& global() const { return global_; }
-  /// The lattice of vector sites (one sub-lattice); distributed as global() is, with its ghost zone.
+  /// The lattice of vector sites (one sub-lattice); distributed as global() is, with a ghost zone as deep.
   const Lattice& local() const { return local_; }
   /// Lanes per vector site.
   int lanes() const { return lanes_; }
@@ -137,7 +137,7 @@ private:
       global[mu] = local[mu] * grid[mu];
       for (int side = 0; side < 2; ++side) neighbours[mu][side] = lat.neighbour_rank(mu, side);
     }
-    return Lattice::sub_lattice(Lattice(global), grid, coords, neighbours, lat.rank(), lat.communicator());
+    return Lattice::sub_lattice(Lattice(global), grid, coords, neighbours, lat.rank(), lat.communicator()).with_ghost_depth(lat.ghost_depth());
   }
 
   Lattice global_, local_;
@@ -159,8 +159,9 @@ template <class ExecSpace> constexpr void require_host_space() {
 /// for the BLAS (its first sites() rows are this rank's). Store = short: QUDA's half format on
 /// lanes, the reals of [vsite][colour][spin][2 lanes] as fixed point, each site's (each lane's) in
 /// units of its norm, norm() = [vsite][lane] (the largest magnitude of the site's reals); V is then
-/// a single-precision register: the kernels compute in float.
-template <class V, class ExecSpace, class Store = typename V::real_type> struct LaneStorage {
+/// a single-precision register: the kernels compute in float. NS spin components per site (1: a
+/// colour vector).
+template <class V, class ExecSpace, class Store = typename V::real_type, int NS = Ns> struct LaneStorage {
   static constexpr bool fixed_point = std::is_same_v<Store, short>; ///< Whether the reals are 16-bit fixed point (Store = short).
   static_assert(!fixed_point || std::is_same_v<typename V::real_type, float>, "16-bit spinors compute in float");
   static constexpr int lanes = V::lanes; ///< Lanes per vector site.
@@ -170,22 +171,22 @@ template <class V, class ExecSpace, class Store = typename V::real_type> struct 
   using shape_type = SIMDGeometry;
   using real_type = typename V::real_type;
   using value_type = std::conditional_t<fixed_point, short, Kokkos::complex<real_type>>;
-  using view_type = std::conditional_t<fixed_point, Kokkos::View<short* [Nc][Ns][2 * lanes], Kokkos::LayoutRight, Kokkos::HostSpace>,
-                                       Kokkos::View<value_type* [Nc][Ns], Kokkos::LayoutRight, Kokkos::HostSpace>>;
+  using view_type = std::conditional_t<fixed_point, Kokkos::View<short* [Nc][NS][2 * lanes], Kokkos::LayoutRight, Kokkos::HostSpace>,
+                                       Kokkos::View<value_type* [Nc][NS], Kokkos::LayoutRight, Kokkos::HostSpace>>;
   using norm_view_type = std::conditional_t<fixed_point, Kokkos::View<float* [lanes], Kokkos::LayoutRight, Kokkos::HostSpace>, NoNorm>;
   ///@}
   /// Vector sites as rows of complex lanes, ghost zone included: the halo exchange's rows (16 bits:
   /// the stored reals, the norms beside them).
   using halo_view_type = std::conditional_t<fixed_point, view_type,
-                                            Kokkos::View<value_type* [Nc][Ns][lanes], Kokkos::LayoutRight, Kokkos::HostSpace,
+                                            Kokkos::View<value_type* [Nc][NS][lanes], Kokkos::LayoutRight, Kokkos::HostSpace,
                                                          Kokkos::MemoryTraits<Kokkos::Unmanaged>>>;
   /// Vector sites as rows of [colour][spin][2 lanes] reals, ghost zone included: the hopping functor's rows.
   using lane_view_type = std::conditional_t<fixed_point, view_type,
-                                            Kokkos::View<real_type* [Nc][Ns][2 * lanes], Kokkos::LayoutRight, Kokkos::HostSpace,
+                                            Kokkos::View<real_type* [Nc][NS][2 * lanes], Kokkos::LayoutRight, Kokkos::HostSpace,
                                                          Kokkos::MemoryTraits<Kokkos::Unmanaged>>>;
   /// The storage policy's constants: spin components, vector sites, default label.
   ///@{
-  static constexpr int n_spin = Ns;
+  static constexpr int n_spin = NS;
   static constexpr bool vector_sites = true;
   static constexpr const char* label = fixed_point ? "simd_half_spinor" : "simd_spinor";
   ///@}
@@ -220,12 +221,12 @@ template <class V, class ExecSpace, class Store = typename V::real_type> struct 
   }
 };
 
-/// One parity of a spinor in the SIMD layout, float or double (V = SIMDComplex).
-template <class V, class ExecSpace> using SIMDSpinor = Spinor<LaneStorage<V, ExecSpace>>;
+/// One parity of a spinor (NS = 4) or colour vector (NS = 1) in the SIMD layout, float or double (V = SIMDComplex).
+template <class V, class ExecSpace, int NS = Ns> using SIMDSpinor = Spinor<LaneStorage<V, ExecSpace, typename V::real_type, NS>>;
 /// One parity of a spinor in the SIMD layout in 16 bits (V a single-precision register).
 template <class V, class ExecSpace> using SIMDHalfSpinor = Spinor<LaneStorage<V, ExecSpace, short>>;
 
-template <int L, class T, class N, class Real> struct LaneSiteAccessor;
+template <int L, class T, class N, class Real, int NS = Ns> struct LaneSiteAccessor;
 
 /// Up to V::lanes right-hand sides of one parity as a block storage (fields/multi_spinor.hpp) for
 /// SIMDBlockWilsonDslash: lane r holds right-hand side r of every site ([site][colour][spin][2 lanes
@@ -301,6 +302,7 @@ template <class V, class ExecSpace, class Store = typename V::real_type> using S
 /// ordinary GaugeField (on a distributed lattice with its ghost zone filled: with_gauge_halo), each
 /// hop matrix stored as Recon packs it (fields/packed_gauge.hpp): Recon18 whole, Recon12 its first
 /// two rows, Recon8 eight reals; the last two for SU(3) links only (the packed field's check).
+/// Hops of `hop` sites (1, or 3 for long links): the backward matrix at x is U_mu(x - hop mu)^dag.
 template <class V, class ExecSpace, class Recon = Recon18, class Store = typename V::real_type> class SIMDGaugeField {
 public:
   using real_type = typename V::real_type; ///< Arithmetic precision.
@@ -315,8 +317,9 @@ public:
 
   SIMDGaugeField() = default;
   /// The doubled field of u on geometry g (throws if their lattices differ).
-  template <class GT> SIMDGaugeField(const GaugeField<GT, ExecSpace>& u, const SIMDGeometry& g) : geom_(g) {
+  template <class GT> SIMDGaugeField(const GaugeField<GT, ExecSpace>& u, const SIMDGeometry& g, int hop = 1) : geom_(g) {
     detail::require_host_space<ExecSpace>();
+    if (hop != 1 && hop != 3) throw invalid_argument("SIMDGaugeField: hops of 1 or 3 sites, found " + std::to_string(hop));
     if (!(u.lattice() == g.global()))
       throw invalid_argument("SIMDGaugeField: gauge field on " + u.lattice().to_string() + ", geometry on " +
                              g.global().to_string());
@@ -324,7 +327,7 @@ public:
     if constexpr (pairs < Nc * Nc) (void)PackedGauge<real_type, Recon, ExecSpace>(u);
     for (int p = 0; p < 2; ++p) {
       data_[p] = view_type("simd_gauge", g.vsites());
-      fill(u, p);
+      fill(u, p, hop);
     }
   }
   /// The SIMD geometry.
@@ -333,7 +336,7 @@ public:
   const view_type& view(int p) const { return data_[p]; }
 
 private:
-  template <class GT> void fill(const GaugeField<GT, ExecSpace>& u, int p) {
+  template <class GT> void fill(const GaugeField<GT, ExecSpace>& u, int p, int hop) {
     const Lattice& lat = geom_.global();
     const auto fwd = u[p].view(), bwd = u[1 - p].view();
     const view_type d = data_[p];
@@ -345,8 +348,9 @@ private:
             const Coords x = g.coords(vs, lane, p);
             const int xs = lat.cb_index(x);
             for (int mu = 0; mu < Nd; ++mu) {
-              const int ys = detail::compute_neighbour(lat, xs, p, mu, -1).index;
-              // The forward hop matrix U_mu(x) and the backward one U_mu(x - mu)^dag, packed.
+              const int ys = hop == 1 ? detail::compute_neighbour(lat, xs, p, mu, -1).index
+                                      : detail::compute_far_neighbour(lat, xs, p, mu, -hop).index;
+              // The forward hop matrix U_mu(x) and the backward one U_mu(x - hop mu)^dag, packed.
               Kokkos::complex<T> U[2][Nc][Nc], packed[2][pairs];
               for (int a = 0; a < Nc; ++a)
                 for (int c = 0; c < Nc; ++c) {
@@ -377,19 +381,20 @@ private:
 
 /// A site's spinor in the SIMD layout for the hopping functor: T = const real_type (read) or
 /// real_type (write). Sites are vector sites; the address is computed once per site.
-template <class V, class T> struct SIMDSpinorAccessor {
+template <class V, class T, int NS = Ns> struct SIMDSpinorAccessor {
   using cplx = V; ///< The complex register type.
   using real = typename V::real_type; ///< Its real type.
+  static constexpr int n_spin = NS; ///< Spin components per site.
   static constexpr int R = 2 * V::lanes; ///< Reals per stored complex entry (2 per lane).
   static constexpr bool unit_scale = true; ///< Loaded values need no further scale.
-  T* p; ///< [vsite][Nc][Ns][R]
+  T* p; ///< [vsite][Nc][NS][R]
   /// First real of vector site `site`.
-  KOKKOS_FORCEINLINE_FUNCTION T* base(int site) const { return p + std::size_t(site) * (Nc * Ns * R); }
-  /// Loads the site's Nc x Ns registers.
-  KOKKOS_FORCEINLINE_FUNCTION void load(int site, V s[Nc][Ns]) const {
+  KOKKOS_FORCEINLINE_FUNCTION T* base(int site) const { return p + std::size_t(site) * (Nc * NS * R); }
+  /// Loads the site's Nc x NS registers.
+  KOKKOS_FORCEINLINE_FUNCTION void load(int site, V s[Nc][NS]) const {
     const T* b = base(site);
     for (int c = 0; c < Nc; ++c)
-      for (int sp = 0; sp < Ns; ++sp) s[c][sp] = V::load(b + (c * Ns + sp) * R);
+      for (int sp = 0; sp < NS; ++sp) s[c][sp] = V::load(b + (c * NS + sp) * R);
   }
   /// Colour c of the projection (SpinorAccessor::load_projected).
   template <class Proj> KOKKOS_FORCEINLINE_FUNCTION real load_projected(int site, int c, V h[2]) const {
@@ -399,11 +404,11 @@ template <class V, class T> struct SIMDSpinorAccessor {
     h[1] = add_i_pow<Proj::code[1]>(V::load(b + R), V::load(b + q1 * R));
     return real(1);
   }
-  /// Stores the site's Nc x Ns registers.
-  KOKKOS_FORCEINLINE_FUNCTION void store(int site, const V s[Nc][Ns]) const {
+  /// Stores the site's Nc x NS registers.
+  KOKKOS_FORCEINLINE_FUNCTION void store(int site, const V s[Nc][NS]) const {
     T* b = base(site);
     for (int c = 0; c < Nc; ++c)
-      for (int sp = 0; sp < Ns; ++sp) s[c][sp].store(b + (c * Ns + sp) * R);
+      for (int sp = 0; sp < NS; ++sp) s[c][sp].store(b + (c * NS + sp) * R);
   }
 };
 
@@ -459,34 +464,35 @@ template <class V, class T, class N> struct SIMDHalfSpinorAccessor {
 /// Site j of a SIMD-layout spinor (lane j % L of vector site j / L) as complex numbers in Real: the
 /// conversions between layouts and precisions and the 16-bit BLAS (SpinorAccess). T: the stored
 /// reals (const for reading); N: the norms of 16-bit storage (void without).
-template <int L, class T, class N, class Real> struct LaneSiteAccessor {
+template <int L, class T, class N, class Real, int NS> struct LaneSiteAccessor {
   using cplx = Kokkos::complex<Real>; ///< Complex numbers in Real.
+  static constexpr int n_spin = NS; ///< Spin components per site.
   static constexpr bool fixed_point = !std::is_void_v<N>; ///< Whether the storage is 16-bit (with norms).
   T* p; ///< The stored reals.
   N* norm = nullptr; ///< The per-site norms (16-bit storage).
   /// Index of the real part of (colour c, spin sp) of site j.
   KOKKOS_INLINE_FUNCTION std::size_t at(int j, int c, int sp) const {
-    return ((std::size_t(j / L) * Nc + c) * Ns + sp) * (2 * L) + 2 * (j % L);
+    return ((std::size_t(j / L) * Nc + c) * NS + sp) * (2 * L) + 2 * (j % L);
   }
   /// Loads site j.
-  KOKKOS_INLINE_FUNCTION void load(int j, cplx s[Nc][Ns]) const {
+  KOKKOS_INLINE_FUNCTION void load(int j, cplx s[Nc][NS]) const {
     Real n = Real(1);
     if constexpr (fixed_point) n = Real(norm[j]) * Real(1.0f / half_scale);
     for (int c = 0; c < Nc; ++c)
-      for (int sp = 0; sp < Ns; ++sp) {
+      for (int sp = 0; sp < NS; ++sp) {
         const std::size_t k = at(j, c, sp);
         s[c][sp] = cplx(n * Real(p[k]), n * Real(p[k + 1]));
       }
   }
   /// Stores site j (16 bits: in units of its largest magnitude, stored as its norm).
-  KOKKOS_INLINE_FUNCTION void store(int j, const cplx s[Nc][Ns]) const {
+  KOKKOS_INLINE_FUNCTION void store(int j, const cplx s[Nc][NS]) const {
     if constexpr (fixed_point) {
       Real m = Real(0);
       for (int c = 0; c < Nc; ++c)
-        for (int sp = 0; sp < Ns; ++sp) m = Kokkos::fmax(m, Kokkos::fmax(Kokkos::fabs(s[c][sp].real()), Kokkos::fabs(s[c][sp].imag())));
+        for (int sp = 0; sp < NS; ++sp) m = Kokkos::fmax(m, Kokkos::fmax(Kokkos::fabs(s[c][sp].real()), Kokkos::fabs(s[c][sp].imag())));
       const Real inv = m > Real(0) ? Real(1) / m : Real(0);
       for (int c = 0; c < Nc; ++c)
-        for (int sp = 0; sp < Ns; ++sp) {
+        for (int sp = 0; sp < NS; ++sp) {
           const std::size_t k = at(j, c, sp);
           p[k] = to_fixed16(float(s[c][sp].real() * inv));
           p[k + 1] = to_fixed16(float(s[c][sp].imag() * inv));
@@ -494,7 +500,7 @@ template <int L, class T, class N, class Real> struct LaneSiteAccessor {
       norm[j] = float(m);
     } else {
       for (int c = 0; c < Nc; ++c)
-        for (int sp = 0; sp < Ns; ++sp) {
+        for (int sp = 0; sp < NS; ++sp) {
           const std::size_t k = at(j, c, sp);
           p[k] = T(s[c][sp].real());
           p[k + 1] = T(s[c][sp].imag());
@@ -504,20 +510,20 @@ template <int L, class T, class N, class Real> struct LaneSiteAccessor {
 };
 
 /// Accessor factory of SIMDSpinor.
-template <class V, class ES> struct SpinorAccess<SIMDSpinor<V, ES>> {
-  using spinor_type = SIMDSpinor<V, ES>; ///< The spinor type.
+template <class V, class ES, int NS> struct SpinorAccess<SIMDSpinor<V, ES, NS>> {
+  using spinor_type = SIMDSpinor<V, ES, NS>; ///< The spinor type.
   using R = typename V::real_type; ///< Its stored real type.
   /// Accessor types reading and writing its sites in precision Real.
   ///@{
-  template <class Real> using read_type = LaneSiteAccessor<V::lanes, const R, void, Real>;
-  template <class Real> using write_type = LaneSiteAccessor<V::lanes, R, void, Real>;
+  template <class Real> using read_type = LaneSiteAccessor<V::lanes, const R, void, Real, NS>;
+  template <class Real> using write_type = LaneSiteAccessor<V::lanes, R, void, Real, NS>;
   ///@}
   /// Accessors of the sites of s in precision Real.
   ///@{
   template <class Real> static read_type<Real> read(const spinor_type& s) { return {reinterpret_cast<const R*>(s.view().data())}; }
   template <class Real> static write_type<Real> write(const spinor_type& s) { return {reinterpret_cast<R*>(s.view().data())}; }
   ///@}
-  static constexpr double site_bytes = double(sizeof(R)) * 2 * Nc * Ns; ///< Bytes stored per site.
+  static constexpr double site_bytes = double(sizeof(R)) * 2 * Nc * NS; ///< Bytes stored per site.
 };
 /// Accessor factory of SIMDHalfSpinor.
 template <class V, class ES> struct SpinorAccess<SIMDHalfSpinor<V, ES>> {
@@ -536,11 +542,11 @@ template <class V, class ES> struct SpinorAccess<SIMDHalfSpinor<V, ES>> {
 };
 
 /// The hopping functor's accessors of a SIMD-layout spinor: lane_reader / lane_writer.
-template <class V, class ES> SIMDSpinorAccessor<V, const typename V::real_type> lane_reader(const SIMDSpinor<V, ES>& s) {
+template <class V, class ES, int NS> SIMDSpinorAccessor<V, const typename V::real_type, NS> lane_reader(const SIMDSpinor<V, ES, NS>& s) {
   return {s.lane_view().data()};
 }
 /// Lane accessor that writes the sites of s.
-template <class V, class ES> SIMDSpinorAccessor<V, typename V::real_type> lane_writer(const SIMDSpinor<V, ES>& s) {
+template <class V, class ES, int NS> SIMDSpinorAccessor<V, typename V::real_type, NS> lane_writer(const SIMDSpinor<V, ES, NS>& s) {
   return {s.lane_view().data()};
 }
 /// Lane accessor that reads the sites of block s.
@@ -682,12 +688,12 @@ public:
     return local_.template neighbour<mu, dir>(vsite, parity);
   }
   /// What a hop across the sub-lattice boundary does to h: lane exchange, then boundary phase.
-  template <int mu, int dir, class Real> KOKKOS_FORCEINLINE_FUNCTION void cross(V (&h)[2]) const {
+  template <int mu, int dir, class Real, int n> KOKKOS_FORCEINLINE_FUNCTION void cross(V (&h)[n]) const {
     if (level_[mu] >= 0)
-      for (int s = 0; s < 2; ++s) h[s] = h[s].swap_blocks(level_[mu]);
+      for (int s = 0; s < n; ++s) h[s] = h[s].swap_blocks(level_[mu]);
     if (has_phase_[mu]) {
       const V ph = V::load(phase_[mu][dir > 0 ? 0 : 1]);
-      for (int s = 0; s < 2; ++s) h[s] = cmul(ph, h[s]);
+      for (int s = 0; s < n; ++s) h[s] = cmul(ph, h[s]);
     }
   }
 
@@ -814,9 +820,9 @@ template <class V, class ES, class Store> LaneHermitianBlocks<V, Store> block_re
 
 /// Copy an ordinary checkerboarded spinor into a SIMD-layout spinor S (same parity and lattice;
 /// 16-bit storage rounds each site to its own norm).
-template <class S, class ExecSpace, class ST>
-  requires requires(const S& s) { s.geometry(); SpinorAccess<S>::site_bytes; }
-void to_simd(S& out, const CBSpinor<ST, Ns, ExecSpace>& in) {
+template <class S, class ExecSpace, class ST, int NS>
+  requires requires(const S& s) { s.geometry(); SpinorAccess<S>::site_bytes; } && (S::n_spin == NS)
+void to_simd(S& out, const CBSpinor<ST, NS, ExecSpace>& in) {
   const SIMDGeometry g = out.geometry();
   if (!(in.lattice() == g.global()) || in.parity() != out.parity())
     throw invalid_argument("to_simd: spinor on parity " + std::to_string(in.parity()) + " of " + in.lattice().to_string() +
@@ -829,9 +835,9 @@ void to_simd(S& out, const CBSpinor<ST, Ns, ExecSpace>& in) {
   Kokkos::parallel_for("kqcd::to_simd", Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace>(0, g.vsites()), [=](int vs) {
     for (int lane = 0; lane < L; ++lane) {
       const int site = g.global().cb_index(g.coords(vs, lane, p));
-      Kokkos::complex<R> v[Nc][Ns];
+      Kokkos::complex<R> v[Nc][NS];
       for (int c = 0; c < Nc; ++c)
-        for (int sp = 0; sp < Ns; ++sp) v[c][sp] = Kokkos::complex<R>(s(site, c, sp).real(), s(site, c, sp).imag());
+        for (int sp = 0; sp < NS; ++sp) v[c][sp] = Kokkos::complex<R>(s(site, c, sp).real(), s(site, c, sp).imag());
       w.store(vs * L + lane, v);
     }
   });
@@ -839,9 +845,9 @@ void to_simd(S& out, const CBSpinor<ST, Ns, ExecSpace>& in) {
 }
 
 /// Copy a SIMD-layout spinor back into an ordinary checkerboarded spinor.
-template <class S, class ExecSpace, class ST>
-  requires requires(const S& s) { s.geometry(); SpinorAccess<S>::site_bytes; }
-void from_simd(CBSpinor<ST, Ns, ExecSpace>& out, const S& in) {
+template <class S, class ExecSpace, class ST, int NS>
+  requires requires(const S& s) { s.geometry(); SpinorAccess<S>::site_bytes; } && (S::n_spin == NS)
+void from_simd(CBSpinor<ST, NS, ExecSpace>& out, const S& in) {
   const SIMDGeometry g = in.geometry();
   if (!(out.lattice() == g.global()) || in.parity() != out.parity())
     throw invalid_argument("from_simd: SIMD spinor on parity " + std::to_string(in.parity()) + " of " +
@@ -855,40 +861,40 @@ void from_simd(CBSpinor<ST, Ns, ExecSpace>& out, const S& in) {
   Kokkos::parallel_for("kqcd::from_simd", Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace>(0, g.vsites()), [=](int vs) {
     for (int lane = 0; lane < L; ++lane) {
       const int site = g.global().cb_index(g.coords(vs, lane, p));
-      Kokkos::complex<R> v[Nc][Ns];
+      Kokkos::complex<R> v[Nc][NS];
       r.load(vs * L + lane, v);
       for (int c = 0; c < Nc; ++c)
-        for (int sp = 0; sp < Ns; ++sp) d(site, c, sp) = ST(v[c][sp].real(), v[c][sp].imag());
+        for (int sp = 0; sp < NS; ++sp) d(site, c, sp) = ST(v[c][sp].real(), v[c][sp].imag());
     }
   });
   Kokkos::fence();
 }
 
 /// Both parities of a spinor in the SIMD layout (the full operators' vectors).
-template <class V, class ExecSpace> using SIMDSpinorField = FullSpinor<SIMDSpinor<V, ExecSpace>>;
+template <class V, class ExecSpace, int NS = Ns> using SIMDSpinorField = FullSpinor<SIMDSpinor<V, ExecSpace, NS>>;
 
 /// The same conversions for both parities.
-template <class V, class ExecSpace, class ST>
-void to_simd(SIMDSpinorField<V, ExecSpace>& out, const SpinorField<ST, Ns, ExecSpace>& in) {
+template <class V, class ExecSpace, class ST, int NS>
+void to_simd(SIMDSpinorField<V, ExecSpace, NS>& out, const SpinorField<ST, NS, ExecSpace>& in) {
   for (int p = 0; p < 2; ++p) to_simd(out[p], in[p]);
 }
 /// Copies a SIMD-layout spinor into the plain layout.
-template <class V, class ExecSpace, class ST>
-void from_simd(SpinorField<ST, Ns, ExecSpace>& out, const SIMDSpinorField<V, ExecSpace>& in) {
+template <class V, class ExecSpace, class ST, int NS>
+void from_simd(SpinorField<ST, NS, ExecSpace>& out, const SIMDSpinorField<V, ExecSpace, NS>& in) {
   for (int p = 0; p < 2; ++p) from_simd(out[p], in[p]);
 }
 
 /// convert_sites (fields/spinor_access.hpp) into and out of the SIMD layout: the generic
 /// import_spinor, export_spinor and random_spinor of other storages reach the lanes through these.
-template <class S, class ExecSpace, class ST>
-  requires requires(const S& s) { s.geometry(); }
-void convert_sites(S& out, const CBSpinor<ST, Ns, ExecSpace>& in) {
+template <class S, class ExecSpace, class ST, int NS>
+  requires requires(const S& s) { s.geometry(); } && (S::n_spin == NS)
+void convert_sites(S& out, const CBSpinor<ST, NS, ExecSpace>& in) {
   to_simd(out, in);
 }
 /// Copies the sites of SIMD-layout spinor in into a plain CBSpinor.
-template <class S, class ExecSpace, class ST>
-  requires requires(const S& s) { s.geometry(); }
-void convert_sites(CBSpinor<ST, Ns, ExecSpace>& out, const S& in) {
+template <class S, class ExecSpace, class ST, int NS>
+  requires requires(const S& s) { s.geometry(); } && (S::n_spin == NS)
+void convert_sites(CBSpinor<ST, NS, ExecSpace>& out, const S& in) {
   from_simd(out, in);
 }
 
@@ -900,6 +906,7 @@ template <class Dst, class Src> void convert_layout(Dst& dst, const Src& src) {
     throw invalid_argument("convert_layout: SIMD spinor on parity " + std::to_string(src.parity()) + " of " +
                            gs.global().to_string() + " into one on parity " + std::to_string(dst.parity()) + " of " +
                            gd.global().to_string());
+  static_assert(Dst::n_spin == Src::n_spin, "convert_layout: the spinors differ in spin components");
   const auto r = SpinorAccess<Src>::template read<double>(src);
   const auto w = SpinorAccess<Dst>::template write<double>(dst);
   constexpr int LD = Dst::lanes, LS = Src::lanes;
@@ -908,7 +915,7 @@ template <class Dst, class Src> void convert_layout(Dst& dst, const Src& src) {
     for (int lane = 0; lane < LD; ++lane) {
       int svs, slane;
       gs.locate(gd.coords(vs, lane, p), svs, slane);
-      Kokkos::complex<double> v[Nc][Ns];
+      Kokkos::complex<double> v[Nc][Src::n_spin];
       r.load(svs * LS + slane, v);
       w.store(vs * LD + lane, v);
     }

@@ -6,12 +6,15 @@
 // a hop h = (mu, +-1 or +-3) taking U_mu(x) forward and U_mu^dag(x - h) backward, s_h the sign
 // policy's (+1, or eta_mu(x) forward and -eta_mu(x) backward for staggered fermions), and a run-time
 // mask choosing the hops (all of them, the spatial ones, one). A hop across the boundary picks up
-// b_mu forward and conj(b_mu) backward (the site table's). Launching is stencil/stencil_launch.hpp's.
+// b_mu forward and conj(b_mu) backward (the site table's). The site vector is a complex number or a
+// register of SIMD lanes (the accessors'); links come unpacked or as a doubled field's hop matrices
+// (kernels/hop_links.hpp). Launching is stencil/stencil_launch.hpp's.
 #pragma once
 
 #include <kqcd/core/complex.hpp>
 #include <kqcd/core/lattice.hpp>
 #include <kqcd/core/site_table.hpp>
+#include <kqcd/kernels/hop_links.hpp>
 
 #include <Kokkos_Core.hpp>
 
@@ -55,16 +58,17 @@ struct StaggeredSigns {
 /// The arguments of a colour-hop stencil on one parity.
 template <class Real, class GaugeAcc, class InAcc, class OutAcc, class SiteTableT> struct ColourHopArg {
   using real_type = Real; ///< Arithmetic precision.
-  using cplx = Kokkos::complex<Real>; ///< Complex numbers in Real.
+  using cplx = typename InAcc::cplx; ///< The site vector: a complex number, or a register of SIMD lanes.
+  using gauge_accessor = GaugeAcc; ///< The gauge accessor type.
   using execution_space = typename SiteTableT::execution_space; ///< The execution space.
   static constexpr int n_spin = InAcc::n_spin; ///< Spin components per site (1: a colour vector).
-  GaugeAcc gauge[2];  ///< Links of the one-site hops, even and odd sites.
+  GaugeAcc gauge[2];  ///< Links of the one-site hops, of the even and odd sites.
   GaugeAcc far[2];    ///< Links of the three-site hops (read only where the mask has them).
   InAcc in;           ///< Source, parity 1 - target_cb.
   OutAcc out;         ///< Result, parity target_cb.
   InAcc x;            ///< Addend, parity target_cb (read only where a != 0).
   SiteTableT sites;   ///< Neighbours and boundary phases.
-  Lattice lat;        ///< Coordinates for site-dependent signs.
+  Lattice lat;        ///< Coordinates for site-dependent signs (of the vector sites: every lane's parities alike).
   Real a;             ///< out = a x + b H in: the addend's coefficient.
   Real b;             ///< The hops' coefficient.
   unsigned mask;      ///< The hops applied (hop_bit).
@@ -81,6 +85,11 @@ template <class Arg, class Signs, int target_cb> struct ColourHopFunctor {
   static constexpr int source_cb = 1 - target_cb; ///< Parity of the source sites.
   Arg arg; ///< The kernel arguments.
 
+  /// A zero site vector.
+  KOKKOS_FORCEINLINE_FUNCTION static cplx czero() {
+    if constexpr (is_simd_complex_v<cplx>) return cplx::zero();
+    else return cplx(real(0), real(0));
+  }
   /// acc += sign U in(x + hop) for hop (mu, dir), where the mask has it.
   template <int mu, int dir> KOKKOS_FORCEINLINE_FUNCTION void hop(int site, const Coords& c, cplx acc[Nc][n_spin]) const {
     if (!(arg.mask & hop_bit(mu, dir))) return;
@@ -89,24 +98,13 @@ template <class Arg, class Signs, int target_cb> struct ColourHopFunctor {
     arg.in.load(nb.index, v);
     if (nb.crossed)
       for (int k = 0; k < Nc; ++k) arg.sites.template cross<mu, dir, real>(v[k]);
-    const auto* links = (dir == 1 || dir == -1) ? arg.gauge : arg.far;
-    cplx U[Nc][Nc];
-    real scale;
-    if constexpr (dir > 0) scale = links[target_cb].load_scaled(site, mu, U);
-    else scale = links[source_cb].load_scaled(nb.index, mu, U);
-    const real w = real(Signs::template sign<mu, dir>(c)) * scale;
+    const auto U = load_hop_link<mu, dir, target_cb, real>((dir == 1 || dir == -1) ? arg.gauge : arg.far, site, nb.index);
+    const real w = real(Signs::template sign<mu, dir>(c)) * U.scale;
     for (int i = 0; i < Nc; ++i)
       for (int s = 0; s < n_spin; ++s) {
-        cplx t;
-        if constexpr (dir > 0) {
-          t = cmul(U[i][0], v[0][s]);
-          t = cmadd(U[i][1], v[1][s], t);
-          t = cmadd(U[i][2], v[2][s], t);
-        } else { // (U^dag)_{ij} = conj(U_{ji})
-          t = cjmul(U[0][i], v[0][s]);
-          t = cjmadd(U[1][i], v[1][s], t);
-          t = cjmadd(U[2][i], v[2][s], t);
-        }
+        cplx t = U.mul(i, 0, v[0][s]);
+        t = U.madd(i, 1, v[1][s], t);
+        t = U.madd(i, 2, v[2][s], t);
         acc[i][s] += w * t;
       }
   }
@@ -119,7 +117,7 @@ template <class Arg, class Signs, int target_cb> struct ColourHopFunctor {
     if constexpr (Signs::needs_coords) c = arg.lat.cb_coords(site, target_cb);
     cplx acc[Nc][n_spin];
     for (int i = 0; i < Nc; ++i)
-      for (int s = 0; s < n_spin; ++s) acc[i][s] = cplx(0, 0);
+      for (int s = 0; s < n_spin; ++s) acc[i][s] = czero();
     hops_along<0>(site, c, acc);
     hops_along<1>(site, c, acc);
     hops_along<2>(site, c, acc);

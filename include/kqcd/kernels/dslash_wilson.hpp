@@ -12,6 +12,7 @@
 #include <kqcd/core/scratch.hpp>
 #include <kqcd/core/site_table.hpp>
 #include <kqcd/fields/spinor_access.hpp>
+#include <kqcd/kernels/hop_links.hpp>
 
 #include <Kokkos_Core.hpp>
 
@@ -91,31 +92,6 @@ struct CachedLinksTag {};
 /// MDRange over (lane, entry of the sweep), NR right-hand sides per thread (site_kernel<NR>).
 template <int NR> struct SiteRhsTag {};
 struct FlatSiteRhsTag {};
-
-/// A link unpacked into registers: the hop's matrix is U, or U^dag (dagger) for a backward hop.
-template <class Real, bool dagger> struct LoadedLink {
-  using cplx = Kokkos::complex<Real>; ///< Complex numbers in Real.
-  cplx U[Nc][Nc]; ///< The stored matrix: U_mu(x), or U_mu(x - mu) for a backward hop.
-  Real scale; ///< the links are stored in units of it
-  /// Element (a, b) of the hop's matrix times h.
-  KOKKOS_FORCEINLINE_FUNCTION cplx mul(int a, int b, const cplx& h) const {
-    if constexpr (dagger) return cjmul(U[b][a], h);
-    else return cmul(U[a][b], h);
-  }
-  /// c + element (a, b) of the hop's matrix times h.
-  KOKKOS_FORCEINLINE_FUNCTION cplx madd(int a, int b, const cplx& h, const cplx& c) const {
-    if constexpr (dagger) return cjmadd(U[b][a], h, c);
-    else return cmadd(U[a][b], h, c);
-  }
-};
-
-namespace detail {
-/// Gauge accessors of a doubled field (each site holds its 2 Nd hop matrices, the backward ones
-/// already daggered) hand out hop_link<mu, dir>(site) objects instead of loading U(x - mu).
-template <class G> constexpr bool doubled_links = requires { requires std::remove_cvref_t<G>::doubled; };
-/// Accessors and links whose values need no scale factor (no fixed-point storage).
-template <class A> constexpr bool unit_scale = requires { requires std::remove_cvref_t<A>::unit_scale; };
-} // namespace detail
 
 /// Kernel: the Wilson hopping term on one parity with epilogue Epilogue.
 template <class Arg, int isign, int target_cb, class Epilogue> struct DslashFunctor {

@@ -9,9 +9,10 @@
 namespace kqcd {
 
 /// Solves M x = b (both parities); x's even sites are the initial guess.
-template <class Real, class ES>
-SolverResult staggered_solve(const StaggeredEvenOddOperator<Real, ES>& op, typename StaggeredEvenOddOperator<Real, ES>::field_type& x,
-                             const typename StaggeredEvenOddOperator<Real, ES>::field_type& b, const SolverParams& params) {
+template <class Real, class ES, class Layout>
+SolverResult staggered_solve(const StaggeredEvenOddOperator<Real, ES, Layout>& op,
+                             typename StaggeredEvenOddOperator<Real, ES, Layout>::field_type& x,
+                             const typename StaggeredEvenOddOperator<Real, ES, Layout>::field_type& b, const SolverParams& params) {
   auto be = op.create_vector("staggered_be");
   op.prepare(be, b);
   const SolverResult res = cg(op, x[0], be, params);

@@ -1,6 +1,7 @@
 // ColourHopStencil: the launcher side of the colour-hop stencils (kernels/colour_hops.hpp): their
 // links (recon-18 in the precision of the arithmetic), site table, ghost zone and halo, and their
-// cost model. Staggered fermions, the covariant Laplacian and the covariant derivative are thin
+// cost model, on either layout (stencil/stencil_layout.hpp: plain sites, or SIMD lanes on host
+// backends). Staggered fermions, the covariant Laplacian and the covariant derivative are thin
 // operators over it (stencil/staggered.hpp, stencil/laplace.hpp); nothing here is specific to one.
 // With long links (the Naik term) the stencil hops three sites and every field it reads has a
 // ghost zone three layers deep: build them with create_spinor().
@@ -11,12 +12,10 @@
 #include <kqcd/core/boundary.hpp>
 #include <kqcd/core/error.hpp>
 #include <kqcd/core/site_table.hpp>
-#include <kqcd/fields/cb_spinor.hpp>
 #include <kqcd/fields/gauge_field.hpp>
-#include <kqcd/fields/packed_gauge.hpp>
-#include <kqcd/fields/spinor_access.hpp>
 #include <kqcd/kernels/colour_hops.hpp>
 #include <kqcd/stencil/stencil_launch.hpp>
+#include <kqcd/stencil/stencil_layout.hpp>
 
 #include <bit>
 #include <cstdio>
@@ -40,50 +39,52 @@ template <class GT, class ES> GaugeField<GT, ES> with_ghost_zone_of(const GaugeF
 } // namespace detail
 
 /// Hops that multiply each of n_spin spin components by a link, with signs Signs (UnitSigns,
-/// StaggeredSigns), in precision Real on ES.
-template <class Signs, int n_spin, class Real, class ES = Kokkos::DefaultExecutionSpace> class ColourHopStencil {
+/// StaggeredSigns), in precision Real on ES, with fields in Layout (PlainStencilLayout,
+/// SIMDStencilLayout).
+template <class Signs, int n_spin, class Real, class ES = Kokkos::DefaultExecutionSpace, class Layout = PlainStencilLayout<Real, ES>>
+class ColourHopStencil {
 public:
   using real_type = Real; ///< Arithmetic and storage precision.
   using execution_space = ES; ///< The execution space.
+  using layout_type = Layout; ///< Where the fields live.
   using complex_type = Kokkos::complex<Real>; ///< Complex numbers in Real.
   using gauge_type = GaugeField<complex_type, ES>; ///< The links it is built from.
-  using spinor_type = CBSpinor<complex_type, n_spin, ES>; ///< One parity of the field it acts on.
-  using field_type = SpinorField<complex_type, n_spin, ES>; ///< Both parities.
-  using packed_gauge_type = PackedGauge<Real, Recon18, ES>; ///< The links as the kernel reads them.
-  using site_table_type = SiteTable<ArchTraits<ES>::neighbour_mode, ES>; ///< Neighbours and phases.
-  using access = SpinorAccess<spinor_type>; ///< Accessors of spinor_type.
+  using spinor_type = typename Layout::template spinor_type<n_spin>; ///< One parity of the field it acts on.
+  using field_type = typename Layout::template field_type<n_spin>; ///< Both parities.
+  using geometry_type = typename Layout::geometry_type; ///< What its fields are built on.
+  using options = typename Layout::options; ///< The layout's choices (the SIMD lane split).
+  using site_table_type = typename Layout::site_table_type; ///< Neighbours and phases.
   static constexpr int spins = n_spin; ///< Spin components per site.
   /// Flops of one hop per spin component: a 3x3 complex matrix times a colour vector.
   static constexpr double flops_per_hop = 66.0;
 
   ColourHopStencil() = default;
   /// The stencil of links u (one-site hops) and, where given, long links w (three-site hops), with
-  /// boundary phases bc; `name` names it in messages and tune keys.
-  ColourHopStencil(const std::string& name, const gauge_type& u, const BoundaryPhases& bc, const gauge_type* w = nullptr)
-      : name_(name), lattice_(u.lattice().distributed() ? u.lattice().with_ghost_depth(w ? 3 : 1) : u.lattice()),
-        sites_(lattice_, bc), launcher_(lattice_, w ? 3 : 1), halo_(lattice_) {
-    if (w && !(w->lattice() == u.lattice()))
-      throw invalid_argument(name_ + ": the long links live on a " + w->lattice().to_string() + " lattice, the links on " +
-                             u.lattice().to_string());
-    // A three-site hop crosses the boundary at most once (one boundary phase) where extents are >= 3.
-    for (int mu = 0; w && mu < Nd; ++mu)
-      if (u.lattice().dim(mu) < 3)
-        throw invalid_argument(name_ + ": three-site hops need local extents of at least 3; direction " + std::to_string(mu) +
-                               " has " + std::to_string(u.lattice().dim(mu)));
-    packed_ = packed_gauge_type(detail::with_ghost_zone_of(u, lattice_));
-    if (w) far_ = packed_gauge_type(detail::with_ghost_zone_of(*w, lattice_));
+  /// boundary phases bc; `name` names it in messages and tune keys; `opt` the layout's choices.
+  ColourHopStencil(const std::string& name, const gauge_type& u, const BoundaryPhases& bc, const gauge_type* w = nullptr,
+                   const options& opt = {})
+      : name_(name), geometry_(make_geometry(name, u, w, opt)), sites_(Layout::site_table(geometry_, bc)),
+        launcher_(Layout::sites(geometry_), w ? 3 : 1), halo_(Layout::sites(geometry_)) {
+    links_ = Layout::links(detail::with_ghost_zone_of(u, lattice()), geometry_, 1);
+    if (w) far_ = Layout::links(detail::with_ghost_zone_of(*w, lattice()), geometry_, 3);
   }
 
   /// The lattice, with the ghost zone the stencil's fields need.
-  const Lattice& lattice() const { return lattice_; }
+  const Lattice& lattice() const { return Layout::lattice(geometry_); }
+  /// What the stencil's fields are built on (the lattice, or its SIMD geometry).
+  const geometry_type& geometry() const { return geometry_; }
   /// The framework's description of the stencil.
-  StencilDescriptor descriptor() const { return {far_ ? 3 : 1, Nc * n_spin, false, flops(available_hops(), false) / lattice_.cb_volume()}; }
+  StencilDescriptor descriptor() const {
+    return {far_ ? 3 : 1, Nc * n_spin, false, flops(available_hops(), false) / lattice().cb_volume()};
+  }
   /// Whether the stencil has long links (three-site hops).
   bool has_long_links() const { return far_.has_value(); }
   /// The hops the links allow: one-site, and three-site with long links.
   unsigned available_hops() const { return hops::one_site | (far_ ? hops::three_site : 0u); }
-  /// One parity of a field on the stencil's lattice.
-  spinor_type create_spinor(int parity, const std::string& label = "colour_vector") const { return spinor_type(lattice_, parity, label); }
+  /// One parity of a field on the stencil's geometry.
+  spinor_type create_spinor(int parity, const std::string& label = "colour_vector") const { return spinor_type(geometry_, parity, label); }
+  /// Both parities of a field on the stencil's geometry.
+  field_type create_field(const std::string& label = "colour_field") const { return field_type(geometry_, label); }
 
   /// out = a x + b H in on parity target_cb, H the hops in `mask` (hop_bit) of the source in (the
   /// other parity); x is read only where a != 0 and may alias out.
@@ -97,17 +98,16 @@ public:
   /// component for a x + b H.
   double flops(unsigned mask, bool xpay) const {
     const int n = std::popcount(mask);
-    return double(lattice_.cb_volume()) * n_spin * (n * flops_per_hop + (n - 1) * 6.0 + (xpay ? Nc * 6.0 : 0.0));
+    return double(lattice().cb_volume()) * n_spin * (n * flops_per_hop + (n - 1) * 6.0 + (xpay ? Nc * 6.0 : 0.0));
   }
   /// Bytes of one apply() on one parity in the no-reuse model of stored sizes: per site a link and
   /// a source site per hop, the result written and, with xpay, the addend read.
   double bytes(unsigned mask, bool xpay) const {
-    return double(lattice_.cb_volume()) * (std::popcount(mask) * (packed_gauge_type::bytes_per_link() + access::site_bytes) +
-                                           (xpay ? 2 : 1) * access::site_bytes);
+    return double(lattice().cb_volume()) * (std::popcount(mask) * (Layout::bytes_per_link() + site_bytes) + (xpay ? 2 : 1) * site_bytes);
   }
   /// Bytes in the perfect-reuse model: every link and source site read once per output site.
   double bytes_reuse(unsigned mask, bool xpay) const {
-    return double(lattice_.cb_volume()) * (std::popcount(mask) * packed_gauge_type::bytes_per_link() + (xpay ? 3 : 2) * access::site_bytes);
+    return double(lattice().cb_volume()) * (std::popcount(mask) * Layout::bytes_per_link() + (xpay ? 3 : 2) * site_bytes);
   }
 
   /// The launcher (overlap, timing, launch shape).
@@ -118,28 +118,46 @@ public:
   double halo_bytes() const { return halo_.bytes(false); }
 
 private:
+  static constexpr double site_bytes = 2.0 * Nc * n_spin * sizeof(Real);
+  static geometry_type make_geometry(const std::string& name, const gauge_type& u, const gauge_type* w, const options& opt) {
+    if (w && !(w->lattice() == u.lattice()))
+      throw invalid_argument(name + ": the long links live on a " + w->lattice().to_string() + " lattice, the links on " +
+                             u.lattice().to_string());
+    const Lattice& lat = u.lattice();
+    const geometry_type g = Layout::geometry(lat.distributed() ? lat.with_ghost_depth(w ? 3 : 1) : lat, opt);
+    // A three-site hop crosses the boundary of the swept sites at most once (one boundary phase,
+    // one lane exchange) where their extents are >= 3.
+    const Lattice& swept = Layout::sites(g);
+    for (int mu = 0; w && mu < Nd; ++mu)
+      if (swept.dim(mu) < 3)
+        throw invalid_argument(name + ": three-site hops need local extents of at least 3" +
+                               std::string(swept.dim(mu) == lat.dim(mu) ? "" : " per SIMD sub-lattice") + "; direction " +
+                               std::to_string(mu) + " has " + std::to_string(swept.dim(mu)));
+    return g;
+  }
   void check(const spinor_type& s, int parity, const char* what) const {
-    if (s.parity() != parity || !(s.lattice() == lattice_))
+    if (s.parity() != parity || !Layout::holds(s, geometry_))
       throw invalid_argument(name_ + ": " + what + " is on parity " + std::to_string(s.parity()) + " of a " + s.lattice().to_string() +
-                             " lattice, expected parity " + std::to_string(parity) + " of " + lattice_.to_string());
-    if (lattice_.distributed() && s.lattice().ghost_depth() != lattice_.ghost_depth())
+                             " lattice" + (s.lattice() == lattice() ? " in another lane split" : "") + ", expected parity " +
+                             std::to_string(parity) + " of " + lattice().to_string());
+    if (lattice().distributed() && s.lattice().ghost_depth() != lattice().ghost_depth())
       throw invalid_argument(name_ + ": " + what + " has a ghost zone " + std::to_string(s.lattice().ghost_depth()) +
-                             " layers deep, the stencil needs " + std::to_string(lattice_.ghost_depth()) +
+                             " layers deep, the stencil needs " + std::to_string(lattice().ghost_depth()) +
                              " (build fields with create_spinor())");
   }
 
   std::string name_;
-  Lattice lattice_;
-  packed_gauge_type packed_;
-  std::optional<packed_gauge_type> far_;
+  geometry_type geometry_;
+  typename Layout::links_type links_;
+  std::optional<typename Layout::links_type> far_;
   site_table_type sites_;
   StencilLauncher<ES> launcher_;
   mutable detail::SpinorHalo<spinor_type, ES> halo_;
 };
 
-template <class Signs, int n_spin, class Real, class ES>
-void ColourHopStencil<Signs, n_spin, Real, ES>::apply(spinor_type& out, const spinor_type& in, int target_cb, unsigned mask, Real a,
-                                                   const spinor_type* x, Real b) const {
+template <class Signs, int n_spin, class Real, class ES, class Layout>
+void ColourHopStencil<Signs, n_spin, Real, ES, Layout>::apply(spinor_type& out, const spinor_type& in, int target_cb, unsigned mask,
+                                                              Real a, const spinor_type* x, Real b) const {
   if (target_cb != 0 && target_cb != 1) throw invalid_argument(name_ + ": target parity must be 0 or 1, found " + std::to_string(target_cb));
   if (mask & ~available_hops())
     throw invalid_argument(name_ + ": three-site hops need long links (construct the stencil with them)");
@@ -149,25 +167,27 @@ void ColourHopStencil<Signs, n_spin, Real, ES>::apply(spinor_type& out, const sp
     if (!x) throw invalid_argument(name_ + ": an addend coefficient without an addend");
     check(*x, target_cb, "addend");
   }
-  using Arg = ColourHopArg<Real, typename packed_gauge_type::template accessor_type<Real>, typename access::template read_type<Real>,
-                           typename access::template write_type<Real>, site_table_type>;
-  const packed_gauge_type& far = far_ ? *far_ : packed_;
-  Arg arg{{packed_.template accessor<Real>(0), packed_.template accessor<Real>(1)},
-          {far.template accessor<Real>(0), far.template accessor<Real>(1)},
-          access::template read<Real>(in),
-          access::template write<Real>(out),
-          access::template read<Real>(x ? *x : in),
+  using Arg = ColourHopArg<Real, typename Layout::link_accessor, decltype(Layout::reader(in)), decltype(Layout::writer(out)),
+                           site_table_type>;
+  const auto& far = far_ ? *far_ : links_;
+  const Lattice& swept = Layout::sites(geometry_);
+  Arg arg{{Layout::accessor(links_, 0), Layout::accessor(links_, 1)},
+          {Layout::accessor(far, 0), Layout::accessor(far, 1)},
+          Layout::reader(in),
+          Layout::writer(out),
+          Layout::reader(x ? *x : in),
           sites_,
-          lattice_,
+          swept,
           a,
           b,
           mask,
-          lattice_.cb_volume(),
+          swept.cb_volume(),
           {},
           false};
   char hex[16];
   std::snprintf(hex, sizeof hex, "%04x", mask);
-  const std::string variant = name_ + ", spins " + std::to_string(n_spin) + ", hops " + hex + (a != Real(0) ? ", xpay" : "");
+  const std::string variant =
+      name_ + ", " + Layout::name + ", spins " + std::to_string(n_spin) + ", hops " + hex + (a != Real(0) ? ", xpay" : "");
   auto start = [&] { halo_.start(in, in.parity(), 0); };
   auto finish = [&] { halo_.finish(in); };
   if (target_cb == 0)
@@ -175,7 +195,6 @@ void ColourHopStencil<Signs, n_spin, Real, ES>::apply(spinor_type& out, const sp
   else
     launcher_.launch("kqcd::ColourHops", variant, precision_name<Real>(), ColourHopFunctor<Arg, Signs, 1>{arg}, 1, start, finish, out.view());
 }
-
 
 } // namespace kqcd
 

@@ -4,7 +4,7 @@
 // d = 3 (spatial, as Gaussian smearing uses it) or 4;
 //   (D_mu psi)(x) = U_mu(x) psi(x+mu) forward, U_mu^dag(x-mu) psi(x-mu) backward.
 // A hop across the boundary picks up b_mu forward and conj(b_mu) backward. Both are colour-hop
-// stencils (stencil/colour_hop_stencil.hpp).
+// stencils (stencil/colour_hop_stencil.hpp) on either layout (stencil/stencil_layout.hpp).
 #pragma once
 
 #include <kqcd/core/error.hpp>
@@ -21,19 +21,23 @@ template <class Field> void require_distinct(const Field& out, const Field& in, 
 } // namespace detail
 
 /// The covariant Laplacian in d = 3 or 4 dimensions.
-template <int n_spin, class Real, class ES = Kokkos::DefaultExecutionSpace> class Laplacian {
+template <int n_spin, class Real, class ES = Kokkos::DefaultExecutionSpace, class Layout = PlainStencilLayout<Real, ES>>
+class Laplacian {
 public:
-  using stencil_type = ColourHopStencil<UnitSigns, n_spin, Real, ES>; ///< The hops.
+  using stencil_type = ColourHopStencil<UnitSigns, n_spin, Real, ES, Layout>; ///< The hops.
   using gauge_type = typename stencil_type::gauge_type; ///< Links.
   using field_type = typename stencil_type::field_type; ///< Both parities of the field it acts on.
+  using options = typename stencil_type::options; ///< The layout's choices (the SIMD lane split).
 
   /// The Laplacian of links u with boundary phases bc in `dims` (3 or 4) dimensions.
-  Laplacian(const gauge_type& u, const BoundaryPhases& bc = BoundaryPhases::periodic(), int dims = 4)
-      : hops_("Laplacian", u, bc), dims_(dims) {
+  Laplacian(const gauge_type& u, const BoundaryPhases& bc = BoundaryPhases::periodic(), int dims = 4, const options& opt = {})
+      : hops_("Laplacian", u, bc, nullptr, opt), dims_(dims) {
     if (dims != 3 && dims != 4) throw invalid_argument("Laplacian: dimensions must be 3 or 4, found " + std::to_string(dims));
   }
   /// The dimensions it sums over.
   int dims() const { return dims_; }
+  /// Both parities of a field for it.
+  field_type create_field(const std::string& label = "laplace_field") const { return hops_.create_field(label); }
   /// The hops (its launcher's switches, flops and bytes).
   const stencil_type& stencil() const { return hops_; }
   /// The hops, to set the launcher's switches.
@@ -60,15 +64,19 @@ private:
 };
 
 /// The covariant derivative in one direction, forward or backward.
-template <int n_spin, class Real, class ES = Kokkos::DefaultExecutionSpace> class CovariantDerivative {
+template <int n_spin, class Real, class ES = Kokkos::DefaultExecutionSpace, class Layout = PlainStencilLayout<Real, ES>>
+class CovariantDerivative {
 public:
-  using stencil_type = ColourHopStencil<UnitSigns, n_spin, Real, ES>; ///< The hops.
+  using stencil_type = ColourHopStencil<UnitSigns, n_spin, Real, ES, Layout>; ///< The hops.
   using gauge_type = typename stencil_type::gauge_type; ///< Links.
   using field_type = typename stencil_type::field_type; ///< Both parities of the field it acts on.
+  using options = typename stencil_type::options; ///< The layout's choices (the SIMD lane split).
 
   /// The covariant derivative of links u with boundary phases bc.
-  explicit CovariantDerivative(const gauge_type& u, const BoundaryPhases& bc = BoundaryPhases::periodic())
-      : hops_("CovariantDerivative", u, bc) {}
+  explicit CovariantDerivative(const gauge_type& u, const BoundaryPhases& bc = BoundaryPhases::periodic(), const options& opt = {})
+      : hops_("CovariantDerivative", u, bc, nullptr, opt) {}
+  /// Both parities of a field for it.
+  field_type create_field(const std::string& label = "covdev_field") const { return hops_.create_field(label); }
   /// The hops (its launcher's switches, flops and bytes).
   const stencil_type& stencil() const { return hops_; }
   /// The hops, to set the launcher's switches.

@@ -5,7 +5,8 @@
 // V the fat (one-hop) links, W the long (Naik) links; naive staggered: V = U and no W. The hopping
 // term is a colour-hop stencil (stencil/colour_hop_stencil.hpp). StaggeredOperator applies M to
 // both parities; StaggeredEvenOddOperator is the Hermitian positive even-site system
-// 4m^2 - D_eo D_oe that solvers/staggered_solve.hpp solves with CG.
+// 4m^2 - D_eo D_oe that solvers/staggered_solve.hpp solves with CG. Layout: where the fields live
+// (PlainStencilLayout, or SIMDStencilLayout on host backends; stencil/stencil_layout.hpp).
 #pragma once
 
 #include <kqcd/core/error.hpp>
@@ -16,23 +17,25 @@
 namespace kqcd {
 
 /// The staggered hopping term D (fat links and, optionally, long links).
-template <class Real, class ES = Kokkos::DefaultExecutionSpace> using StaggeredDslash = ColourHopStencil<StaggeredSigns, 1, Real, ES>;
+template <class Real, class ES = Kokkos::DefaultExecutionSpace, class Layout = PlainStencilLayout<Real, ES>>
+using StaggeredDslash = ColourHopStencil<StaggeredSigns, 1, Real, ES, Layout>;
 
 namespace detail {
 /// What the staggered operators share: the hopping term, the mass and the hops it applies.
-template <class Real, class ES> class StaggeredBase {
+template <class Real, class ES, class Layout> class StaggeredBase {
 public:
-  using dslash_type = StaggeredDslash<Real, ES>; ///< The hopping term.
+  using dslash_type = StaggeredDslash<Real, ES, Layout>; ///< The hopping term.
   using gauge_type = typename dslash_type::gauge_type; ///< Links.
   using spinor_type = typename dslash_type::spinor_type; ///< One parity of a colour-vector field.
   using field_type = typename dslash_type::field_type; ///< Both parities.
   using real_type = Real; ///< Precision.
   using execution_space = ES; ///< The execution space.
+  using options = typename dslash_type::options; ///< The layout's choices (the SIMD lane split).
 
   /// The operator of fat links `fat` (the thin links for naive staggered), boundary phases bc and
-  /// mass m; long links `naik` add the three-site hops.
-  StaggeredBase(const gauge_type& fat, const BoundaryPhases& bc, double mass, const gauge_type* naik)
-      : D_("StaggeredDslash", fat, bc, naik), mass_(mass) {
+  /// mass m; long links `naik` add the three-site hops; `opt` the layout's choices.
+  StaggeredBase(const gauge_type& fat, const BoundaryPhases& bc, double mass, const gauge_type* naik = nullptr, const options& opt = {})
+      : D_("StaggeredDslash", fat, bc, naik, opt), mass_(mass) {
     if (!(mass > 0.0)) throw invalid_argument("staggered operator: the mass must be positive, found " + std::to_string(mass));
   }
   /// The hopping term.
@@ -44,7 +47,7 @@ public:
   /// The mass m.
   double mass() const { return mass_; }
   /// Both parities of a colour-vector field for this operator.
-  field_type create_field(const std::string& label = "staggered_field") const { return field_type(lattice(), label); }
+  field_type create_field(const std::string& label = "staggered_field") const { return D_.create_field(label); }
   /// The hops of D: one-site, and three-site with long links.
   unsigned hop_mask() const { return D_.available_hops(); }
 
@@ -55,8 +58,9 @@ protected:
 } // namespace detail
 
 /// M = 2m + D on both parities (M^dag = 2m - D).
-template <class Real, class ES = Kokkos::DefaultExecutionSpace> class StaggeredOperator : public detail::StaggeredBase<Real, ES> {
-  using Base = detail::StaggeredBase<Real, ES>;
+template <class Real, class ES = Kokkos::DefaultExecutionSpace, class Layout = PlainStencilLayout<Real, ES>>
+class StaggeredOperator : public detail::StaggeredBase<Real, ES, Layout> {
+  using Base = detail::StaggeredBase<Real, ES, Layout>;
 
 public:
   using typename Base::field_type;
@@ -77,16 +81,21 @@ public:
 /// The even-site system of M^dag M: A = 4m^2 - D_eo D_oe, Hermitian and positive (D is
 /// anti-Hermitian). Solve A x_e = 2m b_e - D_eo b_o (prepare()), then x_o = (b_o - D_oe x_e) / 2m
 /// (reconstruct()).
-template <class Real, class ES = Kokkos::DefaultExecutionSpace> class StaggeredEvenOddOperator : public detail::StaggeredBase<Real, ES> {
-  using Base = detail::StaggeredBase<Real, ES>;
+template <class Real, class ES = Kokkos::DefaultExecutionSpace, class Layout = PlainStencilLayout<Real, ES>>
+class StaggeredEvenOddOperator : public detail::StaggeredBase<Real, ES, Layout> {
+  using Base = detail::StaggeredBase<Real, ES, Layout>;
 
 public:
   using typename Base::field_type;
   using typename Base::gauge_type;
+  using typename Base::options;
   using vector_type = typename Base::spinor_type; ///< Even sites.
-  /// The operator of fat links `fat`, boundary phases bc, mass m and optional long links `naik`.
-  StaggeredEvenOddOperator(const gauge_type& fat, const BoundaryPhases& bc, double mass, const gauge_type* naik = nullptr)
-      : Base(fat, bc, mass, naik), tmp_(this->D_.create_spinor(1, "staggered_eo_tmp")) {}
+
+  /// The operator of fat links `fat`, boundary phases bc, mass m, optional long links `naik` and
+  /// the layout's choices `opt`.
+  StaggeredEvenOddOperator(const gauge_type& fat, const BoundaryPhases& bc, double mass, const gauge_type* naik = nullptr,
+                           const options& opt = {})
+      : Base(fat, bc, mass, naik, opt), tmp_(this->D_.create_spinor(1, "staggered_eo_tmp")) {}
   /// An even-site vector on the operator's lattice.
   vector_type create_vector(const std::string& label = "staggered_even") const { return this->D_.create_spinor(0, label); }
   /// out = A in (A is Hermitian: isign is accepted for the solvers' interface and ignored).
