@@ -109,9 +109,8 @@ template <class Op, class... Args> nlohmann::json time_local(const DslashOptions
   Op op(u, BoundaryPhases::antiperiodic_time(), args...);
   op.set_overlap(opts.overlap);
   op.set_spin_projection(opts.spin_projection);
-  constexpr bool plain = requires { op.dslash_sites_per_team(); };
-  if constexpr (plain)
-    if (opts.sites_per_team > 0) op.set_sites_per_team(opts.sites_per_team);
+  constexpr bool plain = !requires { op.layout().geometry(); };
+  if (opts.sites_per_team > 0) op.set_sites_per_team(opts.sites_per_team);
   auto in = op.create_spinor(0, "bench_in"), out = op.create_spinor(1, "bench_out");
   if constexpr (plain) {
     fill_random(in, 42);
@@ -138,7 +137,9 @@ template <class Op, class... Args> nlohmann::json time_local(const DslashOptions
               {"isa", Op::dslash_type::simd_type::isa::name},
               {"simd_lanes", Op::dslash_type::simd_type::lanes},
               {"lane_split", {split[0], split[1], split[2], split[3]}},
-              {"neighbours", "table"}});
+              {"neighbours", "table"},
+              {"sites_per_team", op.dslash_sites_per_team()},
+              {"launch", op.dslash().last_launch_config().to_string()}});
   }
   return r;
 }
@@ -147,10 +148,7 @@ template <class Op, class... Args> nlohmann::json time_local(const DslashOptions
 /// or auto where the backend has the layout and the lattice splits into its lanes.
 template <class Term> bool local_on_simd(const DslashOptions& opts) {
   using ES = typename Term::execution_space;
-  return choose_simd_layout<ES>(opts.layout, [&]() -> std::string {
-    if (opts.sites_per_team != 0) return "--operator " + opts.op + " takes no --sites-per-team on the SIMD layout";
-    return simd_split_misfit<ES, typename Term::precision>(opts.lattice);
-  });
+  return choose_simd_layout<ES>(opts.layout, [&] { return simd_split_misfit<ES, typename Term::precision>(opts.lattice); });
 }
 
 template <bool compiled, class Term, class... Args> nlohmann::json time_local_if(const DslashOptions& opts, Args... args) {
@@ -277,21 +275,26 @@ template <class ES, class P> nlohmann::json time_block_simd(const DslashOptions&
   D d(u, BoundaryPhases::antiperiodic_time());
   d.set_overlap(opts.overlap);
   d.set_spin_projection(opts.spin_projection);
+  if (opts.sites_per_team > 0) d.set_sites_per_team(opts.sites_per_team);
   auto in = d.create_spinor(1, "bench_in"), out = d.create_spinor(0, "bench_out");
   CBSpinor<Kokkos::complex<Real>, Ns, ES> one(opts.lattice, 1);
   for (int r = 0; r < opts.rhs; ++r) {
     fill_random(one, 42 + std::uint64_t(r));
     in.insert(r, one);
   }
-  const auto [per_call, iters] = time_calls<ES>(opts, [&] { d.apply(out, in, 1, 0); });
+  const auto call = [&] { d.apply(out, in, 1, 0); };
+  const auto [per_call, iters] = time_calls<ES>(opts, call);
   nlohmann::json r{{"time_per_call_s", per_call},
                    {"time_per_rhs_s", per_call / opts.rhs},
                    {"iterations", iters},
                    {"layout", "simd (right-hand sides in lanes)"},
                    {"lanes", D::n_rhs},
                    {"isa", D::simd_type::isa::name},
-                   {"neighbours", "table"}};
+                   {"neighbours", "table"},
+                   {"sites_per_team", d.sites_per_team()},
+                   {"launch", d.last_launch_config().to_string()}};
   add_rates(r, opts.lattice, d.flops(false, opts.rhs), d.bytes(false, opts.rhs), per_call, opts.overlap);
+  if (opts.lattice.distributed()) r["phases"] = phase_times<ES>(opts, d, call, opts.rhs);
   return r;
 }
 
@@ -304,6 +307,7 @@ template <class ES, class P, class Recon> nlohmann::json time_dslash_simd(const 
   Op op(u, BoundaryPhases::antiperiodic_time(), 0.1);
   op.set_overlap(opts.overlap);
   op.set_spin_projection(opts.spin_projection);
+  if (opts.sites_per_team > 0) op.set_sites_per_team(opts.sites_per_team);
   const auto& d = op.dslash();
   auto in = d.create_spinor(1, "bench_in"), out = d.create_spinor(0, "bench_out");
   auto in_e = op.create_vector("bench_in_e"), out_e = op.create_vector("bench_out_e");
@@ -313,10 +317,11 @@ template <class ES, class P, class Recon> nlohmann::json time_dslash_simd(const 
   to_simd(in, tmp_o);
   to_simd(in_e, tmp_e);
   const bool eo = opts.op == "eo";
-  const auto [per_call, iters] = time_calls<ES>(opts, [&] {
+  const auto call = [&] {
     if (eo) op.apply(out_e, in_e, 1);
     else d.apply(out, in, 1, 0);
-  });
+  };
+  const auto [per_call, iters] = time_calls<ES>(opts, call);
   const auto split = d.geometry().split();
   nlohmann::json r{{"time_per_call_s", per_call},
                    {"iterations", iters},
@@ -325,8 +330,11 @@ template <class ES, class P, class Recon> nlohmann::json time_dslash_simd(const 
                    {"simd_lanes", Op::dslash_type::simd_type::lanes},
                    {"lane_split", {split[0], split[1], split[2], split[3]}},
                    {"recon", Recon::name},
-                   {"neighbours", "table"}};
+                   {"neighbours", "table"},
+                   {"sites_per_team", d.sites_per_team()},
+                   {"launch", d.last_launch_config().to_string()}};
   add_rates(r, opts.lattice, eo ? op.flops() : d.flops(false), eo ? op.bytes() : d.bytes(false), per_call, opts.overlap);
+  if (opts.lattice.distributed()) r["phases"] = phase_times<ES>(opts, d, call);
   return r;
 }
 
@@ -429,7 +437,7 @@ template <class ES, class Real> nlohmann::json time_dslash_mode(const DslashOpti
     constexpr int lanes = ArchTraits<ES>::template simd_complex<compute_t<Real>>::lanes;
     if (opts.layout == "simd" && opts.rhs > 1) {
       if (opts.rhs > lanes || opts.recon != 18 || opts.graph || (opts.op != "dslash" && opts.op != "wilson") ||
-          opts.neighbours != "auto" || opts.sites_per_team != 0)
+          opts.neighbours != "auto")
         throw invalid_argument("--layout simd with --rhs runs the hopping term (--operator dslash, --recon 18) on "
                                "up to " + std::to_string(lanes) + " right-hand sides, one per SIMD lane in this precision; found --rhs " +
                                std::to_string(opts.rhs));
@@ -438,10 +446,10 @@ template <class ES, class Real> nlohmann::json time_dslash_mode(const DslashOpti
     const bool plain = opts.rhs == 1 && !opts.graph;
     if (opts.layout == "simd" && !plain)
       throw invalid_argument("--layout simd runs with --rhs 1 (or up to the lanes, --operator dslash), without --graph");
-    if (opts.layout == "simd" && (opts.neighbours != "auto" || opts.sites_per_team != 0))
-      throw invalid_argument("--layout simd takes neither --neighbours nor --sites-per-team");
+    if (opts.layout == "simd" && opts.neighbours != "auto")
+      throw invalid_argument("--layout simd takes no --neighbours (its site table holds the lane exchanges)");
     // auto takes the lanes only for a plain call with the defaults the SIMD layout has.
-    const bool may_simd = opts.layout == "simd" || (plain && opts.neighbours == "auto" && opts.sites_per_team == 0);
+    const bool may_simd = opts.layout == "simd" || (plain && opts.neighbours == "auto");
     if (may_simd && choose_simd_layout<ES>(opts.layout, [&] { return simd_split_misfit<ES, Real>(opts.lattice); })) {
       if (opts.recon == 12) return time_dslash_simd<ES, Real, Recon12>(opts);
       if (opts.recon == 8) return time_dslash_simd<ES, Real, Recon8>(opts);

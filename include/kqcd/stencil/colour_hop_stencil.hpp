@@ -64,7 +64,7 @@ public:
   ColourHopStencil(const std::string& name, const gauge_type& u, const BoundaryPhases& bc, const gauge_type* w = nullptr,
                    const options& opt = {})
       : name_(name), geometry_(make_geometry(name, u, w, opt)), sites_(Layout::site_table(geometry_, bc)),
-        launcher_(Layout::sites(geometry_), w ? 3 : 1), halo_(Layout::sites(geometry_)) {
+        launcher_(Layout::sites(geometry_)), halo_(Layout::sites(geometry_)) {
     links_ = Layout::links(detail::with_ghost_zone_of(u, lattice()), geometry_, 1);
     if (w) far_ = Layout::links(detail::with_ghost_zone_of(*w, lattice()), geometry_, 3);
   }

@@ -11,8 +11,8 @@
 #include <kqcd/core/simd_check.hpp>
 #include <kqcd/fields/simd_fields.hpp>
 #include <kqcd/kernels/dslash_wilson.hpp>
+#include <kqcd/stencil/stencil_launch.hpp>
 #include <kqcd/stencil/wilson_dslash.hpp>
-
 #include <string>
 #include <type_traits>
 
@@ -25,53 +25,55 @@ inline void check_sign_parity(const char* who, int isign, int target_cb) {
     throw invalid_argument(std::string(who) + ": target parity must be 0 or 1, found " + std::to_string(target_cb));
 }
 
-/// Runs the hopping functor over the arg.n_sites (vector) sites with the sign and target parity
-/// as template arguments.
-template <class Epilogue, class Arg> void launch_lane_hopping(const char* who, const Arg& arg, int isign, int target_cb) {
-  auto run = [&](auto sign, auto cb) {
-    using Functor = DslashFunctor<Arg, decltype(sign)::value, decltype(cb)::value, Epilogue>;
-    Kokkos::parallel_for(who, Kokkos::RangePolicy<typename Arg::execution_space, FlatSiteRhsTag>(0, arg.n_sites), Functor{arg});
-  };
-  using plus = std::integral_constant<int, 1>;
-  using minus = std::integral_constant<int, -1>;
-  using even = std::integral_constant<int, 0>;
-  using odd = std::integral_constant<int, 1>;
-  if (isign > 0) target_cb == 0 ? run(plus{}, even{}) : run(plus{}, odd{});
-  else target_cb == 0 ? run(minus{}, even{}) : run(minus{}, odd{});
-}
-
-/// The source halo of a hopping term on vector sites (a lattice of them, SIMDGeometry::local(), or
-/// the sites of a block whose lanes are right-hand sides) for spinors S: on one rank the functor runs
-/// over every site; on a distributed lattice the faces are packed and sent, the interior sites
+/// The source halo and launch of a hopping term on vector sites (a lattice of them,
+/// SIMDGeometry::local(), or the sites of a block whose lanes are right-hand sides) for spinors S,
+/// through the stencil framework's launcher (stencil/stencil_launch.hpp: the launch shape tuned, the
+/// phases timed): on a distributed lattice the faces are packed and sent, the interior sites
 /// computed while they fly, then the exterior sites (set_overlap(false): all sites after the
 /// exchange). Faces travel spin-projected for the call's sign (set_spin_projection(false): whole
 /// sites); 16-bit spinors (S with norms) travel whole, with their norms.
 template <class S, class ES> class LaneHopping {
 public:
   LaneHopping() = default;
-  explicit LaneHopping(const Lattice& sites) : sites_(sites), overlap_(sites) {
+  explicit LaneHopping(const Lattice& sites) : launcher_(sites) {
     if (sites.distributed()) halo_ = SpinorHalo<S, ES>(sites);
   }
-  /// Runs the hopping functor of `arg` (source `in`, of parity 1 - target_cb) on the target parity.
-  template <class Epilogue, class Arg> void run(const char* who, Arg arg, const S& in, int isign, int target_cb) {
-    if (!sites_.distributed()) return launch_lane_hopping<Epilogue>(who, arg, isign, target_cb);
-    overlap_.run(
-      target_cb, [&] { halo_.start(in, 1 - target_cb, spin_projection_ ? isign : 0); },
-      [&](const auto* list) {
-        overlap_.point(arg, list);
-        if (arg.n_sites > 0) launch_lane_hopping<Epilogue>(who, arg, isign, target_cb);
-      },
-      [&] { halo_.finish(in); }, [](auto) {});
+  /// Runs the hopping functor of `arg` (output `out`, source `in` of parity 1 - target_cb) on the
+  /// target parity; `variant` names the links in the tune key.
+  template <class Epilogue, class Arg>
+  void run(const char* who, const std::string& variant, const char* precision, Arg arg, const S& out, const S& in, int isign,
+           int target_cb) {
+    auto start = [&] { halo_.start(in, 1 - target_cb, spin_projection_ ? isign : 0); };
+    auto finish = [&] { halo_.finish(in); };
+    const std::string v = type_name<Epilogue>() + ", " + variant;
+    auto go = [&](auto sign, auto cb) {
+      using F = DslashFunctor<Arg, decltype(sign)::value, decltype(cb)::value, Epilogue>;
+      if constexpr (S::has_norm) launcher_.launch(who, v, precision, F{arg}, cb, start, finish, out.view(), out.norm());
+      else launcher_.launch(who, v, precision, F{arg}, cb, start, finish, out.view());
+    };
+    using plus = std::integral_constant<int, 1>;
+    using minus = std::integral_constant<int, -1>;
+    using even = std::integral_constant<int, 0>;
+    using odd = std::integral_constant<int, 1>;
+    if (isign > 0) target_cb == 0 ? go(plus{}, even{}) : go(plus{}, odd{});
+    else target_cb == 0 ? go(minus{}, even{}) : go(minus{}, odd{});
   }
-  void set_overlap(bool on) { overlap_.set_overlap(on); }
+  void set_overlap(bool on) { launcher_.set_overlap(on); }
   void set_spin_projection(bool on) { spin_projection_ = on; }
+  bool spin_projection() const { return spin_projection_; }
   /// Bytes this rank sends per call (0 on one rank).
   double bytes() const { return halo_.bytes(spin_projection_); }
+  /// How the faces travel (comm/halo.hpp).
+  std::string path() const { return halo_.path(); }
+  /// The launcher (its switches, timing and launch shape).
+  ///@{
+  const StencilLauncher<ES>& launcher() const { return launcher_; }
+  StencilLauncher<ES>& launcher() { return launcher_; }
+  ///@}
 
 private:
-  Lattice sites_;
+  StencilLauncher<ES> launcher_;
   SpinorHalo<S, ES> halo_;
-  OverlapSweep<ES> overlap_;
   bool spin_projection_ = true;
 };
 
@@ -119,8 +121,26 @@ public:
   void set_overlap(bool on) { self().hopping_.set_overlap(on); }
   /// Source faces sent spin-projected (default) or as whole vector sites.
   void set_spin_projection(bool on) { self().hopping_.set_spin_projection(on); }
-  /// Halo bytes sent per call by this rank (0 on one rank).
-  double halo_bytes() const { return self().hopping_.bytes(); }
+  /// Whether source faces travel spin-projected.
+  bool spin_projection() const { return self().hopping_.spin_projection(); }
+  /// Halo bytes sent per call by this rank (0 on one rank; a block's lanes travel together).
+  double halo_bytes(int = 1) const { return self().hopping_.bytes(); }
+  /// How the faces travel (comm/halo.hpp).
+  std::string halo_path() const { return self().hopping_.path(); }
+  /// Sites per team of the untuned launch, and fixing it (which switches tuning off).
+  ///@{
+  int sites_per_team() const { return self().hopping_.launcher().sites_per_team(); }
+  void set_sites_per_team(int n) { self().hopping_.launcher().set_sites_per_team(n); }
+  ///@}
+  /// The launch shape of the latest call.
+  LaunchConfig last_launch_config() const { return self().hopping_.launcher().last_launch_config(); }
+  /// Phase times of distributed calls (StencilLauncher's switch and record).
+  ///@{
+  void set_timing(bool on) const { self().hopping_.launcher().set_timing(on); }
+  const DslashTimes& times() const { return self().hopping_.launcher().times(); }
+  void reset_times() const { self().hopping_.launcher().reset_times(); }
+  int exterior_sites(int p) const { return self().hopping_.launcher().exterior_sites(p); }
+  ///@}
 
 private:
   const D& self() const { return static_cast<const D&>(*this); }
@@ -207,7 +227,8 @@ private:
     check(in, 1 - target_cb, "input");
     const link_accessor gauge[2] = {{u_.view(0).data()}, {u_.view(1).data()}};
     const auto arg = detail::lane_hopping_arg<Epilogue, Real>(gauge, out, in, x, sites_, ep, geom_.vsites());
-    hopping_.template run<Epilogue>("kqcd::SIMDWilsonDslash", arg, in, isign, target_cb);
+    hopping_.template run<Epilogue>("kqcd::SIMDWilsonDslash", std::string("recon ") + Recon::name + ", lanes " + std::to_string(V::lanes),
+                                    half_storage ? "half" : precision_name<Real>(), arg, out, in, isign, target_cb);
   }
 
   using link_accessor = DoubledLinkAccessor<V, V::lanes, Recon, link_store_type>;
@@ -286,7 +307,8 @@ private:
     check(in, 1 - target_cb, "input");
     const DoubledLinkAccessor<V, 1> gauge[2] = {{u_.view(0).data()}, {u_.view(1).data()}};
     const auto arg = detail::lane_hopping_arg<Epilogue, Real>(gauge, out, in, x, sites_, ep, lattice().cb_volume());
-    hopping_.template run<Epilogue>("kqcd::SIMDBlockWilsonDslash", arg, in, isign, target_cb);
+    hopping_.template run<Epilogue>("kqcd::SIMDBlockWilsonDslash", "lanes " + std::to_string(V::lanes),
+                                    std::is_same_v<Store, short> ? "half" : precision_name<Real>(), arg, out, in, isign, target_cb);
   }
 
   SIMDGaugeField<link_simd_type, ExecSpace> u_;

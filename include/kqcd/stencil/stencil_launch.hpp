@@ -137,8 +137,9 @@ public:
   using site_list_type = typename detail::OverlapSweep<ES>::site_list_type; ///< A device list of sites.
 
   StencilLauncher() = default;
-  /// The launcher of a stencil with hops up to `depth` sites long on lat.
-  StencilLauncher(const Lattice& lat, int depth) : lat_(lat), overlap_(lat, depth) {}
+  /// The launcher of a stencil on lat, whose ghost zone is as deep as the stencil's longest hop
+  /// (Lattice::with_ghost_depth; one rank has no ghost zone and no split).
+  explicit StencilLauncher(const Lattice& lat) : lat_(lat), overlap_(lat, lat.ghost_depth()) {}
 
   /// Runs f on every site of parity target_cb: start() posts the source's halo, finish() completes
   /// it (neither is called on one rank). The tune key is (kernel, variant, lattice, precision);
