@@ -46,7 +46,10 @@ SolverResult cg_solve(const Op& op, const SloppyOp& sop, typename Op::vector_typ
   auto rs = sop.create_vector("cg_rs");
   auto ps = sop.create_vector("cg_ps");
   auto aps = sop.create_vector("cg_aps");
-  auto tmp = sop.create_vector("cg_tmp");
+  auto tmp = [&] { // D^dag D's intermediate: the normal mode only
+    if constexpr (normal) return sop.create_vector("cg_tmp");
+    else return nullptr;
+  }();
   auto xs = sop.create_vector("cg_xs"); // correction accumulated since the last reliable update
   // The residual of the system CG iterates on: D^dag r, or r.
   auto system_residual = [&] {
