@@ -148,6 +148,24 @@ TEMPLATE_LIST_TEST_CASE("contraction: Gaussian smearing against the host referen
     gaussian_smear(psi, u, {2.0, 0});
     REQUIRE(ref::rel_diff(export_spinor(psi), hpsi) == 0.0);
   }
+  SECTION("on the SIMD lanes, and on the plain layout where asked") {
+    const Lattice lanes_lat({4, 4, 4, 8}); // halved in x, z, t: 8 lanes
+    GaugeField<Kokkos::complex<Real>, ES> v(lanes_lat);
+    random_gauge(v, 23);
+    SpinorField<Kokkos::complex<Real>, Ns, ES> phi(lanes_lat);
+    random_spinor(phi, 24);
+    const auto want = ref::gaussian_smear(lanes_lat.dims(), export_gauge(v), export_spinor(phi), 2.0, 4, {1.0, -1.0, 1.0});
+    BoundaryPhases bc;
+    bc.b[1] = -1.0;
+    for (const LayoutChoice choice : {LayoutChoice::simd, LayoutChoice::plain}) {
+      if (choice == LayoutChoice::simd && !ArchTraits<ES>::simd_layout) continue;
+      CAPTURE(int(choice));
+      SpinorField<Kokkos::complex<Real>, Ns, ES> copy(lanes_lat);
+      for (int p = 0; p < 2; ++p) Kokkos::deep_copy(copy[p].view(), phi[p].view());
+      gaussian_smear(copy, v, {2.0, 4}, bc, choice);
+      REQUIRE(ref::rel_diff(export_spinor(copy), want) < 20 * kqcd::test::tol<Real>());
+    }
+  }
 }
 
 TEMPLATE_LIST_TEST_CASE("contraction: sources", "[contraction][sources]", kqcd::EnabledExecutionSpaces) {

@@ -292,3 +292,42 @@ TEMPLATE_LIST_TEST_CASE("operator handle: the layout chosen at run time solves a
     REQUIRE_THROWS_AS(simd.apply(w, v), kqcd::invalid_argument);
   }
 }
+
+TEMPLATE_LIST_TEST_CASE("staggered operator handle: the layout chosen at run time solves M x = b", "[stencil][handle][staggered]", Configs) {
+  using ES = space_of<TestType>;
+  using Real = real_of<TestType>;
+  using Handle = StaggeredEvenOddHandle<Real, ES>;
+  using Gauge = typename Handle::gauge_type;
+  // Splits into 8 lanes with sub-lattices at least 3 long (x, z, t halved).
+  const Lattice lat({8, 6, 8, 8});
+  Gauge V(lat), W(lat);
+  random_gauge(V, 111);
+  random_gauge(W, 112);
+  const auto bc = mixed_bc();
+  typename Handle::field_type b(lat), x(lat), mx(lat);
+  random_spinor(b, 113);
+  const StaggeredOperator<Real, ES> M(V, bc, 0.3, &W);
+  SolverParams params;
+  params.tol = sizeof(Real) == 4 ? 1e-5 : 1e-11;
+  for (const LayoutChoice choice : {LayoutChoice::automatic, LayoutChoice::plain, LayoutChoice::simd}) {
+    if (choice == LayoutChoice::simd && !ArchTraits<ES>::simd_layout) {
+      REQUIRE_THROWS_AS(make_staggered_operator(V, bc, 0.3, &W, choice), kqcd::invalid_argument);
+      continue;
+    }
+    const auto A = make_staggered_operator(V, bc, 0.3, &W, choice);
+    CAPTURE(A.layout_name());
+    CHECK(A.layout_name() == (choice == LayoutChoice::plain || !ArchTraits<ES>::simd_layout ? "scalar" : "simd"));
+    for (int p = 0; p < 2; ++p) blas::zero(x[p]);
+    REQUIRE(staggered_solve(A, x, b, params).converged());
+    M.apply(mx, x);
+    REQUIRE(ref::rel_diff(host(mx), host(b)) < 100 * params.tol);
+  }
+  // Long links on sub-lattices of 2: the lanes are refused, the automatic choice takes the plain layout.
+  if constexpr (ArchTraits<ES>::simd_layout) {
+    const Lattice small({4, 6, 4, 8});
+    Gauge v(small);
+    random_gauge(v, 114);
+    CHECK(make_staggered_operator(v, bc, 0.3, &v).layout_name() == "scalar");
+    REQUIRE_THROWS_AS(make_staggered_operator(v, bc, 0.3, &v, LayoutChoice::simd), kqcd::invalid_argument);
+  }
+}

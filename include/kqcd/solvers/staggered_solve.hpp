@@ -20,4 +20,18 @@ SolverResult staggered_solve(const StaggeredEvenOddOperator<Real, ES, Layout>& o
   return res;
 }
 
+/// The same through a run-time handle (StaggeredEvenOddHandle, stencil/operator_handle.hpp: the
+/// layout chosen when it was built) on plain fields x and b; x's even sites are the initial guess.
+template <class Handle>
+  requires detail::OperatorHandle<Handle> && requires(const Handle& h, typename Handle::vector_type& v, const typename Handle::field_type& f) {
+    h.even_part(v, f);
+  }
+SolverResult staggered_solve(const Handle& op, typename Handle::field_type& x, const typename Handle::field_type& b, const SolverParams& params) {
+  auto be = op.create_vector("staggered_be"), xe = op.create_vector("staggered_xe");
+  op.prepare(be, b);
+  op.even_part(xe, x);
+  const SolverResult res = cg(op, xe, be, params);
+  op.reconstruct(x, xe, b);
+  return res;
+}
 } // namespace kqcd

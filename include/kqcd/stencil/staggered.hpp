@@ -25,6 +25,7 @@ namespace detail {
 template <class Real, class ES, class Layout> class StaggeredBase {
 public:
   using dslash_type = StaggeredDslash<Real, ES, Layout>; ///< The hopping term.
+  using layout_type = Layout; ///< Where its fields live.
   using gauge_type = typename dslash_type::gauge_type; ///< Links.
   using spinor_type = typename dslash_type::spinor_type; ///< One parity of a colour-vector field.
   using field_type = typename dslash_type::field_type; ///< Both parities.
