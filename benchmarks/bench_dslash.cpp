@@ -410,14 +410,8 @@ template <class ES, class Real> nlohmann::json time_colour_hops(const DslashOpti
   if (opts.recon != 18 || opts.rhs > 1 || opts.neighbours != "auto" || opts.graph)
     throw invalid_argument("--operator " + opts.op + " runs with --recon 18, --rhs 1, --neighbours auto, no --graph");
   const bool simd = use_simd_layout<ES>(parse_layout_choice(opts.layout), [&]() -> std::string {
-    if constexpr (ArchTraits<ES>::simd_layout) {
-      const std::string misfit = simd_split_misfit<ES, Real>(opts.lattice);
-      if (!misfit.empty() || opts.op != "improved-staggered") return misfit;
-      const Lattice sub = SIMDGeometry(opts.lattice, ArchTraits<ES>::template simd_complex<Real>::lanes).local();
-      for (int mu = 0; mu < Nd; ++mu)
-        if (sub.dim(mu) < 3) return "long links need SIMD sub-lattices at least 3 sites long, found " + sub.to_string();
-    }
-    return "";
+    if constexpr (ArchTraits<ES>::simd_layout) return SIMDStencilLayout<Real, ES>::misfit(opts.lattice, opts.op == "improved-staggered" ? 3 : 1);
+    else return "";
   });
   if constexpr (ArchTraits<ES>::simd_layout)
     if (simd) return time_colour_hops_on<ES, Real, SIMDStencilLayout<Real, ES>>(opts);

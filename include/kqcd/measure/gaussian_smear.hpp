@@ -10,10 +10,11 @@
 #include <kqcd/core/error.hpp>
 #include <kqcd/fields/gauge_field.hpp>
 #include <kqcd/fields/random_fields.hpp>
-#include <kqcd/fields/propagator.hpp>
 #include <kqcd/fields/simd_fields.hpp>
+#include <kqcd/fields/propagator.hpp>
 #include <kqcd/stencil/laplace.hpp>
 #include <kqcd/stencil/layout_choice.hpp>
+
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -50,14 +51,8 @@ template <class Real, class GT, class ES, class F>
 void with_smearing_laplacian(const GaugeField<GT, ES>& u, const BoundaryPhases& bc, LayoutChoice choice, F&& f) {
   const auto v = links_in<Real>(u);
   const bool simd = use_simd_layout<ES>(choice, [&]() -> std::string {
-    if constexpr (ArchTraits<ES>::simd_layout) {
-      try {
-        SIMDGeometry(u.lattice(), ArchTraits<ES>::template simd_complex<Real>::lanes);
-      } catch (const invalid_argument& e) {
-        return e.what();
-      }
-    }
-    return "";
+    if constexpr (ArchTraits<ES>::simd_layout) return SIMDStencilLayout<Real, ES>::misfit(u.lattice());
+    else return "";
   });
   if constexpr (ArchTraits<ES>::simd_layout)
     if (simd) return f(Laplacian<Ns, Real, ES, SIMDStencilLayout<Real, ES>>(v, bc, 3));

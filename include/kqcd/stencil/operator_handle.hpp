@@ -185,16 +185,8 @@ public:
   /// sub-lattices at least 3 sites long), else the plain layout.
   StaggeredEvenOddHandle(LayoutChoice choice, const gauge_type& fat, const BoundaryPhases& bc, double mass, const gauge_type* naik = nullptr) {
     const bool simd = use_simd_layout<ES>(choice, [&]() -> std::string {
-      if constexpr (ArchTraits<ES>::simd_layout) {
-        try {
-          const Lattice sub = SIMDGeometry(fat.lattice(), ArchTraits<ES>::template simd_complex<Real>::lanes).local();
-          for (int mu = 0; naik && mu < Nd; ++mu)
-            if (sub.dim(mu) < 3) return "long links need SIMD sub-lattices at least 3 sites long, found " + sub.to_string();
-        } catch (const invalid_argument& e) {
-          return e.what();
-        }
-      }
-      return "";
+      if constexpr (ArchTraits<ES>::simd_layout) return SIMDStencilLayout<Real, ES>::misfit(fat.lattice(), naik ? 3 : 1);
+      else return "";
     });
     visit_layout<ES>(simd, [&]<class Tag>(Tag) { this->template emplace<op_of<Tag>>(fat, bc, mass, naik); });
   }

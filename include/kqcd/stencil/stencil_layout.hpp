@@ -9,6 +9,7 @@
 
 #include <kqcd/arch/arch_traits.hpp>
 #include <kqcd/core/boundary.hpp>
+#include <kqcd/core/error.hpp>
 #include <kqcd/core/lattice.hpp>
 #include <kqcd/core/site_table.hpp>
 #include <kqcd/fields/cb_spinor.hpp>
@@ -87,6 +88,21 @@ template <class Real, class ES, class V = typename ArchTraits<ES>::template simd
 
   /// The geometry of the lattice lat (its ghost zone as deep as the stencil hops) in V's lanes.
   static geometry_type geometry(const Lattice& lat, const options& o) { return SIMDGeometry(lat, V::lanes, o.split); }
+  /// What keeps lat off the lanes for a stencil whose hops are up to `depth` sites long ("" where
+  /// nothing does): no automatic lane split (SIMDGeometry's reason), or sub-lattices shorter than
+  /// depth (a hop would wrap twice). How a run-time choice of layout decides (use_simd_layout).
+  static std::string misfit(const Lattice& lat, int depth = 1) {
+    try {
+      const Lattice sub = SIMDGeometry(lat, V::lanes).local();
+      for (int mu = 0; depth > 1 && mu < Nd; ++mu)
+        if (sub.dim(mu) < depth)
+          return "hops of " + std::to_string(depth) + " sites need SIMD sub-lattices at least " + std::to_string(depth) +
+                 " sites long, found " + sub.to_string();
+    } catch (const invalid_argument& e) {
+      return e.what();
+    }
+    return "";
+  }
   /// The lattice of the geometry.
   static const Lattice& lattice(const geometry_type& g) { return g.global(); }
   /// The lattice of the vector sites a functor sweeps.
