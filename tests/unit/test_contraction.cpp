@@ -149,7 +149,7 @@ TEMPLATE_LIST_TEST_CASE("contraction: Gaussian smearing against the host referen
     REQUIRE(ref::rel_diff(export_spinor(psi), hpsi) == 0.0);
   }
   SECTION("on the SIMD lanes, and on the plain layout where asked") {
-    const Lattice lanes_lat({4, 4, 4, 8}); // halved in x, z, t: 8 lanes
+    const Lattice lanes_lat({4, 4, 4, 8}); // halved in y, z, t: 8 lanes
     GaugeField<Kokkos::complex<Real>, ES> v(lanes_lat);
     random_gauge(v, 23);
     SpinorField<Kokkos::complex<Real>, Ns, ES> phi(lanes_lat);

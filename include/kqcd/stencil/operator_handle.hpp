@@ -199,34 +199,39 @@ public:
   void reconstruct(field_type& x, const vector_type& x_even, const field_type& b) const {
     this->visit(
         [&](const auto& op, const auto& xe) {
-          auto xl = in_layout(op, x);
-          Kokkos::deep_copy(xl[0].view(), xe.view());
-          op.reconstruct(xl, in_layout(op, b));
-          out_of_layout(x, xl);
+          if constexpr (plain<decltype(op)>) {
+            Kokkos::deep_copy(x[0].view(), xe.view());
+            op.reconstruct(x, b);
+          } else {
+            auto xl = op.create_field("staggered_handle_x");
+            Kokkos::deep_copy(xl[0].view(), xe.view());
+            op.reconstruct(xl, in_layout(op, b));
+            from_simd(x, xl);
+          }
         },
         x_even);
   }
   /// x_e of a plain field x into the layout (an initial guess).
   void even_part(vector_type& x_even, const field_type& x) const {
-    this->visit([&](const auto& op, auto& xe) { Kokkos::deep_copy(xe.view(), in_layout(op, x)[0].view()); }, x_even);
+    this->visit(
+        [&](const auto& op, auto& xe) {
+          if constexpr (plain<decltype(op)>) Kokkos::deep_copy(xe.view(), x[0].view());
+          else to_simd(xe, x[0]);
+        },
+        x_even);
   }
 
 private:
+  /// Whether operator Op works on plain fields.
+  template <class Op> static constexpr bool plain = std::is_same_v<typename std::remove_cvref_t<Op>::field_type, field_type>;
   /// f in op's layout: f itself on the plain layout, a converted copy on the lanes.
   template <class Op> static auto in_layout(const Op& op, const field_type& f) {
-    if constexpr (std::is_same_v<typename Op::field_type, field_type>) {
+    if constexpr (plain<Op>) {
       return f;
     } else {
       auto l = op.create_field("staggered_handle_field");
       to_simd(l, f);
       return l;
-    }
-  }
-  template <class F> static void out_of_layout(field_type& x, const F& l) {
-    if constexpr (std::is_same_v<F, field_type>) {
-      (void)x, (void)l; // the plain layout's field is x's own views
-    } else {
-      from_simd(x, l);
     }
   }
 };
