@@ -578,6 +578,11 @@ template <class C> inline constexpr bool is_simd_complex_v = false;
 /// @cond
 template <class T, int N, class ISA> inline constexpr bool is_simd_complex_v<SIMDComplex<T, N, ISA>> = true;
 /// @endcond
+/// Zero of a site register: a complex number (value_type its real) or a SIMDComplex.
+template <class C> KOKKOS_FORCEINLINE_FUNCTION C complex_zero() {
+  if constexpr (is_simd_complex_v<C>) return C::zero();
+  else return C(typename C::value_type(0), typename C::value_type(0));
+}
 
 /// N complex lanes on the host: the native register when it holds N, portable code otherwise.
 template <class T, int N> using CPUSIMDComplex = SIMDComplex<T, N, typename simd::ForLanes<T, N>::type>;

@@ -86,10 +86,6 @@ template <class Arg, class Signs, int target_cb> struct ColourHopFunctor {
   Arg arg; ///< The kernel arguments.
 
   /// A zero site vector.
-  KOKKOS_FORCEINLINE_FUNCTION static cplx czero() {
-    if constexpr (is_simd_complex_v<cplx>) return cplx::zero();
-    else return cplx(real(0), real(0));
-  }
   /// acc += sign U in(x + hop) for hop (mu, dir), where the mask has it.
   template <int mu, int dir> KOKKOS_FORCEINLINE_FUNCTION void hop(int site, const Coords& c, cplx acc[Nc][n_spin]) const {
     if (!(arg.mask & hop_bit(mu, dir))) return;
@@ -117,7 +113,7 @@ template <class Arg, class Signs, int target_cb> struct ColourHopFunctor {
     if constexpr (Signs::needs_coords) c = arg.lat.cb_coords(site, target_cb);
     cplx acc[Nc][n_spin];
     for (int i = 0; i < Nc; ++i)
-      for (int s = 0; s < n_spin; ++s) acc[i][s] = czero();
+      for (int s = 0; s < n_spin; ++s) acc[i][s] = complex_zero<cplx>();
     hops_along<0>(site, c, acc);
     hops_along<1>(site, c, acc);
     hops_along<2>(site, c, acc);

@@ -111,24 +111,13 @@ template <class Arg, int isign, int target_cb, class Epilogue> struct DslashFunc
   Arg arg; ///< The kernel arguments.
 
   /// A zero site vector.
-  KOKKOS_FORCEINLINE_FUNCTION static cplx czero() {
-    if constexpr (is_simd_complex_v<cplx>) return cplx::zero();
-    else return cplx(real(0), real(0));
-  }
 
   /// Links read through the gauge accessor, where the hop needs them.
   struct GaugeLinks {
     const Arg& arg; ///< The kernel arguments.
     /// The matrix of the hop from site (neighbour nb) in direction dir along mu.
     template <int mu, int dir> KOKKOS_FORCEINLINE_FUNCTION auto load(int site, int nb) const {
-      if constexpr (detail::doubled_links<typename Arg::gauge_accessor>) {
-        return arg.gauge[target_cb].template hop_link<mu, dir>(site);
-      } else {
-        LoadedLink<real, (dir < 0)> U;
-        if constexpr (dir > 0) U.scale = arg.gauge[target_cb].load_scaled(site, mu, U.U);
-        else U.scale = arg.gauge[source_cb].load_scaled(nb, mu, U.U);
-        return U;
-      }
+      return load_hop_link<mu, dir, target_cb, real>(arg.gauge, site, nb);
     }
   };
   /// A site's links already unpacked into team scratch.
@@ -259,7 +248,7 @@ template <class Arg, int isign, int target_cb, class Epilogue> struct DslashFunc
     cplx acc[NR][Nc][Ns];
     for (int r = 0; r < NR; ++r)
       for (int c = 0; c < Nc; ++c)
-        for (int s = 0; s < Ns; ++s) acc[r][c][s] = czero();
+        for (int s = 0; s < Ns; ++s) acc[r][c][s] = complex_zero<cplx>();
     hops<0, NR>(site, rhs, links, acc);
     hops<1, NR>(site, rhs, links, acc);
     hops<2, NR>(site, rhs, links, acc);
