@@ -170,7 +170,7 @@ template <class Op, class S> std::vector<double> run(const char* label, const Op
     return sums;
   }
 }
-/// The same with two, or three, distinct operands.
+/// The same with two distinct operands (b also stands for c and d).
 template <class Op, class S> std::vector<double> run(const char* label, const Op& op, const S& a, const S& b) {
   return run(label, op, a, b, b, b);
 }
