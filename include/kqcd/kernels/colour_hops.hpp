@@ -85,7 +85,6 @@ template <class Arg, class Signs, int target_cb> struct ColourHopFunctor {
   static constexpr int source_cb = 1 - target_cb; ///< Parity of the source sites.
   Arg arg; ///< The kernel arguments.
 
-  /// A zero site vector.
   /// acc += sign U in(x + hop) for hop (mu, dir), where the mask has it.
   template <int mu, int dir> KOKKOS_FORCEINLINE_FUNCTION void hop(int site, const Coords& c, cplx acc[Nc][n_spin]) const {
     if (!(arg.mask & hop_bit(mu, dir))) return;

@@ -110,8 +110,6 @@ template <class Arg, int isign, int target_cb, class Epilogue> struct DslashFunc
   static constexpr int cache_stride = link_slots * Nc * Nc + 1;
   Arg arg; ///< The kernel arguments.
 
-  /// A zero site vector.
-
   /// Links read through the gauge accessor, where the hop needs them.
   struct GaugeLinks {
     const Arg& arg; ///< The kernel arguments.
