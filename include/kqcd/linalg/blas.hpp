@@ -294,41 +294,41 @@ template <class DR, class SR> struct CopyKernel {
   DR d;
   SR s;
   static_assert(DR::comps == SR::comps && DR::slots == SR::slots, "blas::copy: spinors of different shapes");
-  static constexpr int C = DR::chunk < SR::chunk ? DR::chunk : SR::chunk;
+  static_assert((DR::chunk == 1 || DR::chunk == DR::comps) && (SR::chunk == 1 || SR::chunk == SR::comps));
+  static constexpr int K = DR::comps, DW = DR::width, SW = SR::width;
+  using DReal = typename DR::real;
+  using SReal = typename SR::real;
   KOKKOS_FUNCTION void operator()(int i) const {
-    typename SR::real in[SR::chunk][SR::width];
-    typename DR::real out[DR::chunk][DR::width];
     if constexpr (DR::chunk == SR::chunk) {
-      for (int k0 = 0; k0 < DR::comps; k0 += C) move(i, k0, in, out);
-    } else {
-      // One side takes a row whole: gather or scatter through it a component at a time.
-      static_assert(DR::chunk == DR::comps || SR::chunk == SR::comps);
-      if constexpr (SR::chunk == SR::comps) {
-        s.load(i, 0, in);
-        for (int k = 0; k < DR::comps; ++k) {
-          typename DR::real one[1][DR::width];
-          convert(in[k], one[0]);
-          if constexpr (DR::chunk == 1) d.store(i, k, one);
-          else for (int w = 0; w < DR::width; ++w) out[k][w] = one[0][w];
-        }
-        if constexpr (DR::chunk != 1) d.store(i, 0, out);
-      } else {
-        for (int k = 0; k < SR::comps; ++k) {
-          typename SR::real one[1][SR::width];
-          s.load(i, k, one);
-          convert(one[0], out[k]);
-        }
-        d.store(i, 0, out);
+      for (int k0 = 0; k0 < K; k0 += DR::chunk) {
+        SReal in[SR::chunk][SW];
+        DReal out[DR::chunk][DW];
+        s.load(i, k0, in);
+        for (int k = 0; k < DR::chunk; ++k) convert(in[k], out[k]);
+        d.store(i, k0, out);
       }
+    } else if constexpr (SR::chunk == K) {
+      // The source gives its row whole, the destination takes a component at a time.
+      SReal in[K][SW];
+      s.load(i, 0, in);
+      for (int k = 0; k < K; ++k) {
+        DReal one[1][DW];
+        convert(in[k], one[0]);
+        d.store(i, k, one);
+      }
+    } else {
+      // The source gives a component at a time, the destination takes its row whole.
+      DReal out[K][DW];
+      for (int k = 0; k < K; ++k) {
+        SReal one[1][SW];
+        s.load(i, k, one);
+        convert(one[0], out[k]);
+      }
+      d.store(i, 0, out);
     }
   }
-  template <class I, class O> KOKKOS_FORCEINLINE_FUNCTION void move(int i, int k0, I& in, O& out) const {
-    s.load(i, k0, in);
-    for (int k = 0; k < C; ++k) convert(in[k], out[k]);
-    d.store(i, k0, out);
-  }
-  KOKKOS_FORCEINLINE_FUNCTION static void convert(const typename SR::real (&in)[SR::width], typename DR::real (&out)[DR::width]) {
-    for (int w = 0; w < DR::width; ++w) out[w] = w < SR::width ? typename DR::real(in[w]) : typename DR::real(0);
+  KOKKOS_FORCEINLINE_FUNCTION static void convert(const SReal (&in)[SW], DReal (&out)[DW]) {
+    for (int w = 0; w < DW; ++w) out[w] = w < SW ? DReal(in[w]) : DReal(0);
   }
 };
 /// dst = src row by row; 16-bit sites convert in double, so that a copy rounds as an insert into a

@@ -28,23 +28,21 @@ inline std::vector<double> first(std::vector<double> sums, int n_rhs) {
   return sums;
 }
 
-/// sum_k conj(a_k) b_k over the components of loaded rows, a's right-hand side at reals wa, wa + 1
-/// and b's at wb, wb + 1.
-template <class R, int C, int W>
-KOKKOS_FORCEINLINE_FUNCTION void add_pair_dot(const R (&a)[C][W], int wa, const R (&b)[C][W], int wb, double& re, double& im) {
+/// sum_k conj(a_k) b_k over the components of two loaded row-block rows.
+template <class R, int C, int W> KOKKOS_FORCEINLINE_FUNCTION void add_dot(const R (&a)[C][W], const R (&b)[C][W], double& re, double& im) {
   for (int k = 0; k < C; ++k) {
-    const double ar = a[k][wa], ai = a[k][wa + 1], br = b[k][wb], bi = b[k][wb + 1];
+    const double ar = a[k][0], ai = a[k][1], br = b[k][0], bi = b[k][1];
     re += ar * br + ai * bi;
     im += ar * bi - ai * br;
   }
 }
-/// v_j += x_i c for the complex pairs of right-hand sides j (reals wv, wv + 1) and i (wx, wx + 1).
-template <class R, int C, int W, class Z> KOKKOS_FORCEINLINE_FUNCTION void add_pair_mul(R (&v)[C][W], int wv, const R (&x)[C][W], int wx, const Z& c) {
+/// v += x c over the components of two loaded row-block rows.
+template <class R, int C, int W, class Z> KOKKOS_FORCEINLINE_FUNCTION void add_mul(R (&v)[C][W], const R (&x)[C][W], const Z& c) {
   const R cr = c.real(), ci = c.imag();
   for (int k = 0; k < C; ++k) {
-    const R xr = x[k][wx], xi = x[k][wx + 1];
-    v[k][wv] += xr * cr - xi * ci;
-    v[k][wv + 1] += xr * ci + xi * cr;
+    const R xr = x[k][0], xi = x[k][1];
+    v[k][0] += xr * cr - xi * ci;
+    v[k][1] += xr * ci + xi * cr;
   }
 }
 
@@ -91,7 +89,7 @@ template <class Rows> struct BlockInner {
             real a[C][W], b[C][W];
             x.load(site * n + i, k0, a);
             y.load(site * n + j, k0, b);
-            add_pair_dot(a, 0, b, 0, re, im);
+            add_dot(a, b, re, im);
           }
           acc[2 * (i * n + j)] += re;
           acc[2 * (i * n + j) + 1] += im;
@@ -142,7 +140,7 @@ template <class Rows, class CView> struct BlockCombine {
         a.load(r, k0, v);
         for (int i = 0; i < n; ++i) {
           x.load(r - j + i, k0, xi);
-          add_pair_mul(v, 0, xi, 0, c(i, j));
+          add_mul(v, xi, c(i, j));
         }
         out.store(r, k0, v);
       }
