@@ -181,7 +181,8 @@ void add_bench_command(CLI::App& app, Action& action) {
                      "thread) or range instead of the tuned one")
       ->check(CLI::IsMember({"team", "team-scratch", "mdrange", "mdrange-pairs", "range"}));
   dslash->add_flag("--graph", s->dslash.graph,
-                   "--operator eo: time a Kokkos graph of the operator's two kernels, submitted once per call");
+                   "--operator eo, --recon 18: time a Kokkos graph of the operator's two kernels (either layout), "
+                   "submitted once per call");
 
   auto* io = cmd->add_subcommand("io", "Gauge file write and read throughput (NERSC and ILDG, double)");
   io->fallthrough();
@@ -301,7 +302,7 @@ void add_bench_command(CLI::App& app, Action& action) {
       if (s->backend == "all") o.backends = enabled_backend_names();
       else if (!s->backend.empty()) o.backends = split_list(s->backend, "--backend");
       for (const auto& b : o.backends)
-        if (!with_execution_space(b, []<class ES>() {}))
+        if (!with_execution_space(b, [&]<class ES>() {}))
           throw invalid_argument("--backend: '" + b + "' is not enabled in this build (enabled: run kqcd info)");
       o.precisions = split_list(s->precisions, "--precisions");
       o.operators = split_list(s->operators, "--operators");

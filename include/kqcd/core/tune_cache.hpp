@@ -40,6 +40,16 @@ struct LaunchConfig {
   std::string to_string() const;
 };
 
+/// Functor entry points of the launch shapes of a block of right-hand sides (a plain team shape
+/// calls the untagged operator()): the links staged in team scratch (PolicyKind::team_scratch), an
+/// MDRange over (lane, entry of the sweep) with NR right-hand sides per thread, a flat range over
+/// entry x right-hand side.
+///@{
+struct CachedLinksTag {};
+template <int NR> struct SiteRhsTag {};
+struct FlatSiteRhsTag {};
+///@}
+
 /// What a tuned shape is cached under: kernel, problem and device.
 struct TuneKey {
   std::string kernel;    ///< e.g. "kqcd::WilsonDslash"

@@ -11,6 +11,7 @@
 #include <kqcd/core/lattice.hpp>
 #include <kqcd/core/scratch.hpp>
 #include <kqcd/core/site_table.hpp>
+#include <kqcd/core/tune_cache.hpp>
 #include <kqcd/fields/spinor_access.hpp>
 #include <kqcd/kernels/hop_links.hpp>
 
@@ -87,11 +88,6 @@ template <class Real, class GaugeAcc, class InAcc, class OutAcc, class SiteTable
 
 // hop<mu, dir>() is the unit of work per direction. Off-rank neighbours are ghost-zone indices
 // of the same views, so the interior/exterior split of a halo exchange is only a site list.
-/// Launch-shape tags of a block of right-hand sides (the plain team shape is untagged).
-struct CachedLinksTag {};
-/// MDRange over (lane, entry of the sweep), NR right-hand sides per thread (site_kernel<NR>).
-template <int NR> struct SiteRhsTag {};
-struct FlatSiteRhsTag {};
 
 /// Kernel: the Wilson hopping term on one parity with epilogue Epilogue.
 template <class Arg, int isign, int target_cb, class Epilogue> struct DslashFunctor {

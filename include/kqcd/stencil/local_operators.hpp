@@ -527,7 +527,7 @@ public:
   }
   /// out = D_hat in as a Kokkos graph of its two hopping kernels, bound to these vectors: submit() it
   /// as often as needed, one launch of the graph for the two kernels (out must not alias in).
-  /// Launch shapes are those tuned by an earlier apply(). Plain layout, constant diagonal, one process.
+  /// Launch shapes are those tuned by an earlier apply(). Either layout, constant diagonal, one process.
   template <class Graph = Kokkos::Experimental::Graph<ES>>
   Graph make_graph(vector_type& out, const vector_type& in, int isign = 1) const
     requires constant_diagonal

@@ -171,8 +171,6 @@ template <class Real, class ES> struct StaggeredEvenOddOf {
 /// at run time; sources and solutions are plain colour-vector fields.
 template <class Real, class ES = Kokkos::DefaultExecutionSpace>
 class StaggeredEvenOddHandle : public detail::LayoutHandleOf<ES, detail::StaggeredEvenOddOf<Real, ES>::template type>::type {
-  template <class Tag> using op_of = typename detail::StaggeredEvenOddOf<Real, ES>::template type<Tag>;
-
 public:
   using real_type = Real; ///< Precision.
   using execution_space = ES; ///< The execution space.
@@ -188,7 +186,9 @@ public:
       if constexpr (ArchTraits<ES>::simd_layout) return SIMDStencilLayout<Real, ES>::misfit(fat.lattice(), naik ? 3 : 1);
       else return "";
     });
-    visit_layout<ES>(simd, [&]<class Tag>(Tag) { this->template emplace<op_of<Tag>>(fat, bc, mass, naik); });
+    visit_layout<ES>(simd, [&]<class Tag>(Tag) {
+      this->template emplace<typename detail::StaggeredEvenOddOf<Real, ES>::template type<Tag>>(fat, bc, mass, naik);
+    });
   }
 
   /// be = 2m b_e - D_eo b_o from a plain field b.

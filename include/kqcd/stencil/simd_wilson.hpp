@@ -39,16 +39,18 @@ public:
     if (sites.distributed()) halo_ = SpinorHalo<S, ES>(sites);
   }
   /// Runs the hopping functor of `arg` (output `out`, source `in` of parity 1 - target_cb) on the
-  /// target parity; `variant` names the links in the tune key.
-  template <class Epilogue, class Arg>
+  /// target parity; `variant` names the links in the tune key. Sink: std::nullptr_t launches now;
+  /// GraphNode<ES>* appends to a graph instead.
+  template <class Epilogue, class Arg, class Sink = std::nullptr_t>
   void run(const char* who, const std::string& variant, const char* precision, Arg arg, const S& out, const S& in, int isign,
-           int target_cb) {
+           int target_cb, Sink sink = nullptr) {
     auto start = [&] { halo_.start(in, 1 - target_cb, spin_projection_ ? isign : 0); };
     auto finish = [&] { halo_.finish(in); };
     const std::string v = type_name<Epilogue>() + ", " + variant;
     auto go = [&](auto sign, auto cb) {
       using F = DslashFunctor<Arg, decltype(sign)::value, decltype(cb)::value, Epilogue>;
-      if constexpr (S::has_norm) launcher_.launch(who, v, precision, F{arg}, cb, start, finish, out.view(), out.norm());
+      if constexpr (!std::is_same_v<Sink, std::nullptr_t>) *sink = launcher_.then_launch(*sink, who, v, precision, F{arg});
+      else if constexpr (S::has_norm) launcher_.launch(who, v, precision, F{arg}, cb, start, finish, out.view(), out.norm());
       else launcher_.launch(who, v, precision, F{arg}, cb, start, finish, out.view());
     };
     using plus = std::integral_constant<int, 1>;
@@ -116,6 +118,23 @@ public:
     if (x) self().check(*x, target_cb, "local addend");
     self().template launch<LocalAfter<Local>>(out, in, isign, target_cb, x ? *x : out, {local, x ? a : Real(0), b});
   }
+  /// Graph capture: out = H in (then_apply) or out = a x + b H in (then_apply_xpay) as a node after
+  /// `node` of a Kokkos graph, with the launch shape the tune cache holds for it (tune first with an
+  /// ordinary call; else the default). The graph keeps the views. One process.
+  ///@{
+  template <class Node> Node then_apply(const Node& node, S& out, const S& in, int isign, int target_cb) const {
+    Node next = node;
+    self().template launch<StoreHopping>(out, in, isign, target_cb, out, {}, &next);
+    return next;
+  }
+  template <class Node>
+  Node then_apply_xpay(const Node& node, S& out, const S& in, int isign, int target_cb, Real a, const S& x, Real b) const {
+    self().check(x, target_cb, "xpay addend");
+    Node next = node;
+    self().template launch<XpayHopping>(out, in, isign, target_cb, x, {a, b}, &next);
+    return next;
+  }
+  ///@}
 
   /// Interior computed while the halo is in flight (default), or everything after it.
   void set_overlap(bool on) { self().hopping_.set_overlap(on); }
@@ -219,16 +238,16 @@ private:
                              std::to_string(parity) + " of " + lattice().to_string());
   }
 
-  template <class Epilogue>
+  template <class Epilogue, class Sink = std::nullptr_t>
   void launch(spinor_type& out, const spinor_type& in, int isign, int target_cb, const spinor_type& x,
-              typename Epilogue::template Arg<Real> ep) const {
+              typename Epilogue::template Arg<Real> ep, Sink sink = nullptr) const {
     detail::check_sign_parity("SIMDWilsonDslash", isign, target_cb);
     check(out, target_cb, "output");
     check(in, 1 - target_cb, "input");
     const link_accessor gauge[2] = {{u_.view(0).data()}, {u_.view(1).data()}};
     const auto arg = detail::lane_hopping_arg<Epilogue, Real>(gauge, out, in, x, sites_, ep, geom_.vsites());
     hopping_.template run<Epilogue>("kqcd::SIMDWilsonDslash", std::string("recon ") + Recon::name + ", lanes " + std::to_string(V::lanes),
-                                    half_storage ? "half" : precision_name<Real>(), arg, out, in, isign, target_cb);
+                                    half_storage ? "half" : precision_name<Real>(), arg, out, in, isign, target_cb, sink);
   }
 
   using link_accessor = DoubledLinkAccessor<V, V::lanes, Recon, link_store_type>;
@@ -299,16 +318,17 @@ private:
                              " of a " + s.lattice().to_string() + " lattice, expected parity " + std::to_string(parity) +
                              " of " + lattice().to_string());
   }
-  template <class Epilogue>
+  template <class Epilogue, class Sink = std::nullptr_t>
   void launch(spinor_type& out, const spinor_type& in, int isign, int target_cb, const spinor_type& x,
-              typename Epilogue::template Arg<Real> ep) const {
+              typename Epilogue::template Arg<Real> ep, Sink sink = nullptr) const {
     detail::check_sign_parity("SIMDBlockWilsonDslash", isign, target_cb);
     check(out, target_cb, "output");
     check(in, 1 - target_cb, "input");
     const DoubledLinkAccessor<V, 1> gauge[2] = {{u_.view(0).data()}, {u_.view(1).data()}};
     const auto arg = detail::lane_hopping_arg<Epilogue, Real>(gauge, out, in, x, sites_, ep, lattice().cb_volume());
     hopping_.template run<Epilogue>("kqcd::SIMDBlockWilsonDslash", "lanes " + std::to_string(V::lanes),
-                                    std::is_same_v<Store, short> ? "half" : precision_name<Real>(), arg, out, in, isign, target_cb);
+                                    std::is_same_v<Store, short> ? "half" : precision_name<Real>(), arg, out, in, isign, target_cb,
+                                    sink);
   }
 
   SIMDGaugeField<link_simd_type, ExecSpace> u_;

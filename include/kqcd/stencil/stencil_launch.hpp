@@ -1,19 +1,24 @@
 // The stencil framework's launcher, shared by every stencil (QUDA's dslash_helper/dslash_policy): a
 // stencil brings its site functor (an Arg with the sweep's site list, and site_kernel(k)) and the
 // start and finish of its source halo; the launcher overlaps the halo with the interior sites of a
-// distributed lattice, tunes the launch shape per kernel, variant and lattice, and times the phases.
+// distributed lattice, tunes the launch shape per kernel, variant and lattice, times the phases,
+// sweeps blocks of right-hand sides in their tuned block shapes and captures launches into graphs.
 // The interior/exterior split follows from the stencil's depth (its longest hop): a site is
 // exterior when a hop of that length along a split direction leaves the sub-lattice.
 #pragma once
 
 #include <kqcd/core/error.hpp>
+#include <kqcd/core/graph.hpp>
 #include <kqcd/core/lattice.hpp>
+#include <kqcd/core/site_table.hpp>
 #include <kqcd/core/tune.hpp>
 
 #include <Kokkos_Core.hpp>
 
 #include <algorithm>
 #include <chrono>
+#include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -125,12 +130,135 @@ private:
   site_list_type interior_[2], exterior_[2];
   bool overlap_ = true;
 };
+/// Vector lanes per site of a block: the next power of two >= n_rhs (one lane per right-hand side).
+inline int vector_lanes(int n_rhs) {
+  int v = 1;
+  while (v < n_rhs) v *= 2;
+  return v;
+}
+
+/// A stencil's sweep over a block of right-hand sides as a Tunable (core/tune.hpp): team with the
+/// right-hand sides in vector lanes, team with the links cached in scratch, MDRange with one or two
+/// right-hand sides per thread (PairLaunchBounds: the latter's) and flat range, at two team sizes on
+/// the GPU; the autotuner keeps the fastest. The functor has the entry points of the block shapes
+/// (CachedLinksTag, SiteRhsTag<1>, SiteRhsTag<2>, FlatSiteRhsTag), team_scratch_bytes(sites per
+/// team), and arg.n_rhs, arg.n_sites, arg.sites_per_team.
+template <class ES, class LaunchBounds, class PairLaunchBounds, class Functor> class BlockSweepLaunch {
+public:
+  using execution_space = ES;
+  BlockSweepLaunch(std::string label, TuneKey key, const Functor& f, LaunchConfig default_config)
+      : label_(std::move(label)), key_(std::move(key)), f_(f), default_(default_config) {}
+  template <class... Views> void overwrites(const Views&... v) {
+    out_ = [v...](OutputBackup& b) { (b.add(v), ...); };
+  }
+  TuneKey tune_key() const { return key_; }
+  LaunchConfig default_config() const { return default_; }
+  std::vector<LaunchConfig> candidates() const {
+    const int lanes = vector_lanes(f_.arg.n_rhs);
+    std::vector<LaunchConfig> out;
+    if (ArchTraits<ES>::max_team_size > 1) {
+      for (int threads : {128, 256}) {
+        const int spt = std::max(1, threads / lanes);
+        out.push_back({PolicyKind::team, spt, spt});
+        if (scratch_fits(spt)) out.push_back({PolicyKind::team_scratch, spt, spt});
+        out.push_back({PolicyKind::mdrange, 0, spt});
+      }
+      // Two right-hand sides per thread in blocks of 128 threads (the pair kernel's launch bounds).
+      out.push_back({PolicyKind::mdrange, 0, std::max(1, 128 / pair_lanes(f_.arg.n_rhs)), 2});
+    } else {
+      for (int spt : {8, 32}) {
+        out.push_back({PolicyKind::team, 1, spt});
+        if (scratch_fits(spt)) out.push_back({PolicyKind::team_scratch, 1, spt});
+      }
+      out.push_back({PolicyKind::mdrange, 0, 8});
+      out.push_back({PolicyKind::mdrange, 0, 8, 2});
+    }
+    out.push_back({PolicyKind::range, 0, 0});
+    return out;
+  }
+  /// Whether the links of spt sites fit the backend's team scratch.
+  static bool scratch_fits(int spt) {
+    return Functor::team_scratch_bytes(spt) <= std::size_t(Kokkos::TeamPolicy<ES>::scratch_size_max(0));
+  }
+  void launch(const LaunchConfig& c) const {
+    launch_unchecked(c);
+    detail::check_launch<ES>(label_ + " " + c.to_string());
+  }
+  void save_outputs() {
+    backup_.clear();
+    if (out_) out_(backup_);
+  }
+  void restore_outputs() { backup_.restore(); }
+
+private:
+  void launch_unchecked(const LaunchConfig& c) const {
+    Functor f = f_;
+    const int n = f.arg.n_sites, r = f.arg.n_rhs;
+    switch (c.kind) {
+      case PolicyKind::team:
+      case PolicyKind::team_scratch: {
+        f.arg.sites_per_team = std::max(1, c.sites_per_team);
+        const int league = (n + f.arg.sites_per_team - 1) / f.arg.sites_per_team;
+        // A team of team_size x lanes threads: fitted down to what the backend can launch for
+        // this kernel (a set_block_launch() shape sized for fewer right-hand sides).
+        const int lanes = vector_lanes(r);
+        const int team = std::clamp(c.team_size, 1, std::max(1, max_team_size(f, c.kind, lanes)));
+        if (c.kind == PolicyKind::team) {
+          Kokkos::parallel_for(label_, Kokkos::TeamPolicy<ES, LaunchBounds>(league, team, lanes), f);
+        } else {
+          Kokkos::TeamPolicy<ES, LaunchBounds, CachedLinksTag> policy(league, team, lanes);
+          policy.set_scratch_size(0, Kokkos::PerTeam(Functor::team_scratch_bytes(f.arg.sites_per_team)));
+          Kokkos::parallel_for(label_ + "_cached_links", policy, f);
+        }
+        return;
+      }
+      case PolicyKind::mdrange: {
+        const int spt = std::max(1, c.sites_per_team);
+        if (c.rhs_per_thread == 1) {
+          using MD = Kokkos::MDRangePolicy<ES, Kokkos::Rank<2>, LaunchBounds, SiteRhsTag<1>>;
+          Kokkos::parallel_for(label_ + "_mdrange", MD({0, 0}, {r, n}, {r, spt}), f);
+        } else if (c.rhs_per_thread == 2) {
+          const int lanes = pair_lanes(r);
+          using MD = Kokkos::MDRangePolicy<ES, Kokkos::Rank<2>, PairLaunchBounds, SiteRhsTag<2>>;
+          Kokkos::parallel_for(label_ + "_mdrange_pairs", MD({0, 0}, {lanes, n}, {lanes, spt}), f);
+        } else {
+          throw invalid_argument(label_ + ": a block launch computes 1 or 2 right-hand sides per thread, found " +
+                                 std::to_string(c.rhs_per_thread));
+        }
+        return;
+      }
+      case PolicyKind::range:
+        Kokkos::parallel_for(label_ + "_flat", Kokkos::RangePolicy<ES, LaunchBounds, FlatSiteRhsTag>(0, n * r), f);
+        return;
+    }
+  }
+
+  /// Threads per site when each computes two right-hand sides.
+  static int pair_lanes(int n_rhs) { return (n_rhs + 1) / 2; }
+  static int max_team_size(const Functor& f, PolicyKind kind, int lanes) {
+    if (kind == PolicyKind::team)
+      return Kokkos::TeamPolicy<ES, LaunchBounds>(1, 1, lanes).team_size_max(f, Kokkos::ParallelForTag());
+    Kokkos::TeamPolicy<ES, LaunchBounds, CachedLinksTag> policy(1, 1, lanes);
+    policy.set_scratch_size(0, Kokkos::PerTeam(Functor::team_scratch_bytes(f.arg.sites_per_team)));
+    return policy.team_size_max(f, Kokkos::ParallelForTag());
+  }
+
+  std::string label_;
+  TuneKey key_;
+  Functor f_;
+  LaunchConfig default_;
+  std::function<void(OutputBackup&)> out_;
+  OutputBackup backup_;
+};
 } // namespace detail
 
 /// Launches any stencil's site functor over one parity: the halo overlapped with the interior on a
 /// distributed lattice, the launch shape tuned (or fixed by set_sites_per_team()), the phases
-/// timed on request. A functor F has a member `arg` with n_sites, site_list and use_list (the
-/// sweep's sites), and site_kernel(k) for entry k of the sweep.
+/// timed on request; blocks of right-hand sides in the block shapes (launch_block), and a graph
+/// node instead of a launch (then_launch). A functor F has a member `arg` with n_sites, site_list
+/// and use_list (the sweep's sites), and site_kernel(k) for entry k of the sweep. The tune key is
+/// (kernel, variant, lattice, precision); `outs` are the views the tuner's trial launches
+/// overwrite; LB are the kernel's launch bounds.
 template <class ES> class StencilLauncher {
 public:
   using execution_space = ES; ///< The execution space.
@@ -142,30 +270,60 @@ public:
   explicit StencilLauncher(const Lattice& lat) : lat_(lat), overlap_(lat, lat.ghost_depth()) {}
 
   /// Runs f on every site of parity target_cb: start() posts the source's halo, finish() completes
-  /// it (neither is called on one rank). The tune key is (kernel, variant, lattice, precision);
-  /// `outs` are the views the tuner's trial launches overwrite.
-  template <class F, class Start, class Finish, class... Outs>
+  /// it (neither is called on one rank).
+  template <class LB = Kokkos::LaunchBounds<>, class F, class Start, class Finish, class... Outs>
   void launch(const std::string& kernel, const std::string& variant, const char* precision, F f, int target_cb, Start&& start,
               Finish&& finish, const Outs&... outs) const {
-    const LaunchConfig fixed{PolicyKind::team, std::min(ArchTraits<ES>::max_team_size, sites_per_team()), sites_per_team()};
-    auto sweep = [&](const site_list_type* list) {
-      overlap_.point(f.arg, list);
-      if (f.arg.n_sites == 0) return;
+    over_sites(f, target_cb, nullptr, start, finish, [&] {
       using K = SiteKernelOf<F>;
-      SiteKernelLaunch<ES, Kokkos::LaunchBounds<>, K> l(kernel, make_tune_key(kernel, variant, lat_.to_string(), precision, ES::name()),
-                                                       f.arg.n_sites, K{f}, fixed);
+      const LaunchConfig fixed = fixed_config(sites_per_team());
+      SiteKernelLaunch<ES, LB, K> l(kernel, key(kernel, variant, precision), f.arg.n_sites, K{f}, fixed);
       l.overwrites(outs...);
       if (sites_per_team_ > 0) {
         LaunchConfig c = fixed;
-        c.team_size = std::min(c.team_size, team_size_max_for<ES, Kokkos::LaunchBounds<>>(K{f}, f.arg.n_sites));
+        c.team_size = std::min(c.team_size, team_size_max_for<ES, LB>(K{f}, f.arg.n_sites));
         l.launch(c);
         last_config_ = c;
       } else {
         last_config_ = tuned_launch(l);
       }
-    };
-    if (!lat_.distributed()) return sweep(nullptr);
-    overlap_.run_timed(target_cb, start, sweep, finish, timing_, times_);
+    });
+  }
+  /// The same for a functor over a block of f.arg.n_rhs right-hand sides in the block shapes
+  /// (detail::BlockSweepLaunch; tuned, or set_block_launch()'s, or the fixed team of
+  /// f.arg.sites_per_team sites where sites per team are set); one rank sweeps the sites tile by
+  /// tile (tiled_site_order). Tune key and labels: kernel + "::multi_rhs".
+  template <class LB, class PairLB, class F, class Start, class Finish, class... Outs>
+  void launch_block(const std::string& kernel, const std::string& variant, const char* precision, F f, int target_cb,
+                    Start&& start, Finish&& finish, const Outs&... outs) const {
+    over_sites(f, target_cb, tiled_order(), start, finish, [&] {
+      const std::string label = kernel + "::multi_rhs";
+      const LaunchConfig fixed = fixed_config(f.arg.sites_per_team);
+      detail::BlockSweepLaunch<ES, LB, PairLB, F> l(label, key(label, variant, precision), f, fixed);
+      l.overwrites(outs...);
+      if (block_launch_ || sites_per_team_ > 0) {
+        last_config_ = block_launch_ ? *block_launch_ : fixed;
+        l.launch(last_config_);
+      } else {
+        last_config_ = tuned_launch(l);
+      }
+    });
+  }
+  /// f on every site of one parity as a graph node after `node`, in the shape the tune cache holds
+  /// for it (tune first with an ordinary call; else the default). One process.
+  template <class F>
+  GraphNode<ES> then_launch(const GraphNode<ES>& node, const std::string& kernel, const std::string& variant,
+                            const char* precision, F f) const {
+    if (lat_.distributed())
+      throw invalid_argument(kernel + ": graph capture runs on one process; lattice " + lat_.to_string() + " is distributed");
+    overlap_.point(f.arg, nullptr);
+    using K = SiteKernelOf<F>;
+    const LaunchConfig fixed = fixed_config(sites_per_team());
+    SiteKernelLaunch<ES, Kokkos::LaunchBounds<>, K> l(kernel, key(kernel, variant, precision), f.arg.n_sites, K{f}, fixed);
+    last_config_ = sites_per_team_ > 0 ? fixed : cached_or_default_config(l);
+    // No launch bounds: Kokkos 4.6 launches graph kernels from global memory, and under nvcc 13
+    // its bounded global-memory launcher is ambiguous (does not compile).
+    return then_launch_sites<ES, Kokkos::LaunchBounds<>>(node, kernel, f.arg.n_sites, last_config_, K{f});
   }
 
   /// The lattice.
@@ -189,16 +347,42 @@ public:
     if (n < 1) throw invalid_argument("sites_per_team must be positive, found " + std::to_string(n));
     sites_per_team_ = n;
   }
+  /// Blocks of right-hand sides run with shape c (any PolicyKind) instead of the tuned one.
+  void set_block_launch(const LaunchConfig& c) { block_launch_ = c; }
   /// The launch shape of the latest call.
   LaunchConfig last_launch_config() const { return last_config_; }
 
 private:
+  TuneKey key(const std::string& kernel, const std::string& variant, const char* precision) const {
+    return make_tune_key(kernel, variant, lat_.to_string(), precision, ES::name());
+  }
+  /// A team of spt sites (one thread each on the GPU, up to its team size).
+  static LaunchConfig fixed_config(int spt) { return {PolicyKind::team, std::min(ArchTraits<ES>::max_team_size, spt), spt}; }
+  /// run() on the sites of parity target_cb, f pointed at each sweep's sites: all of them on one
+  /// rank (in the order of `one_rank`, or by index), else interior and exterior around the halo.
+  template <class F, class Start, class Finish, class Run>
+  void over_sites(F& f, int target_cb, const site_list_type* one_rank, Start& start, Finish& finish, Run&& run) const {
+    auto sweep = [&](const site_list_type* list) {
+      overlap_.point(f.arg, list);
+      if (f.arg.n_sites > 0) run();
+    };
+    if (!lat_.distributed()) return sweep(one_rank);
+    overlap_.run_timed(target_cb, start, sweep, finish, timing_, times_);
+  }
+  /// The sites in tiled order (nullptr where that is index order), built on first use.
+  const site_list_type* tiled_order() const {
+    if (!tiled_order_) tiled_order_ = detail::to_device<site_list_type>(detail::tiled_site_order(lat_), "kqcd::tiled_site_order");
+    return tiled_order_->size() > 0 ? &*tiled_order_ : nullptr;
+  }
+
   Lattice lat_;
   detail::OverlapSweep<ES> overlap_;
   int sites_per_team_ = 0; ///< 0: tuned
+  std::optional<LaunchConfig> block_launch_;
   mutable LaunchConfig last_config_{};
   mutable bool timing_ = false;
   mutable DslashTimes times_;
+  mutable std::optional<site_list_type> tiled_order_;
 };
 
 } // namespace kqcd
