@@ -1,7 +1,6 @@
 // The halo exchange of a spinor or block of right-hand sides in any storage (fields/spinor.hpp,
-// fields/multi_spinor.hpp): its halo rows (halo_view()) and, in 16 bits, its norms beside them.
-// Float and double spinors travel spin-projected for the call's sign (isign != 0) or whole
-// (isign = 0); 16-bit spinors travel whole, with their norms.
+// fields/multi_spinor.hpp): its halo rows (halo_view()) with the face pack the caller gives
+// (comm/halo.hpp; WholeRows by default) and, in 16 bits, its norms beside them, whole.
 #pragma once
 
 #include <kqcd/comm/halo.hpp>
@@ -29,17 +28,18 @@ public:
   }
   /// Rows per site; 0 before construction from a lattice.
   int rows_per_site() const { return rows_per_site_; }
-  /// Sends the faces of `in` (sites of `parity`) and posts the receives.
-  void start(const S& in, int parity, int isign) {
-    rows_.start(in.halo_view(), parity, S::has_norm ? 0 : isign);
+  /// Sends the faces of `in` (sites of `parity`) packed by `faces` and posts the receives.
+  template <class Faces = WholeRows> void start(const S& in, int parity, const Faces& faces = {}) {
+    rows_.start(in.halo_view(), parity, faces);
     if constexpr (S::has_norm) norms_.start(in.norm(), parity);
   }
-  void finish(const S& in) {
-    rows_.finish(in.halo_view());
+  /// Waits and fills the ghost zone (the face pack of start()).
+  template <class Faces = WholeRows> void finish(const S& in, const Faces& faces = {}) {
+    rows_.finish(in.halo_view(), faces);
     if constexpr (S::has_norm) norms_.finish(in.norm());
   }
-  /// Bytes this rank sends per exchange (spin-projected: if asked and the storage can).
-  double bytes(bool projected) const { return rows_.bytes(projected && !S::has_norm) + norms_.bytes(); }
+  /// Bytes this rank sends per exchange with face pack `faces`.
+  template <class Faces = WholeRows> double bytes(const Faces& faces = {}) const { return rows_.bytes(faces) + norms_.bytes(); }
   std::string path() const { return rows_.path(); }
 
 private:

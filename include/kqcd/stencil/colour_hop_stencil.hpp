@@ -115,7 +115,7 @@ public:
   /// The launcher, to set its switches.
   StencilLauncher<ES>& launcher() { return launcher_; }
   /// Halo bytes this rank sends per apply().
-  double halo_bytes() const { return halo_.bytes(false); }
+  double halo_bytes() const { return halo_.bytes(); }
 
 private:
   static constexpr double site_bytes = 2.0 * Nc * n_spin * sizeof(Real);
@@ -188,7 +188,7 @@ void ColourHopStencil<Signs, n_spin, Real, ES, Layout>::apply(spinor_type& out, 
   std::snprintf(hex, sizeof hex, "%04x", mask);
   const std::string variant =
       name_ + ", " + Layout::name + ", spins " + std::to_string(n_spin) + ", hops " + hex + (a != Real(0) ? ", xpay" : "");
-  auto start = [&] { halo_.start(in, in.parity(), 0); };
+  auto start = [&] { halo_.start(in, in.parity()); };
   auto finish = [&] { halo_.finish(in); };
   if (target_cb == 0)
     launcher_.launch("kqcd::ColourHops", variant, precision_name<Real>(), ColourHopFunctor<Arg, Signs, 0>{arg}, 0, start, finish, out.view());

@@ -14,6 +14,7 @@
 #include <kqcd/comm/source_halo.hpp>
 #include <kqcd/core/boundary.hpp>
 #include <kqcd/core/error.hpp>
+#include <kqcd/core/gamma.hpp>
 #include <kqcd/core/graph.hpp>
 #include <kqcd/core/site_table.hpp>
 #include <kqcd/core/tune.hpp>
@@ -31,6 +32,100 @@
 #include <vector>
 
 namespace kqcd {
+
+namespace detail {
+/// i^k z for a run-time k (exact: a swap and sign changes).
+template <class T> KOKKOS_INLINE_FUNCTION Kokkos::complex<T> mul_i_pow_at(int k, const Kokkos::complex<T>& z) {
+  switch (k & 3) {
+  case 0: return z;
+  case 1: return {-z.imag(), z.real()};
+  case 2: return {-z.real(), -z.imag()};
+  default: return {z.imag(), -z.real()};
+  }
+}
+/// perm(mu, s) is 2 or 3 for s = 0, 1 in every direction: a ghost site holding h in spins 0, 1 and
+/// zeros in spins 2, 3 projects to h again, bit for bit.
+constexpr bool projection_reads_upper_spins() {
+  for (int mu = 0; mu < Nd; ++mu)
+    for (int s = 0; s < 2; ++s)
+      if (gamma_dr::perm_at(mu, s) < 2) return false;
+  return true;
+}
+static_assert(projection_reads_upper_spins(), "the spin-projected halo needs perm(mu, s) in {2, 3} for s = 0, 1");
+} // namespace detail
+
+/// The Wilson hopping term's face pack (comm/halo.hpp): for a call of sign isign the source's faces
+/// travel spin-projected for the hop that reads them, h_s = psi_s + sigma i^code psi_perm(s), s = 0, 1
+/// (sigma = -isign on the x_mu = 0 face, which feeds the receiver's forward hops, +isign on the
+/// other): half the bytes. A ghost row gets (h_0, h_1, 0, 0), so the ghost zone then serves that
+/// hopping term only. Views that are not four-spinors (site, colour, spin[, lane]), the 16-bit
+/// rows among them, and isign = 0 travel whole.
+struct SpinProjectedFaces {
+  int isign = 0; ///< the call's sign; 0: whole rows
+  /// Whether rows of View are four-spinors, and the SIMD lanes per row (1 without a lane index).
+  ///@{
+  template <class View> static constexpr bool projectable() {
+    if constexpr ((View::rank() == 3 || View::rank() == 4) && !std::is_arithmetic_v<typename View::non_const_value_type>)
+      return View::static_extent(1) == Nc && View::static_extent(2) == Ns;
+    else return false;
+  }
+  template <class View> static constexpr int lanes() {
+    if constexpr (View::rank() == 4) return int(View::static_extent(3));
+    else return 1;
+  }
+  ///@}
+  /// One face: projected with 1 + sigma g_mu, or whole (sigma = 0).
+  template <class View> struct Face {
+    int mu, sigma;
+    template <class Buffer> KOKKOS_INLINE_FUNCTION void pack(const View& v, std::size_t row, const Buffer& b, std::size_t at) const {
+      if constexpr (projectable<View>()) {
+        if (sigma != 0) {
+          using T = typename View::non_const_value_type;
+          constexpr int L = lanes<View>();
+          const int shift = sigma > 0 ? 0 : 2; // -1 is i^2
+          for (int c = 0; c < Nc; ++c)
+            for (int l = 0; l < L; ++l)
+              for (int sp = 0; sp < 2; ++sp)
+                b(at + (2 * c + sp) * L + l) =
+                    spin(v, row, c, sp, l) + detail::mul_i_pow_at(gamma_dr::code_at(mu, sp) + shift, T(spin(v, row, c, gamma_dr::perm_at(mu, sp), l)));
+          return;
+        }
+      }
+      WholeRows::Face<View>{}.pack(v, row, b, at);
+    }
+    template <class Buffer> KOKKOS_INLINE_FUNCTION void unpack(const View& v, std::size_t row, const Buffer& b, std::size_t at) const {
+      if constexpr (projectable<View>()) {
+        if (sigma != 0) {
+          using T = typename View::non_const_value_type;
+          constexpr int L = lanes<View>();
+          for (int c = 0; c < Nc; ++c)
+            for (int l = 0; l < L; ++l) {
+              spin(v, row, c, 0, l) = b(at + (2 * c) * L + l);
+              spin(v, row, c, 1, l) = b(at + (2 * c + 1) * L + l);
+              spin(v, row, c, 2, l) = T(0);
+              spin(v, row, c, 3, l) = T(0);
+            }
+          return;
+        }
+      }
+      WholeRows::Face<View>{}.unpack(v, row, b, at);
+    }
+    /// Spin component sp of colour c, lane l of a row.
+    KOKKOS_FORCEINLINE_FUNCTION static typename View::reference_type spin(const View& v, std::size_t row, int c, int sp, int l) {
+      if constexpr (View::rank() == 4) return v(row, c, sp, l);
+      else {
+        (void)l;
+        return v(row, c, sp);
+      }
+    }
+  };
+  template <class View> int components() const {
+    if constexpr (projectable<View>())
+      if (isign != 0) return Nc * 2 * lanes<View>();
+    return WholeRows{}.components<View>();
+  }
+  template <class View> Face<View> face(int mu, int side) const { return {mu, isign == 0 ? 0 : side == 0 ? -isign : isign}; }
+};
 
 template <class P, class ExecSpace = Kokkos::DefaultExecutionSpace,
           NeighbourMode mode = ArchTraits<ExecSpace>::neighbour_mode, class Recon = Recon18>
@@ -140,7 +235,7 @@ public:
   /// Whether source faces are sent spin-projected.
   bool spin_projection() const { return spin_projection_; }
   /// Halo bytes sent per call on n_rhs right-hand sides by this rank (0 on one rank).
-  double halo_bytes(int n_rhs = 1) const { return halo_.bytes(spin_projection_, n_rhs); }
+  double halo_bytes(int n_rhs = 1) const { return halo_.bytes(SpinProjectedFaces{spin_projection_ ? 1 : 0}, n_rhs); }
   /// How the halo reaches MPI (HaloExchange::path()).
   std::string halo_path() const { return halo_.path(); }
   /// Sites of parity p with an off-rank neighbour.
@@ -225,8 +320,9 @@ private:
     const std::string variant = type_name<Epilogue>() + (mode == NeighbourMode::table ? ", table" : ", on the fly") +
                                 ", recon " + Recon::name + (n_rhs > 1 ? ", rhs " + std::to_string(n_rhs) : "");
     const char* precision = std::is_same_v<P, half> ? "half" : precision_name<Real>();
-    auto start = [&] { halo_.start(in, spin_projection_ ? isign : 0); };
-    auto finish = [&] { halo_.finish(in); };
+    const SpinProjectedFaces faces{spin_projection_ ? isign : 0};
+    auto start = [&] { halo_.start(in, faces); };
+    auto finish = [&] { halo_.finish(in, faces); };
     constexpr bool has_norm = requires { out.norm(); };
     auto go = [&](auto sign, auto cb) {
       using F = DslashFunctor<Arg, decltype(sign)::value, decltype(cb)::value, Epilogue>;
