@@ -79,15 +79,20 @@ template <class FieldView, class BufferView, class Face> struct FaceCopy {
 /// unpack(view, row, buffer, at). The receiver unpacks slot (mu, side) with the sender's face of
 /// (mu, side).
 struct WholeRows {
+  /// Any face: the row's components in order.
   template <class View> struct Face {
+    /// Row `row` of v into the buffer from entry `at`.
     template <class Buffer> KOKKOS_INLINE_FUNCTION void pack(const View& v, std::size_t row, const Buffer& b, std::size_t at) const {
       for (int k = 0; k < detail::components_per_row<View>(); ++k) b(at + k) = detail::component(v, row, k);
     }
+    /// The buffer from entry `at` into row `row` of v.
     template <class Buffer> KOKKOS_INLINE_FUNCTION void unpack(const View& v, std::size_t row, const Buffer& b, std::size_t at) const {
       for (int k = 0; k < detail::components_per_row<View>(); ++k) detail::component(v, row, k) = b(at + k);
     }
   };
+  /// Buffer entries per row: all its components.
   template <class View> int components() const { return detail::components_per_row<View>(); }
+  /// The pack of every face.
   template <class View> Face<View> face(int, int) const { return {}; }
 };
 

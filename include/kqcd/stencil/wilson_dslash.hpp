@@ -74,41 +74,45 @@ struct SpinProjectedFaces {
     else return 1;
   }
   ///@}
-  /// One face: projected with 1 + sigma g_mu, or whole (sigma = 0).
+  /// One face: projected with 1 + sigma g_mu, or whole (sigma = 0); code and perm: the power of i
+  /// (sigma's sign included) and the spin partner of h_0 and h_1, looked up once on the host.
   template <class View> struct Face {
-    int mu, sigma;
+    int sigma;             ///< +1 or -1: the sign of the projector; 0: whole rows
+    int code[2], perm[2];  ///< i's power and spin partner of h_0, h_1
+    /// Row `row` of v into the buffer from entry `at`: h, or the whole row.
     template <class Buffer> KOKKOS_INLINE_FUNCTION void pack(const View& v, std::size_t row, const Buffer& b, std::size_t at) const {
-      if constexpr (projectable<View>()) {
-        if (sigma != 0) {
-          using T = typename View::non_const_value_type;
-          constexpr int L = lanes<View>();
-          const int shift = sigma > 0 ? 0 : 2; // -1 is i^2
-          for (int c = 0; c < Nc; ++c)
-            for (int l = 0; l < L; ++l)
-              for (int sp = 0; sp < 2; ++sp)
-                b(at + (2 * c + sp) * L + l) =
-                    spin(v, row, c, sp, l) + detail::mul_i_pow_at(gamma_dr::code_at(mu, sp) + shift, T(spin(v, row, c, gamma_dr::perm_at(mu, sp), l)));
-          return;
-        }
-      }
+      if constexpr (projectable<View>())
+        if (sigma != 0) return pack_projected(v, row, b, at);
       WholeRows::Face<View>{}.pack(v, row, b, at);
     }
+    /// The buffer from entry `at` into ghost row `row` of v: (h_0, h_1, 0, 0), or the whole row.
     template <class Buffer> KOKKOS_INLINE_FUNCTION void unpack(const View& v, std::size_t row, const Buffer& b, std::size_t at) const {
-      if constexpr (projectable<View>()) {
-        if (sigma != 0) {
-          using T = typename View::non_const_value_type;
-          constexpr int L = lanes<View>();
-          for (int c = 0; c < Nc; ++c)
-            for (int l = 0; l < L; ++l) {
-              spin(v, row, c, 0, l) = b(at + (2 * c) * L + l);
-              spin(v, row, c, 1, l) = b(at + (2 * c + 1) * L + l);
-              spin(v, row, c, 2, l) = T(0);
-              spin(v, row, c, 3, l) = T(0);
-            }
-          return;
-        }
-      }
+      if constexpr (projectable<View>())
+        if (sigma != 0) return unpack_projected(v, row, b, at);
       WholeRows::Face<View>{}.unpack(v, row, b, at);
+    }
+    /// h_s = psi_s + i^code[s] psi_perm[s] of each colour and lane into the buffer.
+    template <class Buffer>
+    KOKKOS_INLINE_FUNCTION void pack_projected(const View& v, std::size_t row, const Buffer& b, std::size_t at) const {
+      using T = typename View::non_const_value_type;
+      constexpr int L = lanes<View>();
+      for (int c = 0; c < Nc; ++c)
+        for (int l = 0; l < L; ++l)
+          for (int sp = 0; sp < 2; ++sp)
+            b(at + (2 * c + sp) * L + l) = spin(v, row, c, sp, l) + detail::mul_i_pow_at(code[sp], T(spin(v, row, c, perm[sp], l)));
+    }
+    /// (h_0, h_1, 0, 0) of each colour and lane into the ghost row.
+    template <class Buffer>
+    KOKKOS_INLINE_FUNCTION void unpack_projected(const View& v, std::size_t row, const Buffer& b, std::size_t at) const {
+      using T = typename View::non_const_value_type;
+      constexpr int L = lanes<View>();
+      for (int c = 0; c < Nc; ++c)
+        for (int l = 0; l < L; ++l) {
+          spin(v, row, c, 0, l) = b(at + (2 * c) * L + l);
+          spin(v, row, c, 1, l) = b(at + (2 * c + 1) * L + l);
+          spin(v, row, c, 2, l) = T(0);
+          spin(v, row, c, 3, l) = T(0);
+        }
     }
     /// Spin component sp of colour c, lane l of a row.
     KOKKOS_FORCEINLINE_FUNCTION static typename View::reference_type spin(const View& v, std::size_t row, int c, int sp, int l) {
@@ -119,12 +123,17 @@ struct SpinProjectedFaces {
       }
     }
   };
+  /// Buffer entries per row: h_0 and h_1 of each colour and lane, or the whole row.
   template <class View> int components() const {
     if constexpr (projectable<View>())
       if (isign != 0) return Nc * 2 * lanes<View>();
     return WholeRows{}.components<View>();
   }
-  template <class View> Face<View> face(int mu, int side) const { return {mu, isign == 0 ? 0 : side == 0 ? -isign : isign}; }
+  /// The pack of the face of direction mu on `side` (0: x_mu = 0, sent backward).
+  template <class View> Face<View> face(int mu, int side) const {
+    const int sigma = isign == 0 ? 0 : side == 0 ? -isign : isign, shift = sigma > 0 ? 0 : 2; // -1 is i^2
+    return {sigma, {gamma_dr::code[mu][0] + shift, gamma_dr::code[mu][1] + shift}, {gamma_dr::perm[mu][0], gamma_dr::perm[mu][1]}};
+  }
 };
 
 template <class P, class ExecSpace = Kokkos::DefaultExecutionSpace,
