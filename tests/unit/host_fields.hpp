@@ -8,6 +8,8 @@
 
 #include <array>
 #include <complex>
+#include <random>
+#include <utility>
 #include <vector>
 
 namespace kqcd::test {
@@ -22,6 +24,20 @@ inline BoundaryPhases mixed_bc() {
   bc.b[2] = 1.0;
   bc.b[3] = BoundaryPhases::twist(-2.1);
   return bc;
+}
+/// A device view of n four-spinor sites (site, colour, spin) with components uniform in [-1, 1)
+/// from `seed`, and its host mirror holding the same values.
+template <class ES, class Real> auto random_spinor_view(int n, unsigned seed) {
+  using C = Kokkos::complex<Real>;
+  Kokkos::View<C* [Nc][Ns], typename ES::memory_space> v("random_spinor_view", n);
+  auto h = Kokkos::create_mirror_view(v);
+  std::mt19937 gen(seed);
+  std::uniform_real_distribution<double> dist(-1, 1);
+  for (int s = 0; s < n; ++s)
+    for (int c = 0; c < Nc; ++c)
+      for (int sp = 0; sp < Ns; ++sp) h(s, c, sp) = C(Real(dist(gen)), Real(dist(gen)));
+  Kokkos::deep_copy(v, h);
+  return std::pair(v, h);
 }
 inline std::array<std::complex<double>, 4> host_bc(const BoundaryPhases& bc) {
   std::array<std::complex<double>, 4> b;

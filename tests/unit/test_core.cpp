@@ -13,6 +13,7 @@
 #include <catch2/matchers/catch_matchers_floating_point.hpp>
 #include <catch2/matchers/catch_matchers_string.hpp>
 
+#include "host_fields.hpp"
 #include "wilson_reference.hpp"
 
 #include <complex>
@@ -348,14 +349,7 @@ TEMPLATE_LIST_TEST_CASE("halo faces: whole rows carry every component, bit for b
   using Field = Kokkos::View<C* [Nc][Ns], typename ES::memory_space>;
   using Buffer = Kokkos::View<C*, typename ES::memory_space>;
   const Lattice lat({4, 6, 4, 2});
-  Field psi("psi", lat.cb_volume());
-  auto h_psi = Kokkos::create_mirror_view(psi);
-  std::mt19937 gen(5);
-  std::uniform_real_distribution<double> dist(-1, 1);
-  for (int s = 0; s < lat.cb_volume(); ++s)
-    for (int c = 0; c < Nc; ++c)
-      for (int sp = 0; sp < Ns; ++sp) h_psi(s, c, sp) = C(Real(dist(gen)), Real(dist(gen)));
-  Kokkos::deep_copy(psi, h_psi);
+  const auto [psi, h_psi] = kqcd::test::random_spinor_view<ES, Real>(lat.cb_volume(), 5);
   const int parity = 1;
   for (int mu = 0; mu < Nd; ++mu) {
     CAPTURE(mu);

@@ -10,8 +10,6 @@
 
 #include <wilson_reference.hpp>
 
-#include <random>
-
 using namespace kqcd;
 using namespace kqcd::test;
 
@@ -156,14 +154,7 @@ TEMPLATE_LIST_TEST_CASE("the Wilson face pack: spin-projected faces carry (1 + s
   using Field = Kokkos::View<C* [Nc][Ns], typename ES::memory_space>;
   using Buffer = Kokkos::View<C*, typename ES::memory_space>;
   const Lattice lat({4, 6, 4, 2});
-  Field psi("psi", lat.cb_volume());
-  auto h_psi = Kokkos::create_mirror_view(psi);
-  std::mt19937 gen(5);
-  std::uniform_real_distribution<double> dist(-1, 1);
-  for (int s = 0; s < lat.cb_volume(); ++s)
-    for (int c = 0; c < Nc; ++c)
-      for (int sp = 0; sp < Ns; ++sp) h_psi(s, c, sp) = C(Real(dist(gen)), Real(dist(gen)));
-  Kokkos::deep_copy(psi, h_psi);
+  const auto [psi, h_psi] = random_spinor_view<ES, Real>(lat.cb_volume(), 5);
   const int parity = 1;
   for (int mu = 0; mu < Nd; ++mu)
     for (int sigma : {1, -1}) {

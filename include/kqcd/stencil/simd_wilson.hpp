@@ -54,12 +54,7 @@ public:
       else if constexpr (S::has_norm) launcher_.launch(who, v, precision, F{arg}, cb, start, finish, out.view(), out.norm());
       else launcher_.launch(who, v, precision, F{arg}, cb, start, finish, out.view());
     };
-    using plus = std::integral_constant<int, 1>;
-    using minus = std::integral_constant<int, -1>;
-    using even = std::integral_constant<int, 0>;
-    using odd = std::integral_constant<int, 1>;
-    if (isign > 0) target_cb == 0 ? go(plus{}, even{}) : go(plus{}, odd{});
-    else target_cb == 0 ? go(minus{}, even{}) : go(minus{}, odd{});
+    with_sign_and_parity(isign, target_cb, go);
   }
   void set_overlap(bool on) { launcher_.set_overlap(on); }
   void set_spin_projection(bool on) { spin_projection_ = on; }

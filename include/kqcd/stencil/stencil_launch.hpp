@@ -20,6 +20,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace kqcd {
@@ -251,6 +252,17 @@ private:
   OutputBackup backup_;
 };
 } // namespace detail
+
+/// f(sign, parity) with isign (+1 or -1) and target_cb (0 or 1) as std::integral_constant: a
+/// hopping functor's compile-time sign and target parity chosen at run time.
+template <class F> void with_sign_and_parity(int isign, int target_cb, F&& f) {
+  using plus = std::integral_constant<int, 1>;
+  using minus = std::integral_constant<int, -1>;
+  using even = std::integral_constant<int, 0>;
+  using odd = std::integral_constant<int, 1>;
+  if (isign > 0) target_cb == 0 ? f(plus{}, even{}) : f(plus{}, odd{});
+  else target_cb == 0 ? f(minus{}, even{}) : f(minus{}, odd{});
+}
 
 /// Launches any stencil's site functor over one parity: the halo overlapped with the interior on a
 /// distributed lattice, the launch shape tuned (or fixed by set_sites_per_team()), the phases

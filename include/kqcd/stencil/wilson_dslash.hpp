@@ -355,12 +355,7 @@ private:
         else run(out.view());
       }
     };
-    using plus = std::integral_constant<int, 1>;
-    using minus = std::integral_constant<int, -1>;
-    using even = std::integral_constant<int, 0>;
-    using odd = std::integral_constant<int, 1>;
-    if (isign > 0) target_cb == 0 ? go(plus{}, even{}) : go(plus{}, odd{});
-    else target_cb == 0 ? go(minus{}, even{}) : go(minus{}, odd{});
+    with_sign_and_parity(isign, target_cb, go);
   }
 
   gauge_type u_;
