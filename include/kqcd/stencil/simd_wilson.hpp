@@ -44,9 +44,8 @@ public:
   template <class Epilogue, class Arg, class Sink = std::nullptr_t>
   void run(const char* who, const std::string& variant, const char* precision, Arg arg, const S& out, const S& in, int isign,
            int target_cb, Sink sink = nullptr) {
-    const SpinProjectedFaces faces{spin_projection_ ? isign : 0};
-    auto start = [&] { halo_.start(in, 1 - target_cb, faces); };
-    auto finish = [&] { halo_.finish(in, faces); };
+    auto start = [&] { with_wilson_faces(spin_projection_, isign, [&](const auto& faces) { halo_.start(in, 1 - target_cb, faces); }); };
+    auto finish = [&] { with_wilson_faces(spin_projection_, isign, [&](const auto& faces) { halo_.finish(in, faces); }); };
     const std::string v = type_name<Epilogue>() + ", " + variant;
     auto go = [&](auto sign, auto cb) {
       using F = DslashFunctor<Arg, decltype(sign)::value, decltype(cb)::value, Epilogue>;
@@ -60,7 +59,9 @@ public:
   void set_spin_projection(bool on) { spin_projection_ = on; }
   bool spin_projection() const { return spin_projection_; }
   /// Bytes this rank sends per call (0 on one rank).
-  double bytes() const { return halo_.bytes(SpinProjectedFaces{spin_projection_ ? 1 : 0}); }
+  double bytes() const {
+    return with_wilson_faces(spin_projection_, 1, [&](const auto& faces) { return halo_.bytes(faces); });
+  }
   /// How the faces travel (comm/halo.hpp).
   std::string path() const { return halo_.path(); }
   /// The launcher (its switches, timing and launch shape).

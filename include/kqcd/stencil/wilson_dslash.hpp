@@ -54,14 +54,15 @@ constexpr bool projection_reads_upper_spins() {
 static_assert(projection_reads_upper_spins(), "the spin-projected halo needs perm(mu, s) in {2, 3} for s = 0, 1");
 } // namespace detail
 
-/// The Wilson hopping term's face pack (comm/halo.hpp): for a call of sign isign the source's faces
-/// travel spin-projected for the hop that reads them, h_s = psi_s + sigma i^code psi_perm(s), s = 0, 1
-/// (sigma = -isign on the x_mu = 0 face, which feeds the receiver's forward hops, +isign on the
-/// other): half the bytes. A ghost row gets (h_0, h_1, 0, 0), so the ghost zone then serves that
-/// hopping term only. Views that are not four-spinors (site, colour, spin[, lane]), the 16-bit
-/// rows among them, and isign = 0 travel whole.
+/// The Wilson hopping term's face pack (comm/halo.hpp): for a call of sign isign (+1 or -1) the
+/// source's faces travel spin-projected for the hop that reads them, h_s = psi_s + sigma i^code
+/// psi_perm(s), s = 0, 1 (sigma = -isign on the x_mu = 0 face, which feeds the receiver's forward
+/// hops, +isign on the other): half the bytes. A ghost row gets (h_0, h_1, 0, 0), so the ghost zone
+/// then serves that hopping term only. Views that are not four-spinors (site, colour, spin[, lane]),
+/// the 16-bit rows among them, travel whole. (Whole faces for every sign: WholeRows, see
+/// with_wilson_faces; a run-time choice inside the pack kernel would slow both down.)
 struct SpinProjectedFaces {
-  int isign = 0; ///< the call's sign; 0: whole rows
+  int isign = 1; ///< the call's sign
   /// Whether rows of View are four-spinors, and the SIMD lanes per row (1 without a lane index).
   ///@{
   template <class View> static constexpr bool projectable() {
@@ -74,22 +75,20 @@ struct SpinProjectedFaces {
     else return 1;
   }
   ///@}
-  /// One face: projected with 1 + sigma g_mu, or whole (sigma = 0); code and perm: the power of i
-  /// (sigma's sign included) and the spin partner of h_0 and h_1, looked up once on the host.
+  /// One face: projected with 1 + sigma g_mu; code and perm: the power of i (sigma's sign included)
+  /// and the spin partner of h_0 and h_1, looked up once on the host.
   template <class View> struct Face {
-    int sigma;             ///< +1 or -1: the sign of the projector; 0: whole rows
+    int sigma;             ///< +1 or -1: the sign of the projector
     int code[2], perm[2];  ///< i's power and spin partner of h_0, h_1
-    /// Row `row` of v into the buffer from entry `at`: h, or the whole row.
+    /// Row `row` of v into the buffer from entry `at`: h (a four-spinor), or the whole row.
     template <class Buffer> KOKKOS_INLINE_FUNCTION void pack(const View& v, std::size_t row, const Buffer& b, std::size_t at) const {
-      if constexpr (projectable<View>())
-        if (sigma != 0) return pack_projected(v, row, b, at);
-      WholeRows::Face<View>{}.pack(v, row, b, at);
+      if constexpr (projectable<View>()) pack_projected(v, row, b, at);
+      else WholeRows::Face<View>{}.pack(v, row, b, at);
     }
     /// The buffer from entry `at` into ghost row `row` of v: (h_0, h_1, 0, 0), or the whole row.
     template <class Buffer> KOKKOS_INLINE_FUNCTION void unpack(const View& v, std::size_t row, const Buffer& b, std::size_t at) const {
-      if constexpr (projectable<View>())
-        if (sigma != 0) return unpack_projected(v, row, b, at);
-      WholeRows::Face<View>{}.unpack(v, row, b, at);
+      if constexpr (projectable<View>()) unpack_projected(v, row, b, at);
+      else WholeRows::Face<View>{}.unpack(v, row, b, at);
     }
     /// h_s = psi_s + i^code[s] psi_perm[s] of each colour and lane into the buffer.
     template <class Buffer>
@@ -125,16 +124,22 @@ struct SpinProjectedFaces {
   };
   /// Buffer entries per row: h_0 and h_1 of each colour and lane, or the whole row.
   template <class View> int components() const {
-    if constexpr (projectable<View>())
-      if (isign != 0) return Nc * 2 * lanes<View>();
-    return WholeRows{}.components<View>();
+    if constexpr (projectable<View>()) return Nc * 2 * lanes<View>();
+    else return WholeRows{}.components<View>();
   }
   /// The pack of the face of direction mu on `side` (0: x_mu = 0, sent backward).
   template <class View> Face<View> face(int mu, int side) const {
-    const int sigma = isign == 0 ? 0 : side == 0 ? -isign : isign, shift = sigma > 0 ? 0 : 2; // -1 is i^2
+    const int sigma = side == 0 ? -isign : isign, shift = sigma > 0 ? 0 : 2; // -1 is i^2
     return {sigma, {gamma_dr::code[mu][0] + shift, gamma_dr::code[mu][1] + shift}, {gamma_dr::perm[mu][0], gamma_dr::perm[mu][1]}};
   }
 };
+
+/// f(faces) with the face pack of a Wilson hopping call of sign isign: spin-projected, or whole
+/// rows where spin_projection is off.
+template <class F> decltype(auto) with_wilson_faces(bool spin_projection, int isign, F&& f) {
+  if (spin_projection) return f(SpinProjectedFaces{isign});
+  return f(WholeRows{});
+}
 
 template <class P, class ExecSpace = Kokkos::DefaultExecutionSpace,
           NeighbourMode mode = ArchTraits<ExecSpace>::neighbour_mode, class Recon = Recon18>
@@ -244,7 +249,9 @@ public:
   /// Whether source faces are sent spin-projected.
   bool spin_projection() const { return spin_projection_; }
   /// Halo bytes sent per call on n_rhs right-hand sides by this rank (0 on one rank).
-  double halo_bytes(int n_rhs = 1) const { return halo_.bytes(SpinProjectedFaces{spin_projection_ ? 1 : 0}, n_rhs); }
+  double halo_bytes(int n_rhs = 1) const {
+    return with_wilson_faces(spin_projection_, 1, [&](const auto& faces) { return halo_.bytes(faces, n_rhs); });
+  }
   /// How the halo reaches MPI (HaloExchange::path()).
   std::string halo_path() const { return halo_.path(); }
   /// Sites of parity p with an off-rank neighbour.
@@ -329,9 +336,8 @@ private:
     const std::string variant = type_name<Epilogue>() + (mode == NeighbourMode::table ? ", table" : ", on the fly") +
                                 ", recon " + Recon::name + (n_rhs > 1 ? ", rhs " + std::to_string(n_rhs) : "");
     const char* precision = std::is_same_v<P, half> ? "half" : precision_name<Real>();
-    const SpinProjectedFaces faces{spin_projection_ ? isign : 0};
-    auto start = [&] { halo_.start(in, faces); };
-    auto finish = [&] { halo_.finish(in, faces); };
+    auto start = [&] { with_wilson_faces(spin_projection_, isign, [&](const auto& faces) { halo_.start(in, faces); }); };
+    auto finish = [&] { with_wilson_faces(spin_projection_, isign, [&](const auto& faces) { halo_.finish(in, faces); }); };
     constexpr bool has_norm = requires { out.norm(); };
     auto go = [&](auto sign, auto cb) {
       using F = DslashFunctor<Arg, decltype(sign)::value, decltype(cb)::value, Epilogue>;
