@@ -79,7 +79,8 @@ struct SpinProjectedFaces {
   /// and the spin partner of h_0 and h_1, looked up once on the host.
   template <class View> struct Face {
     int sigma;             ///< +1 or -1: the sign of the projector
-    int code[2], perm[2];  ///< i's power and spin partner of h_0, h_1
+    int code[2];           ///< i's power in h_0 and h_1
+    int perm[2];           ///< the spin partner of h_0 and h_1
     /// Row `row` of v into the buffer from entry `at`: h (a four-spinor), or the whole row.
     template <class Buffer> KOKKOS_INLINE_FUNCTION void pack(const View& v, std::size_t row, const Buffer& b, std::size_t at) const {
       if constexpr (projectable<View>()) pack_projected(v, row, b, at);
