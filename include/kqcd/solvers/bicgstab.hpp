@@ -27,15 +27,11 @@ SolverResult bicgstab(const Op& op, const SloppyOp& sop, typename Op::vector_typ
   detail::OuterResidual<Op> outer(op, b, params, "BiCGStab", res);
   const double b2 = outer.b2(), target2 = outer.target2();
   auto finish = [&](SolverStatus st, double r2, const std::string& why) { return outer.finish(st, r2, why); };
-  if (b2 == 0.0) {
-    blas::zero(x);
-    return finish(SolverStatus::converged, 0.0, "zero source");
-  }
+  double r2_true;
+  if (auto done = outer.start(x, r2_true)) return *done;
   auto& r = outer.r();
   auto& t = outer.t();
   auto true_residual = [&] { return outer.update(x); };
-  double r2_true = true_residual();
-  if (r2_true <= target2) return finish(SolverStatus::converged, r2_true, "initial guess already solves the system");
 
   auto rs = sop.create_vector("bicg_rs");
   auto r0 = sop.create_vector("bicg_r0");

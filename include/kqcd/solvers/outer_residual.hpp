@@ -10,6 +10,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <optional>
 #include <string>
 
 namespace kqcd::detail {
@@ -33,6 +34,18 @@ public:
     blas::axpy(-1.0, t_, r_);
     ++res_.residual_updates;
     return blas::norm2(r_);
+  }
+  /// The solve's first true residual r = b - D x (|r|^2 into r2), or the closed record where nothing
+  /// is left to do: a zero source (x = 0), or an initial guess that already solves the system.
+  std::optional<SolverResult> start(vector_type& x, double& r2) {
+    r2 = 0.0;
+    if (b2_ == 0.0) {
+      blas::zero(x);
+      return finish(SolverStatus::converged, 0.0, "zero source");
+    }
+    r2 = update(x);
+    if (r2 <= target2_) return finish(SolverStatus::converged, r2, "initial guess already solves the system");
+    return std::nullopt;
   }
   /// The residual of the last update().
   vector_type& r() { return r_; }
