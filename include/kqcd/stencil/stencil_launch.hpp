@@ -286,7 +286,7 @@ public:
   template <class LB = Kokkos::LaunchBounds<>, class F, class Start, class Finish, class... Outs>
   void launch(const std::string& kernel, const std::string& variant, const char* precision, F f, int target_cb, Start&& start,
               Finish&& finish, const Outs&... outs) const {
-    over_sites(f, target_cb, nullptr, start, finish, [&] {
+    over_sites(f, target_cb, false, start, finish, [&] {
       using K = SiteKernelOf<F>;
       const LaunchConfig fixed = fixed_config(sites_per_team());
       SiteKernelLaunch<ES, LB, K> l(kernel, key(kernel, variant, precision), f.arg.n_sites, K{f}, fixed);
@@ -308,7 +308,7 @@ public:
   template <class LB, class PairLB, class F, class Start, class Finish, class... Outs>
   void launch_block(const std::string& kernel, const std::string& variant, const char* precision, F f, int target_cb,
                     Start&& start, Finish&& finish, const Outs&... outs) const {
-    over_sites(f, target_cb, tiled_order(), start, finish, [&] {
+    over_sites(f, target_cb, true, start, finish, [&] {
       const std::string label = kernel + "::multi_rhs";
       const LaunchConfig fixed = fixed_config(f.arg.sites_per_team);
       detail::BlockSweepLaunch<ES, LB, PairLB, F> l(label, key(label, variant, precision), f, fixed);
@@ -371,14 +371,14 @@ private:
   /// A team of spt sites (one thread each on the GPU, up to its team size).
   static LaunchConfig fixed_config(int spt) { return {PolicyKind::team, std::min(ArchTraits<ES>::max_team_size, spt), spt}; }
   /// run() on the sites of parity target_cb, f pointed at each sweep's sites: all of them on one
-  /// rank (in the order of `one_rank`, or by index), else interior and exterior around the halo.
+  /// rank (tile by tile where `tiled`, else by index), else interior and exterior around the halo.
   template <class F, class Start, class Finish, class Run>
-  void over_sites(F& f, int target_cb, const site_list_type* one_rank, Start& start, Finish& finish, Run&& run) const {
+  void over_sites(F& f, int target_cb, bool tiled, Start& start, Finish& finish, Run&& run) const {
     auto sweep = [&](const site_list_type* list) {
       overlap_.point(f.arg, list);
       if (f.arg.n_sites > 0) run();
     };
-    if (!lat_.distributed()) return sweep(one_rank);
+    if (!lat_.distributed()) return sweep(tiled ? tiled_order() : nullptr);
     overlap_.run_timed(target_cb, start, sweep, finish, timing_, times_);
   }
   /// The sites in tiled order (nullptr where that is index order), built on first use.
