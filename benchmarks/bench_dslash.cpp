@@ -266,9 +266,9 @@ template <class ES, class Real, class Recon> nlohmann::json time_multi(const Dsl
 /// The same on the virtual-node SIMD layout (fields/simd_fields.hpp).
 /// A block of right-hand sides, one per SIMD lane (SIMDBlockWilsonDslash): opts.rhs of the
 /// register's lanes are filled (the rest compute zeros); GFLOP/s and GB/s count the filled ones.
-/// P: float, double or half (16-bit lanes, float links).
-template <class ES, class P> nlohmann::json time_block_simd(const DslashOptions& opts) {
-  using D = SIMDBlockWilsonDslash<P, ES>;
+/// P: float, double or half (16-bit lanes, float links); Recon: how the links are stored.
+template <class ES, class P, class Recon> nlohmann::json time_block_simd(const DslashOptions& opts) {
+  using D = SIMDBlockWilsonDslash<P, ES, Recon>;
   using Real = compute_t<P>;
   GaugeField<Kokkos::complex<Real>, ES> u(opts.lattice);
   random_gauge(u, 1234);
@@ -298,9 +298,11 @@ template <class ES, class P> nlohmann::json time_block_simd(const DslashOptions&
   return r;
 }
 
-/// P: float, double or half (16-bit spinors and links on float lanes).
-template <class ES, class P, class Recon> nlohmann::json time_dslash_simd(const DslashOptions& opts) {
-  using Op = SIMDEvenOddOperator<WilsonMassTerm<P, ES>, Recon>;
+/// P: float, double or half (16-bit spinors and links on float lanes); mode: the vector sites'
+/// neighbours.
+template <class ES, class P, class Recon, NeighbourMode mode = ArchTraits<ES>::neighbour_mode>
+nlohmann::json time_dslash_simd(const DslashOptions& opts) {
+  using Op = EvenOddOperator<WilsonMassTerm<P, ES>, SIMDLayout<P, ES, Recon, mode>>;
   using Real = compute_t<P>;
   GaugeField<Kokkos::complex<Real>, ES> u(opts.lattice);
   random_gauge(u, 1234);
@@ -322,12 +324,12 @@ template <class ES, class P, class Recon> nlohmann::json time_dslash_simd(const 
   if (opts.graph) {
     if (!eo || opts.lattice.distributed())
       throw invalid_argument("--graph times the even-odd operator (--operator eo) on one process");
-    if constexpr (std::is_same_v<Recon, Recon18> && !std::is_same_v<P, kqcd::half>) {
+    if constexpr (std::is_same_v<Recon, Recon18> && mode == ArchTraits<ES>::neighbour_mode && !std::is_same_v<P, kqcd::half>) {
       op.apply(out_e, in_e, 1);
       graph = op.make_graph(out_e, in_e, 1);
       graph->instantiate();
     } else {
-      throw invalid_argument("--graph runs with --recon 18, single or double");
+      throw invalid_argument("--graph runs with --recon 18, single or double, and the backend's neighbour mode");
     }
   }
   const auto call = [&] {
@@ -344,7 +346,7 @@ template <class ES, class P, class Recon> nlohmann::json time_dslash_simd(const 
                    {"simd_lanes", Op::dslash_type::simd_type::lanes},
                    {"lane_split", {split[0], split[1], split[2], split[3]}},
                    {"recon", Recon::name},
-                   {"neighbours", "table"},
+                   {"neighbours", mode == NeighbourMode::table ? "table" : "on-the-fly"},
                    {"sites_per_team", d.sites_per_team()},
                    {"launch", d.last_launch_config().to_string()},
                    {"graph", opts.graph}};
@@ -444,23 +446,29 @@ template <class ES, class Real> nlohmann::json time_dslash_mode(const DslashOpti
     // the register of this precision's arithmetic).
     constexpr int lanes = ArchTraits<ES>::template simd_complex<compute_t<Real>>::lanes;
     if (opts.layout == "simd" && opts.rhs > 1) {
-      if (opts.rhs > lanes || opts.recon != 18 || opts.graph || (opts.op != "dslash" && opts.op != "wilson") ||
-          opts.neighbours != "auto")
-        throw invalid_argument("--layout simd with --rhs runs the hopping term (--operator dslash, --recon 18) on "
+      if (opts.rhs > lanes || opts.graph || (opts.op != "dslash" && opts.op != "wilson") || opts.neighbours != "auto")
+        throw invalid_argument("--layout simd with --rhs runs the hopping term (--operator dslash) on "
                                "up to " + std::to_string(lanes) + " right-hand sides, one per SIMD lane in this precision; found --rhs " +
                                std::to_string(opts.rhs));
-      return time_block_simd<ES, Real>(opts);
+      if (opts.recon == 12) return time_block_simd<ES, Real, Recon12>(opts);
+      if (opts.recon == 8) return time_block_simd<ES, Real, Recon8>(opts);
+      return time_block_simd<ES, Real, Recon18>(opts);
     }
     const bool plain = opts.rhs == 1;
     if (opts.layout == "simd" && !plain)
       throw invalid_argument("--layout simd runs with --rhs 1 (or up to the lanes, --operator dslash)");
-    if (opts.layout == "simd" && opts.neighbours != "auto")
-      throw invalid_argument("--layout simd takes no --neighbours (its site table holds the lane exchanges)");
-    // auto takes the lanes only for a plain call with the defaults the SIMD layout has.
-    const bool may_simd = opts.layout == "simd" || (plain && opts.neighbours == "auto");
+    // auto takes the lanes for a call of one right-hand side.
+    const bool may_simd = opts.layout == "simd" || plain;
     if (may_simd && choose_simd_layout<ES>(opts.layout, [&] { return simd_split_misfit<ES, Real>(opts.lattice); })) {
+      // As on the plain layout: both neighbour modes with recon 18 in single and double.
+      if (opts.neighbours != "auto" && (opts.recon != 18 || std::is_same_v<Real, half>))
+        throw invalid_argument("--recon 12/8 and --precision half run with --neighbours auto only");
       if (opts.recon == 12) return time_dslash_simd<ES, Real, Recon12>(opts);
       if (opts.recon == 8) return time_dslash_simd<ES, Real, Recon8>(opts);
+      if constexpr (!std::is_same_v<Real, half>) {
+        if (opts.neighbours == "table") return time_dslash_simd<ES, Real, Recon18, NeighbourMode::table>(opts);
+        if (opts.neighbours == "on-the-fly") return time_dslash_simd<ES, Real, Recon18, NeighbourMode::on_the_fly>(opts);
+      }
       return time_dslash_simd<ES, Real, Recon18>(opts);
     }
   } else if (opts.layout == "simd") {

@@ -81,9 +81,9 @@ TEMPLATE_LIST_TEST_CASE("distributed SIMD hopping term equals the single-process
     if (!lanes_fit<V>(lat)) continue;
     typename Plain::gauge_type ul(lat);
     random_gauge(ul, 101);
-    auto check = [&]<class Recon>(std::type_identity<Recon>) {
-      SIMDWilsonDslash<Real, ES, Recon> dl(ul, bc);
-      CAPTURE(Recon::name);
+    auto check = [&]<class Recon, NeighbourMode mode>(std::type_identity<Recon>, std::integral_constant<NeighbourMode, mode>) {
+      SIMDWilsonDslash<Real, ES, Recon, mode> dl(ul, bc);
+      CAPTURE(Recon::name, mode == NeighbourMode::table);
       for (int target = 0; target < 2; ++target)
         for (int isign : {1, -1}) {
           Spinor inl(lat, 1 - target), ing(simd_lattice, 1 - target), outg(simd_lattice, target);
@@ -112,9 +112,12 @@ TEMPLATE_LIST_TEST_CASE("distributed SIMD hopping term equals the single-process
         if (lat.partitioned(mu)) faces += 2.0 * lat.face_sites(mu);
       CHECK(whole == faces * Nc * Ns * sizeof(Kokkos::complex<Real>));
     };
-    check(std::type_identity<Recon18>{});
-    check(std::type_identity<Recon12>{});
-    check(std::type_identity<Recon8>{});
+    constexpr std::integral_constant<NeighbourMode, NeighbourMode::table> table;
+    check(std::type_identity<Recon18>{}, table);
+    check(std::type_identity<Recon12>{}, table);
+    check(std::type_identity<Recon8>{}, table);
+    // Neighbours computed on the fly: off-rank ones land in the same ghost rows.
+    check(std::type_identity<Recon18>{}, std::integral_constant<NeighbourMode, NeighbourMode::on_the_fly>{});
   }
 }
 

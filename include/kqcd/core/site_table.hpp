@@ -1,9 +1,11 @@
-// SiteTable: neighbours of checkerboard sites and the boundary phase picked up when a hop crosses
-// the lattice boundary. NeighbourMode::table precomputes the 8 one-site neighbours of every site
-// (longer hops, e.g. the three-site hops of the Naik term, are computed);
-// NeighbourMode::on_the_fly computes them from the coordinates (less memory traffic, more integer
-// work). Both give identical results. Off-rank neighbours of a distributed lattice are ghost-zone
-// indices (>= cb_volume()), so the kernels read them like any other site.
+// SiteTable: neighbours of checkerboard sites and what a hop does when it crosses the lattice
+// boundary. NeighbourMode::table precomputes the 8 one-site neighbours of every site (longer hops,
+// e.g. the three-site hops of the Naik term, are computed); NeighbourMode::on_the_fly computes them
+// from the coordinates (less memory traffic, more integer work). Both give identical results.
+// Off-rank neighbours of a distributed lattice are ghost-zone indices (>= cb_volume()), so the
+// kernels read them like any other site. The crossing is a policy: a boundary phase on a site per
+// thread (detail::BoundaryData), or on the virtual-node SIMD layout a lane exchange and per-lane
+// phases (LaneCrossing, fields/simd_fields.hpp), the sites then being vector sites.
 #pragma once
 
 #include <kqcd/arch/arch_traits.hpp>
@@ -22,7 +24,13 @@ struct Neighbour {
   bool crossed; ///< the hop crosses the lattice boundary
 };
 
-template <NeighbourMode mode, class ExecSpace> class SiteTable;
+namespace detail {
+template <class ExecSpace> struct BoundaryData;
+} // namespace detail
+
+/// The neighbours (mode) and the boundary crossing (Crossing: built from the geometry and the
+/// boundary phases; its member `lattice` is the lattice of the sites indexed).
+template <NeighbourMode mode, class ExecSpace, class Crossing = detail::BoundaryData<ExecSpace>> class SiteTable;
 
 namespace detail {
 /// The neighbour of site (cb_site, parity) in direction mu, forward (dir = +1) or backward. On a
@@ -89,10 +97,9 @@ inline std::vector<int> tiled_site_order(const Lattice& lat) {
   return order;
 }
 
+/// A hop across the boundary multiplies by the boundary phase (one site per thread).
 template <class ExecSpace> struct BoundaryData {
-  using execution_space = ExecSpace;
-  using memory_space = typename ExecSpace::memory_space;
-  Lattice lattice;
+  Lattice lattice; ///< The sites indexed.
   Kokkos::complex<double> phase[Nd]; ///< forward phase b_mu; backward uses conj(b_mu)
   explicit BoundaryData(const Lattice& lat, const BoundaryPhases& bc) : lattice(lat) {
     for (int mu = 0; mu < Nd; ++mu) phase[mu] = bc.b[mu];
@@ -111,11 +118,13 @@ template <class ExecSpace> struct BoundaryData {
 } // namespace detail
 
 /// Neighbours computed from the site index on the fly.
-template <class ExecSpace> class SiteTable<NeighbourMode::on_the_fly, ExecSpace> : public detail::BoundaryData<ExecSpace> {
+template <class ExecSpace, class Crossing> class SiteTable<NeighbourMode::on_the_fly, ExecSpace, Crossing> : public Crossing {
 /// @cond
 public:
   static constexpr NeighbourMode mode = NeighbourMode::on_the_fly;
-  SiteTable(const Lattice& lat, const BoundaryPhases& bc) : detail::BoundaryData<ExecSpace>(lat, bc) {}
+  using execution_space = ExecSpace;
+  using memory_space = typename ExecSpace::memory_space;
+  template <class Geometry> SiteTable(const Geometry& g, const BoundaryPhases& bc) : Crossing(g, bc) {}
   template <int mu, int dir> KOKKOS_INLINE_FUNCTION Neighbour neighbour(int cb_site, int parity) const {
     if constexpr (dir == 1 || dir == -1) return detail::compute_neighbour(this->lattice, cb_site, parity, mu, dir);
     else return detail::compute_far_neighbour(this->lattice, cb_site, parity, mu, dir);
@@ -124,15 +133,17 @@ public:
 /// @endcond
 
 /// Neighbours read from a precomputed table.
-template <class ExecSpace> class SiteTable<NeighbourMode::table, ExecSpace> : public detail::BoundaryData<ExecSpace> {
+template <class ExecSpace, class Crossing> class SiteTable<NeighbourMode::table, ExecSpace, Crossing> : public Crossing {
 /// @cond
 public:
   static constexpr NeighbourMode mode = NeighbourMode::table;
+  using execution_space = ExecSpace;
+  using memory_space = typename ExecSpace::memory_space;
   // Neighbour index in bits 0..30, boundary crossing in bit 31: one load per hop.
   using table_view = Kokkos::View<std::uint32_t* [2 * Nd], Kokkos::LayoutRight, typename ExecSpace::memory_space>;
 
-  SiteTable(const Lattice& lat, const BoundaryPhases& bc) : detail::BoundaryData<ExecSpace>(lat, bc) {
-    for (int p = 0; p < 2; ++p) table_[p] = build(lat, p);
+  template <class Geometry> SiteTable(const Geometry& g, const BoundaryPhases& bc) : Crossing(g, bc) {
+    for (int p = 0; p < 2; ++p) table_[p] = build(this->lattice, p);
   }
   /// The neighbour table of the sites of one parity.
   static table_view build(const Lattice& lat, int p) {

@@ -626,9 +626,31 @@ template <class V, class Store> struct LaneLink<V, Recon8, Store> {
   /// Element (a, b) times h, plus c.
   KOKKOS_FORCEINLINE_FUNCTION V madd(int a, int b, const V& h, const V& c) const { return cmadd(U[a][b], h, c); }
 };
-/// A hop matrix stored as one complex number per element, broadcast to every lane: the links of a
-/// block whose lanes are right-hand sides of one site.
-template <class V> struct BroadcastLink {
+/// A hop matrix stored as Recon packs it, one complex number per stored pair, each element
+/// broadcast to every lane: the links of a block whose lanes are right-hand sides of one site.
+/// Recon18 reads an element where the hop asks for it; Recon12 and Recon8 rebuild the matrix once
+/// per hop in complex numbers (a site's lanes share it).
+template <class V, class Recon = Recon18> struct BroadcastLink {
+  using real = typename V::real_type; ///< Real type of V.
+  using complex = Kokkos::complex<real>; ///< One element.
+  static constexpr bool unit_scale = true; ///< Elements need no scale.
+  static constexpr real scale = real(1); ///< Factor elements are to be scaled by (1).
+  complex U[Nc][Nc]; ///< The rebuilt matrix.
+  /// Rebuilds the matrix from the Recon::pairs complex numbers at p.
+  KOKKOS_FORCEINLINE_FUNCTION explicit BroadcastLink(const real* p) {
+    complex packed[Recon::pairs];
+    for (int k = 0; k < Recon::pairs; ++k) packed[k] = complex(p[2 * k], p[2 * k + 1]);
+    Recon::unpack(packed, U);
+  }
+  /// Element (a, b) times h.
+  KOKKOS_FORCEINLINE_FUNCTION V mul(int a, int b, const V& h) const { return madd(a, b, h, V::zero()); }
+  /// Element (a, b) times h, plus c.
+  KOKKOS_FORCEINLINE_FUNCTION V madd(int a, int b, const V& h, const V& c) const {
+    return V::madd_scalar(U[a][b].real(), U[a][b].imag(), h, c);
+  }
+};
+/// Whole matrices: each element read where the hop asks for it.
+template <class V> struct BroadcastLink<V, Recon18> {
   using real = typename V::real_type; ///< Real type of V.
   static constexpr bool unit_scale = true; ///< Elements need no scale.
   static constexpr real scale = real(1); ///< Factor elements are to be scaled by (1).
@@ -642,12 +664,13 @@ template <class V> struct BroadcastLink {
   }
 };
 /// The hopping functor's gauge accessor of a doubled field (SIMDGaugeField) of L lanes per element
-/// stored as Recon packs it: lane-aligned registers (L = V::lanes) or broadcast links (L = 1, whole).
+/// stored as Recon packs it: lane-aligned registers (L = V::lanes) or broadcast links (L = 1, in
+/// V's precision).
 template <class V, int L, class Recon = Recon18, class Store = typename V::real_type> struct DoubledLinkAccessor {
   using real = typename V::real_type; ///< Real type of V.
-  static_assert(L > 1 || (Recon::pairs == Nc * Nc && std::is_same_v<Store, real>), "broadcast links are stored whole");
+  static_assert(L > 1 || std::is_same_v<Store, real>, "broadcast links are stored in the arithmetic precision");
   /// The hop matrix: broadcast (L = 1) or lane-aligned.
-  using link_type = std::conditional_t<L == 1, BroadcastLink<V>, LaneLink<V, Recon, Store>>;
+  using link_type = std::conditional_t<L == 1, BroadcastLink<V, Recon>, LaneLink<V, Recon, Store>>;
   static constexpr bool doubled = true; ///< Each site stores the matrices of its forward and backward hops.
   const Store* p; ///< [site][2 Nd][Recon::pairs][2 L]
   /// The matrix of the hop from site in direction dir along mu.
@@ -656,18 +679,16 @@ template <class V, int L, class Recon = Recon18, class Store = typename V::real_
   }
 };
 
-/// Neighbours of the vector sites of a SIMD geometry and what a hop across the sub-lattice boundary
-/// does: exchange lanes in a split dimension, then multiply by the boundary phase on the lanes whose
-/// hop crosses the global boundary (all lanes in an unsplit dimension; in a split one, the upper
-/// half forward and the lower half backward).
-template <class V, class ExecSpace> class LaneSiteTable {
-public:
-  using execution_space = ExecSpace; ///< The execution space.
-  using memory_space = typename ExecSpace::memory_space; ///< Its memory space.
+/// The SIMD layout's boundary crossing (SiteTable's policy: SiteTable<mode, ES, LaneCrossing<V>>
+/// holds the neighbours of the vector sites and their lane exchanges): the sites are the vector sites of a
+/// SIMD geometry, and a hop across the sub-lattice boundary exchanges lanes in a split dimension,
+/// then multiplies by the boundary phase on the lanes whose hop crosses the global boundary (all
+/// lanes in an unsplit dimension; in a split one, the upper half forward and the lower half backward).
+template <class V> struct LaneCrossing {
   using real_type = typename V::real_type; ///< Real type of V.
-
-  /// The table of geometry g with boundary phases bc.
-  LaneSiteTable(const SIMDGeometry& g, const BoundaryPhases& bc) : local_(g.local(), bc) {
+  Lattice lattice; ///< The vector sites (SIMDGeometry::local()).
+  /// The crossing of geometry g with boundary phases bc.
+  LaneCrossing(const SIMDGeometry& g, const BoundaryPhases& bc) : lattice(g.local()) {
     for (int mu = 0; mu < Nd; ++mu) {
       level_[mu] = g.level(mu);
       const Kokkos::complex<double> b = bc.b[mu];
@@ -683,10 +704,6 @@ public:
       }
     }
   }
-  /// The neighbour of vector site vsite (parity parity) in direction dir along mu.
-  template <int mu, int dir> KOKKOS_FORCEINLINE_FUNCTION Neighbour neighbour(int vsite, int parity) const {
-    return local_.template neighbour<mu, dir>(vsite, parity);
-  }
   /// What a hop across the sub-lattice boundary does to h: lane exchange, then boundary phase.
   template <int mu, int dir, class Real, int n> KOKKOS_FORCEINLINE_FUNCTION void cross(V (&h)[n]) const {
     if (level_[mu] >= 0)
@@ -698,7 +715,6 @@ public:
   }
 
 private:
-  SiteTable<NeighbourMode::table, ExecSpace> local_;
   int level_[Nd];
   bool has_phase_[Nd];
   real_type phase_[Nd][2][2 * V::lanes];

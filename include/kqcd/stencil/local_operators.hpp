@@ -397,7 +397,8 @@ private:
 };
 
 /// The virtual-node SIMD layout of host backends (simd_local_operators.hpp).
-template <class P, class ES, class Recon = Recon18, class V = typename ArchTraits<ES>::template simd_complex<compute_t<P>>>
+template <class P, class ES, class Recon = Recon18, NeighbourMode mode = ArchTraits<ES>::neighbour_mode,
+          class V = typename ArchTraits<ES>::template simd_complex<compute_t<P>>>
 class SIMDLayout;
 
 /// The layout ArchTraits<ES> chooses for the operators' fields, and the operators' default: SIMD

@@ -39,15 +39,15 @@ void apply_site_local(S& out, const S& in, const Local& local) {
 /// P: float, double or kqcd::half (SIMDHalfSpinor, 16-bit links and 16-bit clover blocks; blocks of
 /// right-hand sides in 16-bit lanes with float links and the term's float blocks; no full spinors:
 /// the sloppy operator of double-half solves).
-template <class P, class ES, class Recon, class V> class SIMDLayout {
+template <class P, class ES, class Recon, NeighbourMode mode, class V> class SIMDLayout {
 public:
   using Real = compute_t<P>; ///< Arithmetic precision.
-  using dslash_type = SIMDWilsonDslash<P, ES, Recon, V>; ///< The hopping term.
+  using dslash_type = SIMDWilsonDslash<P, ES, Recon, mode, V>; ///< The hopping term.
   using gauge_type = GaugeField<Kokkos::complex<Real>, ES>; ///< The gauge field it is built from.
   using spinor_type = typename dslash_type::spinor_type; ///< The layout's single-parity spinor.
   using plain_spinor_type = CBSpinor<Kokkos::complex<Real>, Ns, ES>; ///< The plain spinor converted to and from.
   using full_spinor_type = SIMDSpinorField<V, ES>; ///< The layout's full spinor.
-  using block_dslash_type = SIMDBlockWilsonDslash<P, ES, V>; ///< The hopping term on blocks of right-hand sides.
+  using block_dslash_type = SIMDBlockWilsonDslash<P, ES, Recon, V>; ///< The hopping term on blocks of right-hand sides.
   using multi_spinor_type = typename block_dslash_type::spinor_type; ///< A block of right-hand sides, one per lane.
   static constexpr bool has_blocks = true; ///< Blocks of right-hand sides are offered.
   static constexpr const char* name = "simd"; ///< as kqcd's --layout and its JSON name it
@@ -108,11 +108,13 @@ private:
 /// after a SIMDGeometry.
 template <class Term, class Recon = Recon18,
           class V = typename ArchTraits<typename Term::execution_space>::template simd_complex<typename Term::real_type>>
-using SIMDEvenOddOperator = EvenOddOperator<Term, SIMDLayout<typename Term::precision, typename Term::execution_space, Recon, V>>;
+using SIMDEvenOddOperator = EvenOddOperator<Term, SIMDLayout<typename Term::precision, typename Term::execution_space, Recon,
+                                                              ArchTraits<typename Term::execution_space>::neighbour_mode, V>>;
 /// D = A - H/2 (FullOperator<Term>) on full SIMD-layout spinors (SIMDSpinorField).
 template <class Term, class Recon = Recon18,
           class V = typename ArchTraits<typename Term::execution_space>::template simd_complex<typename Term::real_type>>
-using SIMDFullOperator = FullOperator<Term, SIMDLayout<typename Term::precision, typename Term::execution_space, Recon, V>>;
+using SIMDFullOperator = FullOperator<Term, SIMDLayout<typename Term::precision, typename Term::execution_space, Recon,
+                                                        ArchTraits<typename Term::execution_space>::neighbour_mode, V>>;
 
 /// What keeps lat off the lanes of ES's SIMD layout in each precision P ("" where nothing does):
 /// the lane split's own error.

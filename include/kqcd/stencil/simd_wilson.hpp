@@ -1,6 +1,7 @@
 // The Wilson hopping term on the virtual-node SIMD layout (host execution spaces,
 // ArchTraits<ES>::simd_layout): the hopping functor of kernels/dslash_wilson.hpp over SIMD
-// registers, through the SIMD layout's accessors and lane site table (fields/simd_fields.hpp).
+// registers, through the SIMD layout's accessors and its site table (SiteTable with the lanes'
+// crossing, LaneCrossing: fields/simd_fields.hpp).
 // The even-odd operators on it are EvenOddOperator's SIMD layout (simd_local_operators.hpp).
 // Same conventions, flops and bytes as WilsonDslash; fields convert with
 // to_simd / from_simd. On a distributed lattice the source's faces of vector sites travel as
@@ -167,10 +168,12 @@ private:
 /// apply_local_after: detail::LaneHoppingCalls). P: the storage precision, float or double
 /// (SIMDSpinor), or kqcd::half (SIMDHalfSpinor and 16-bit links, computed in float registers).
 /// Recon: the links' storage, Recon18, Recon12 or Recon8 (SU(3) links, rebuilt in the kernel).
+/// mode: the vector sites' neighbours, from a table or computed (NeighbourMode).
 template <class P, class ExecSpace = Kokkos::DefaultHostExecutionSpace, class Recon = Recon18,
+          NeighbourMode mode = ArchTraits<ExecSpace>::neighbour_mode,
           class V = typename ArchTraits<ExecSpace>::template simd_complex<compute_t<P>>>
 class SIMDWilsonDslash
-    : public detail::LaneHoppingCalls<SIMDWilsonDslash<P, ExecSpace, Recon, V>,
+    : public detail::LaneHoppingCalls<SIMDWilsonDslash<P, ExecSpace, Recon, mode, V>,
                                       std::conditional_t<PrecisionTraits<P>::is_half, SIMDHalfSpinor<V, ExecSpace>, SIMDSpinor<V, ExecSpace>>,
                                       compute_t<P>> {
   static constexpr bool half_storage = PrecisionTraits<P>::is_half;
@@ -243,27 +246,30 @@ private:
     check(in, 1 - target_cb, "input");
     const link_accessor gauge[2] = {{u_.view(0).data()}, {u_.view(1).data()}};
     const auto arg = detail::lane_hopping_arg<Epilogue, Real>(gauge, out, in, x, sites_, ep, geom_.vsites());
-    hopping_.template run<Epilogue>("kqcd::SIMDWilsonDslash", std::string("recon ") + Recon::name + ", lanes " + std::to_string(V::lanes),
+    hopping_.template run<Epilogue>("kqcd::SIMDWilsonDslash",
+                                    std::string("recon ") + Recon::name + ", lanes " + std::to_string(V::lanes) +
+                                        (mode == NeighbourMode::table ? "" : ", on the fly"),
                                     half_storage ? "half" : precision_name<Real>(), arg, out, in, isign, target_cb, sink);
   }
 
   using link_accessor = DoubledLinkAccessor<V, V::lanes, Recon, link_store_type>;
   SIMDGeometry geom_;
   gauge_type u_;
-  LaneSiteTable<V, ExecSpace> sites_;
+  SiteTable<mode, ExecSpace, LaneCrossing<V>> sites_;
   mutable detail::LaneHopping<spinor_type, ExecSpace> hopping_;
 };
 
 /// The Wilson hopping term on a block of V::lanes right-hand sides, one per SIMD lane (host
 /// execution spaces), in storage precision P (float, double, or kqcd::half: 16-bit lanes with a
 /// norm per site and right-hand side, float arithmetic): the hopping functor with each link element
-/// read once per site and broadcast to the lanes (a one-lane doubled gauge field in compute_t<P>);
-/// site-local policies read each site's blocks broadcast to the lanes too
+/// read once per site and broadcast to the lanes (a one-lane doubled gauge field in compute_t<P>,
+/// each hop matrix stored as Recon packs it: Recon18, Recon12 or Recon8, SU(3) links only for the
+/// last two); site-local policies read each site's blocks broadcast to the lanes too
 /// (SIMDLayout::block_site_local). Blocks convert with SIMDBlockSpinor::insert / extract.
-template <class P, class ExecSpace = Kokkos::DefaultHostExecutionSpace,
+template <class P, class ExecSpace = Kokkos::DefaultHostExecutionSpace, class Recon = Recon18,
           class V = typename ArchTraits<ExecSpace>::template simd_complex<compute_t<P>>>
 class SIMDBlockWilsonDslash
-    : public detail::LaneHoppingCalls<SIMDBlockWilsonDslash<P, ExecSpace, V>,
+    : public detail::LaneHoppingCalls<SIMDBlockWilsonDslash<P, ExecSpace, Recon, V>,
                                       SIMDBlockSpinor<V, ExecSpace, std::conditional_t<PrecisionTraits<P>::is_half, short, compute_t<P>>>,
                                       compute_t<P>> {
   using Real = compute_t<P>;
@@ -271,16 +277,18 @@ class SIMDBlockWilsonDslash
   friend class detail::LaneHoppingCalls<SIMDBlockWilsonDslash, SIMDBlockSpinor<V, ExecSpace, Store>, Real>;
 
 public:
-  /// Arithmetic precision, SIMD register, execution space, and the block it acts on.
+  /// Arithmetic precision, SIMD register, execution space, link reconstruction, and the block it acts on.
   ///@{
   using real_type = Real;
   using simd_type = V;
   using execution_space = ExecSpace;
+  using recon_type = Recon;
   using spinor_type = SIMDBlockSpinor<V, ExecSpace, Store>;
   ///@}
   static constexpr int n_rhs = V::lanes; ///< Right-hand sides per block: one per lane.
 
-  /// The links of u with boundary phases bc, each element broadcast to the lanes.
+  /// The links of u with boundary phases bc, each element broadcast to the lanes (SU(3) links for
+  /// Recon12 and Recon8: others are refused, as the packed fields refuse them).
   SIMDBlockWilsonDslash(const GaugeField<Kokkos::complex<Real>, ExecSpace>& u, const BoundaryPhases& bc)
       : u_((check_simd_isa(), with_gauge_halo(u)), SIMDGeometry(u.lattice(), 1)), sites_(u.lattice(), bc),
         hopping_(u.lattice()) {}
@@ -293,7 +301,7 @@ public:
   }
 
   /// Work per call on `rhs` filled lanes (WilsonDslash::flops / bytes with n_rhs): flops per site and
-  /// right-hand side; bytes in the no-reuse model with the links counted once per site.
+  /// right-hand side; bytes in the no-reuse model with the links counted once per site, as stored.
   ///@{
   double flops(bool xpay = false, int rhs = n_rhs) const {
     return rhs * lattice().cb_volume() *
@@ -301,7 +309,7 @@ public:
   }
   double bytes(bool xpay = false, int rhs = n_rhs) const {
     const double site = 24.0 * sizeof(Store) + (std::is_same_v<Store, short> ? sizeof(float) : 0.0); // a right-hand side's site
-    return lattice().cb_volume() * (8 * 18 * double(sizeof(Real)) + rhs * site * (8 + 1 + (xpay ? 1 : 0)));
+    return lattice().cb_volume() * (8 * Recon::reals * double(sizeof(Real)) + rhs * site * (8 + 1 + (xpay ? 1 : 0)));
   }
   ///@}
 
@@ -321,14 +329,16 @@ private:
     detail::check_sign_parity("SIMDBlockWilsonDslash", isign, target_cb);
     check(out, target_cb, "output");
     check(in, 1 - target_cb, "input");
-    const DoubledLinkAccessor<V, 1> gauge[2] = {{u_.view(0).data()}, {u_.view(1).data()}};
+    const DoubledLinkAccessor<V, 1, Recon> gauge[2] = {{u_.view(0).data()}, {u_.view(1).data()}};
     const auto arg = detail::lane_hopping_arg<Epilogue, Real>(gauge, out, in, x, sites_, ep, lattice().cb_volume());
-    hopping_.template run<Epilogue>("kqcd::SIMDBlockWilsonDslash", "lanes " + std::to_string(V::lanes),
+    hopping_.template run<Epilogue>("kqcd::SIMDBlockWilsonDslash",
+                                    (std::is_same_v<Recon, Recon18> ? std::string() : std::string("recon ") + Recon::name + ", ") +
+                                        "lanes " + std::to_string(V::lanes),
                                     std::is_same_v<Store, short> ? "half" : precision_name<Real>(), arg, out, in, isign, target_cb,
                                     sink);
   }
 
-  SIMDGaugeField<link_simd_type, ExecSpace> u_;
+  SIMDGaugeField<link_simd_type, ExecSpace, Recon> u_;
   SiteTable<NeighbourMode::table, ExecSpace> sites_;
   mutable detail::LaneHopping<spinor_type, ExecSpace> hopping_;
 };

@@ -65,7 +65,7 @@ template <class Real, class ES> struct PlainStencilLayout {
 };
 
 /// The virtual-node SIMD layout of host backends (ArchTraits<ES>::simd_layout): SIMDSpinor sites
-/// (V's lanes), doubled recon-18 links, the lane site table. options: the lane split (zeros: the
+/// (V's lanes), doubled recon-18 links, the site table of the vector sites with the lanes' crossing. options: the lane split (zeros: the
 /// automatic one, SIMDGeometry's).
 template <class Real, class ES, class V = typename ArchTraits<ES>::template simd_complex<Real>> struct SIMDStencilLayout {
   using real_type = Real; ///< Arithmetic and storage precision.
@@ -84,7 +84,7 @@ template <class Real, class ES, class V = typename ArchTraits<ES>::template simd
   ///@}
   using links_type = SIMDGaugeField<V, ES, Recon18>; ///< The links as the functor reads them.
   using link_accessor = DoubledLinkAccessor<V, V::lanes, Recon18>; ///< Their reader.
-  using site_table_type = LaneSiteTable<V, ES>; ///< Neighbours, lane exchanges and boundary phases.
+  using site_table_type = SiteTable<NeighbourMode::table, ES, LaneCrossing<V>>; ///< Neighbours, lane exchanges and boundary phases.
 
   /// The geometry of the lattice lat (its ghost zone as deep as the stencil hops) in V's lanes.
   static geometry_type geometry(const Lattice& lat, const options& o) { return SIMDGeometry(lat, V::lanes, o.split); }
