@@ -145,6 +145,12 @@ template <Tunable T> LaunchConfig tuned_launch(T& t) {
   return c;
 }
 
+/// The launch hint of the site and stencil kernels: Kokkos' light-weight property, so that on CUDA
+/// the functor travels as a kernel argument. Without it Kokkos copies functors of 512 bytes or more
+/// into constant memory, and each such launch waits until the previous one has finished: the
+/// host's launch latency is then added to every call instead of hidden behind the kernel before it.
+using LightWeight = Kokkos::Experimental::WorkItemProperty::HintLightWeight_t;
+
 /// Team of threads walking sites_per_team consecutive sites of a per-site functor.
 template <class F> struct TeamOverSites {
   F f; ///< the site kernel
@@ -163,12 +169,12 @@ template <class F> struct TeamOverSites {
 template <class ES, class LaunchBounds = Kokkos::LaunchBounds<>, class F>
 void launch_sites(const std::string& label, int n_sites, const LaunchConfig& c, const F& f) {
   if (c.kind == PolicyKind::range) {
-    Kokkos::RangePolicy<ES, LaunchBounds> policy(0, n_sites);
+    Kokkos::RangePolicy<ES, LaunchBounds, LightWeight> policy(0, n_sites);
     if (c.sites_per_team > 0) policy.set_chunk_size(c.sites_per_team);
     Kokkos::parallel_for(label, policy, f);
   } else {
     const int spt = std::max(1, c.sites_per_team);
-    Kokkos::TeamPolicy<ES, LaunchBounds> policy((n_sites + spt - 1) / spt, std::max(1, c.team_size));
+    Kokkos::TeamPolicy<ES, LaunchBounds, LightWeight> policy((n_sites + spt - 1) / spt, std::max(1, c.team_size));
     Kokkos::parallel_for(label, policy, TeamOverSites<F>{f, n_sites, spt});
   }
 }
@@ -176,7 +182,7 @@ void launch_sites(const std::string& label, int n_sites, const LaunchConfig& c, 
 /// Largest team the backend runs for this functor (capped by ArchTraits' max_team_size).
 template <class ES, class LaunchBounds, class F> int team_size_max_for(const F& f, int n_sites) {
   const int spt = 32;
-  Kokkos::TeamPolicy<ES, LaunchBounds> policy((n_sites + spt - 1) / spt, 1);
+  Kokkos::TeamPolicy<ES, LaunchBounds, LightWeight> policy((n_sites + spt - 1) / spt, 1);
   const int kokkos_max = policy.team_size_max(TeamOverSites<F>{f, n_sites, spt}, Kokkos::ParallelForTag());
   return std::max(1, std::min(ArchTraits<ES>::max_team_size, kokkos_max));
 }

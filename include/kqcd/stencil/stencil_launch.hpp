@@ -205,9 +205,9 @@ private:
         const int lanes = vector_lanes(r);
         const int team = std::clamp(c.team_size, 1, std::max(1, max_team_size(f, c.kind, lanes)));
         if (c.kind == PolicyKind::team) {
-          Kokkos::parallel_for(label_, Kokkos::TeamPolicy<ES, LaunchBounds>(league, team, lanes), f);
+          Kokkos::parallel_for(label_, Kokkos::TeamPolicy<ES, LaunchBounds, LightWeight>(league, team, lanes), f);
         } else {
-          Kokkos::TeamPolicy<ES, LaunchBounds, CachedLinksTag> policy(league, team, lanes);
+          Kokkos::TeamPolicy<ES, LaunchBounds, LightWeight, CachedLinksTag> policy(league, team, lanes);
           policy.set_scratch_size(0, Kokkos::PerTeam(Functor::team_scratch_bytes(f.arg.sites_per_team)));
           Kokkos::parallel_for(label_ + "_cached_links", policy, f);
         }
@@ -216,11 +216,11 @@ private:
       case PolicyKind::mdrange: {
         const int spt = std::max(1, c.sites_per_team);
         if (c.rhs_per_thread == 1) {
-          using MD = Kokkos::MDRangePolicy<ES, Kokkos::Rank<2>, LaunchBounds, SiteRhsTag<1>>;
+          using MD = Kokkos::MDRangePolicy<ES, Kokkos::Rank<2>, LaunchBounds, LightWeight, SiteRhsTag<1>>;
           Kokkos::parallel_for(label_ + "_mdrange", MD({0, 0}, {r, n}, {r, spt}), f);
         } else if (c.rhs_per_thread == 2) {
           const int lanes = pair_lanes(r);
-          using MD = Kokkos::MDRangePolicy<ES, Kokkos::Rank<2>, PairLaunchBounds, SiteRhsTag<2>>;
+          using MD = Kokkos::MDRangePolicy<ES, Kokkos::Rank<2>, PairLaunchBounds, LightWeight, SiteRhsTag<2>>;
           Kokkos::parallel_for(label_ + "_mdrange_pairs", MD({0, 0}, {lanes, n}, {lanes, spt}), f);
         } else {
           throw invalid_argument(label_ + ": a block launch computes 1 or 2 right-hand sides per thread, found " +
@@ -229,7 +229,7 @@ private:
         return;
       }
       case PolicyKind::range:
-        Kokkos::parallel_for(label_ + "_flat", Kokkos::RangePolicy<ES, LaunchBounds, FlatSiteRhsTag>(0, n * r), f);
+        Kokkos::parallel_for(label_ + "_flat", Kokkos::RangePolicy<ES, LaunchBounds, LightWeight, FlatSiteRhsTag>(0, n * r), f);
         return;
     }
   }
@@ -238,8 +238,8 @@ private:
   static int pair_lanes(int n_rhs) { return (n_rhs + 1) / 2; }
   static int max_team_size(const Functor& f, PolicyKind kind, int lanes) {
     if (kind == PolicyKind::team)
-      return Kokkos::TeamPolicy<ES, LaunchBounds>(1, 1, lanes).team_size_max(f, Kokkos::ParallelForTag());
-    Kokkos::TeamPolicy<ES, LaunchBounds, CachedLinksTag> policy(1, 1, lanes);
+      return Kokkos::TeamPolicy<ES, LaunchBounds, LightWeight>(1, 1, lanes).team_size_max(f, Kokkos::ParallelForTag());
+    Kokkos::TeamPolicy<ES, LaunchBounds, LightWeight, CachedLinksTag> policy(1, 1, lanes);
     policy.set_scratch_size(0, Kokkos::PerTeam(Functor::team_scratch_bytes(f.arg.sites_per_team)));
     return policy.team_size_max(f, Kokkos::ParallelForTag());
   }
