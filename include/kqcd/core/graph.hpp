@@ -20,12 +20,12 @@ template <class ES> using GraphNode = Kokkos::Experimental::GraphNodeRef<ES>;
 template <class ES, class LaunchBounds, class F>
 GraphNode<ES> then_launch_sites(const GraphNode<ES>& node, const std::string& label, int n_sites, const LaunchConfig& c, const F& f) {
   if (c.kind == PolicyKind::range) {
-    Kokkos::RangePolicy<ES, LaunchBounds> policy(0, n_sites);
+    Kokkos::RangePolicy<ES, LaunchBounds, LightWeight> policy(0, n_sites);
     if (c.sites_per_team > 0) policy.set_chunk_size(c.sites_per_team);
     return node.then_parallel_for(label, policy, f);
   }
   const int spt = std::max(1, c.sites_per_team);
-  Kokkos::TeamPolicy<ES, LaunchBounds> policy((n_sites + spt - 1) / spt, std::max(1, c.team_size));
+  Kokkos::TeamPolicy<ES, LaunchBounds, LightWeight> policy((n_sites + spt - 1) / spt, std::max(1, c.team_size));
   return node.then_parallel_for(label, policy, TeamOverSites<F>{f, n_sites, spt});
 }
 

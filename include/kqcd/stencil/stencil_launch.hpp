@@ -322,8 +322,8 @@ public:
     });
   }
   /// f on every site of one parity as a graph node after `node`, in the shape the tune cache holds
-  /// for it (tune first with an ordinary call; else the default). One process.
-  template <class F>
+  /// for it (tune first with an ordinary call; else the default), with launch bounds LB. One process.
+  template <class LB = Kokkos::LaunchBounds<>, class F>
   GraphNode<ES> then_launch(const GraphNode<ES>& node, const std::string& kernel, const std::string& variant,
                             const char* precision, F f) const {
     if (lat_.distributed())
@@ -331,11 +331,12 @@ public:
     overlap_.point(f.arg, nullptr);
     using K = SiteKernelOf<F>;
     const LaunchConfig fixed = fixed_config(sites_per_team());
-    SiteKernelLaunch<ES, Kokkos::LaunchBounds<>, K> l(kernel, key(kernel, variant, precision), f.arg.n_sites, K{f}, fixed);
+    SiteKernelLaunch<ES, LB, K> l(kernel, key(kernel, variant, precision), f.arg.n_sites, K{f}, fixed);
     last_config_ = sites_per_team_ > 0 ? fixed : cached_or_default_config(l);
-    // No launch bounds: Kokkos 4.6 launches graph kernels from global memory, and under nvcc 13
-    // its bounded global-memory launcher is ambiguous (does not compile).
-    return then_launch_sites<ES, Kokkos::LaunchBounds<>>(node, kernel, f.arg.n_sites, last_config_, K{f});
+    // The light-weight hint (LightWeight) makes a graph node take the functor as its kernel
+    // argument, which the bounded launcher of Kokkos 4.6 compiles under nvcc 13 (its bounded
+    // global-memory launcher, the default for graph nodes of large functors, does not).
+    return then_launch_sites<ES, LB>(node, kernel, f.arg.n_sites, last_config_, K{f});
   }
 
   /// The lattice.

@@ -344,7 +344,7 @@ private:
       using F = DslashFunctor<Arg, decltype(sign)::value, decltype(cb)::value, Epilogue>;
       using LB = typename traits::template launch_bounds_for<P, Recon>;
       if constexpr (!std::is_same_v<Sink, std::nullptr_t>) {
-        *sink = launcher_.then_launch(*sink, "kqcd::WilsonDslash", variant, precision, F{arg});
+        *sink = launcher_.template then_launch<LB>(*sink, "kqcd::WilsonDslash", variant, precision, F{arg});
       } else {
         // Trial launches of the tuner restore out (which may alias x) and its norms.
         auto run = [&](const auto&... outs) {
