@@ -43,4 +43,9 @@ template <int code, class T> KOKKOS_FORCEINLINE_FUNCTION complex<T> mul_i_pow(co
   else return {z.imag(), -z.real()};
 }
 
+/// a + i^code b with code known at compile time (a spin projection).
+template <int code, class T> KOKKOS_FORCEINLINE_FUNCTION complex<T> add_i_pow(const complex<T>& a, const complex<T>& b) {
+  return a + mul_i_pow<code>(b);
+}
+
 } // namespace kqcd

@@ -398,10 +398,8 @@ template <class V, class T, int NS = Ns> struct SIMDSpinorAccessor {
   }
   /// Colour c of the projection (SpinorAccessor::load_projected).
   template <class Proj> KOKKOS_FORCEINLINE_FUNCTION real load_projected(int site, int c, V h[2]) const {
-    constexpr int q0 = Proj::perm[0], q1 = Proj::perm[1];
     const T* b = base(site) + c * Ns * R;
-    h[0] = add_i_pow<Proj::code[0]>(V::load(b), V::load(b + q0 * R));
-    h[1] = add_i_pow<Proj::code[1]>(V::load(b + R), V::load(b + q1 * R));
+    project_spins<Proj>([&](int sp) { return V::load(b + sp * R); }, h);
     return real(1);
   }
   /// Stores the site's Nc x NS registers.
@@ -437,11 +435,10 @@ template <class V, class T, class N> struct SIMDHalfSpinorAccessor {
   }
   /// Colour c of the projection (SpinorAccessor::load_projected), scaled by each lane's norm.
   template <class Proj> KOKKOS_FORCEINLINE_FUNCTION real load_projected(int site, int c, V h[2]) const {
-    constexpr int q0 = Proj::perm[0], q1 = Proj::perm[1];
     const T* b = base(site) + c * Ns * R;
     const V n = unit(site);
-    h[0] = V::scale_lanes(n, add_i_pow<Proj::code[0]>(V::load_fixed16(b), V::load_fixed16(b + q0 * R)));
-    h[1] = V::scale_lanes(n, add_i_pow<Proj::code[1]>(V::load_fixed16(b + R), V::load_fixed16(b + q1 * R)));
+    project_spins<Proj>([&](int sp) { return V::load_fixed16(b + sp * R); }, h);
+    for (int s = 0; s < 2; ++s) h[s] = V::scale_lanes(n, h[s]);
     return real(1);
   }
   /// Stores the site: each lane's largest magnitude as its norm, the reals in its units.

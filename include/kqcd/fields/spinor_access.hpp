@@ -25,16 +25,27 @@ template <int perm0, int perm1, int code0, int code1> struct SpinProjection {
   static constexpr int code[2] = {code0, code1}; ///< Power of i each partner is multiplied by.
 };
 
-namespace detail {
-/// (re, im) = a + i^k b on integer parts.
-template <int k> KOKKOS_FORCEINLINE_FUNCTION void add_i_pow(int ra, int ia, int rb, int ib, int& re, int& im) {
+/// A 16-bit complex number widened to integers: a 16-bit spin projection sums them exactly.
+struct FixedPair {
+  int re; ///< real part, in units of the fixed point
+  int im; ///< imaginary part
+};
+/// a + i^k b on integers.
+template <int k> KOKKOS_FORCEINLINE_FUNCTION FixedPair add_i_pow(const FixedPair& a, const FixedPair& b) {
   constexpr int c = ((k % 4) + 4) % 4;
-  if constexpr (c == 0) re = ra + rb, im = ia + ib;
-  else if constexpr (c == 1) re = ra - ib, im = ia + rb;
-  else if constexpr (c == 2) re = ra - rb, im = ia - ib;
-  else re = ra + ib, im = ia - rb;
+  if constexpr (c == 0) return {a.re + b.re, a.im + b.im};
+  else if constexpr (c == 1) return {a.re - b.im, a.im + b.re};
+  else if constexpr (c == 2) return {a.re - b.re, a.im - b.im};
+  else return {a.re + b.im, a.im - b.re};
 }
-} // namespace detail
+
+/// The spin projection of one colour for a hop, written once for every storage: h_s = psi(s) +
+/// i^code_s psi(perm_s), s = 0, 1 (Proj: SpinProjection). psi(sp) is spin component sp as the
+/// storage adds it: a complex number, a register of SIMD lanes, or a 16-bit pair (FixedPair).
+template <class Proj, class Psi, class H> KOKKOS_FORCEINLINE_FUNCTION void project_spins(const Psi& psi, H h[2]) {
+  h[0] = add_i_pow<Proj::code[0]>(psi(0), psi(Proj::perm[0]));
+  h[1] = add_i_pow<Proj::code[1]>(psi(1), psi(Proj::perm[1]));
+}
 
 /// Reads and writes spinor sites of a complex view (site, colour, spin) as complex numbers in Real:
 /// four-spinors, or colour vectors (one spin component).
@@ -57,9 +68,7 @@ template <class View, class Real> struct SpinorAccessor {
   }
   /// The projection of colour c only (the hopping term's colour-by-colour order).
   template <class Proj> KOKKOS_FORCEINLINE_FUNCTION Real load_projected(int site, int c, cplx h[2]) const {
-    constexpr int q0 = Proj::perm[0], q1 = Proj::perm[1];
-    h[0] = component(site, c, 0) + mul_i_pow<Proj::code[0]>(component(site, c, q0));
-    h[1] = component(site, c, 1) + mul_i_pow<Proj::code[1]>(component(site, c, q1));
+    project_spins<Proj>([&](int sp) { return component(site, c, sp); }, h);
     return Real(1);
   }
   /// Component (colour c, spin sp) of the site.
@@ -98,13 +107,10 @@ template <class View, class NormView, class Real> struct HalfSpinorAccessor {
   }
   /// The projection of colour c only (the hopping term's colour-by-colour order).
   template <class Proj> KOKKOS_FORCEINLINE_FUNCTION Real load_projected(int site, int c, cplx h[2]) const {
-    constexpr int q0 = Proj::perm[0], q1 = Proj::perm[1];
     const packed_type z = v(site, c);
-    int re, im;
-    detail::add_i_pow<Proj::code[0]>(z.v[0].x, z.v[0].y, z.v[q0].x, z.v[q0].y, re, im);
-    h[0] = cplx(exact_float(re), exact_float(im));
-    detail::add_i_pow<Proj::code[1]>(z.v[1].x, z.v[1].y, z.v[q1].x, z.v[q1].y, re, im);
-    h[1] = cplx(exact_float(re), exact_float(im));
+    FixedPair p[2];
+    project_spins<Proj>([&](int sp) { return FixedPair{z.v[sp].x, z.v[sp].y}; }, p);
+    for (int s = 0; s < 2; ++s) h[s] = cplx(exact_float(p[s].re), exact_float(p[s].im));
     return Real(norm(site)) * Real(1.0f / half_scale);
   }
   /// Stores the site: its largest magnitude as its norm, the components in its units.
