@@ -216,6 +216,40 @@ private:
   }
 };
 
+namespace detail {
+/// What compression needs of a link U, folded into running maxima: dev = max(|U U^dag - 1|,
+/// |det U - 1|) (SU(3) for reconstruct-12 and 8) and a1max = |U_00|^2 (below 1 for reconstruct-8).
+KOKKOS_INLINE_FUNCTION void fold_su3_deviation(const Kokkos::complex<double> U[3][3], double& dev, double& a1max) {
+  using C = Kokkos::complex<double>;
+  for (int a = 0; a < 3; ++a)
+    for (int b = 0; b < 3; ++b) {
+      C s(0.0, 0.0);
+      for (int k = 0; k < 3; ++k) s += U[a][k] * conjc(U[b][k]);
+      if (a == b) s -= C(1.0, 0.0);
+      dev = Kokkos::fmax(dev, Kokkos::abs(s));
+    }
+  const C det = U[0][0] * (U[1][1] * U[2][2] - U[1][2] * U[2][1]) - U[0][1] * (U[1][0] * U[2][2] - U[1][2] * U[2][0]) +
+                U[0][2] * (U[1][0] * U[2][1] - U[1][1] * U[2][0]);
+  dev = Kokkos::fmax(dev, Kokkos::abs(det - C(1.0, 0.0)));
+  a1max = Kokkos::fmax(a1max, norm_of(U[0][0]));
+}
+
+/// Largest SU(3) violation max(|U U^dag - 1|, |det U - 1|) accepted by recon-12/8: loose enough
+/// for configurations stored in single precision.
+inline constexpr double su3_tolerance = 1e-5;
+
+/// Throws unless links with the maxima of fold_su3_deviation can be stored as Recon packs them.
+template <class Recon> void require_reconstructible(double dev, double a1max) {
+  if (Recon::pairs < 9 && !(dev <= su3_tolerance))
+    throw invalid_argument(std::string("gauge reconstruct-") + Recon::name + " needs SU(3) links: found max(|U U^dag - 1|, " +
+                           "|det U - 1|) = " + std::to_string(dev) + ", expected at most " + std::to_string(su3_tolerance) +
+                           " (use recon 18)");
+  if (Recon::pairs == 4 && !(a1max < 1.0 - 1e-6))
+    throw invalid_argument("gauge reconstruct-8 cannot represent links with |U_00| = 1 (found |U_00|^2 = " +
+                           std::to_string(a1max) + "; the unit gauge is one): use recon 12 or 18");
+}
+} // namespace detail
+
 /// Packs one parity of a GaugeField and reduces the largest SU(3) violation (and, for recon-8,
 /// the largest |a1|^2) for the builder's check.
 template <class Recon, class SrcView, class DstView> struct PackLinksFunctor {
@@ -228,17 +262,7 @@ template <class Recon, class SrcView, class DstView> struct PackLinksFunctor {
       C U[3][3];
       for (int a = 0; a < 3; ++a)
         for (int b = 0; b < 3; ++b) U[a][b] = C(src(site, mu, a, b).real(), src(site, mu, a, b).imag());
-      for (int a = 0; a < 3; ++a)
-        for (int b = 0; b < 3; ++b) {
-          C s(0.0, 0.0);
-          for (int k = 0; k < 3; ++k) s += U[a][k] * detail::conjc(U[b][k]);
-          if (a == b) s -= C(1.0, 0.0);
-          dev = Kokkos::fmax(dev, Kokkos::abs(s));
-        }
-      const C det = U[0][0] * (U[1][1] * U[2][2] - U[1][2] * U[2][1]) - U[0][1] * (U[1][0] * U[2][2] - U[1][2] * U[2][0]) +
-                    U[0][2] * (U[1][0] * U[2][1] - U[1][1] * U[2][0]);
-      dev = Kokkos::fmax(dev, Kokkos::abs(det - C(1.0, 0.0)));
-      a1max = Kokkos::fmax(a1max, detail::norm_of(U[0][0]));
+      detail::fold_su3_deviation(U, dev, a1max);
       C p[Recon::pairs];
       Recon::pack(U, p);
       using packed_type = typename DstView::non_const_value_type;
@@ -266,9 +290,8 @@ public:
   using const_view_type = Kokkos::View<const packed_type* [Nd][Recon::pairs / pack_width], typename traits::gauge_layout,
                                        typename traits::memory_space, Kokkos::MemoryTraits<Kokkos::RandomAccess>>;
   template <class Real> using accessor_type = LinkAccessor<Recon, const_view_type, Real>; ///< Device-side reader in precision Real.
-  /// Largest SU(3) violation max(|U U^dag - 1|, |det U - 1|) accepted by recon-12/8: loose enough
-  /// for configurations stored in single precision.
-  static constexpr double su3_tolerance = 1e-5;
+  /// Largest SU(3) violation accepted by recon-12/8 (detail::su3_tolerance).
+  static constexpr double su3_tolerance = detail::su3_tolerance;
 
   PackedGauge() = default;
   /// Packs u (both parities, ghost zone included); throws if Recon needs SU(3) links u lacks.
@@ -286,13 +309,7 @@ public:
       a1max = std::max(a1max, a);
     }
     su3_deviation_ = dev;
-    if (Recon::pairs < 9 && !(dev <= su3_tolerance))
-      throw invalid_argument(std::string("gauge reconstruct-") + Recon::name + " needs SU(3) links: found max(|U U^dag - 1|, " +
-                             "|det U - 1|) = " + std::to_string(dev) + ", expected at most " + std::to_string(su3_tolerance) +
-                             " (use recon 18)");
-    if (Recon::pairs == 4 && !(a1max < 1.0 - 1e-6))
-      throw invalid_argument("gauge reconstruct-8 cannot represent links with |U_00| = 1 (found |U_00|^2 = " +
-                             std::to_string(a1max) + "; the unit gauge is one): use recon 12 or 18");
+    detail::require_reconstructible<Recon>(dev, a1max);
   }
   /// The lattice.
   const Lattice& lattice() const { return lattice_; }

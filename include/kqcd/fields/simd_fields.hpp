@@ -323,12 +323,13 @@ public:
     if (!(u.lattice() == g.global()))
       throw invalid_argument("SIMDGaugeField: gauge field on " + u.lattice().to_string() + ", geometry on " +
                              g.global().to_string());
-    // Reconstruction needs SU(3) links: the packed field's check (and its error) decides.
-    if constexpr (pairs < Nc * Nc) (void)PackedGauge<real_type, Recon, ExecSpace>(u);
+    // Reconstruction needs SU(3) links: checked while packing, with the packed field's tolerance.
+    double dev = 0.0, a1max = 0.0;
     for (int p = 0; p < 2; ++p) {
       data_[p] = view_type("simd_gauge", g.vsites());
-      fill(u, p, hop);
+      fill(u, p, hop, dev, a1max);
     }
+    detail::require_reconstructible<Recon>(dev, a1max);
   }
   /// The SIMD geometry.
   const SIMDGeometry& geometry() const { return geom_; }
@@ -336,14 +337,18 @@ public:
   const view_type& view(int p) const { return data_[p]; }
 
 private:
-  template <class GT> void fill(const GaugeField<GT, ExecSpace>& u, int p, int hop) {
+  /// Packs the hop matrices of the sites of parity p; dev and a1max: the running maxima of
+  /// detail::fold_su3_deviation over them (compressed links only).
+  template <class GT> void fill(const GaugeField<GT, ExecSpace>& u, int p, int hop, double& dev, double& a1max) {
     const Lattice& lat = geom_.global();
     const auto fwd = u[p].view(), bwd = u[1 - p].view();
     const view_type d = data_[p];
     const SIMDGeometry g = geom_;
     using T = typename GT::value_type;
-    Kokkos::parallel_for(
-        "kqcd::SIMDGaugeField::fill", Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace>(0, g.vsites()), [=](int vs) {
+    double dev_p = 0.0, a1max_p = 0.0;
+    Kokkos::parallel_reduce(
+        "kqcd::SIMDGaugeField::fill", Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace>(0, g.vsites()),
+        [=](int vs, double& dev_, double& a1max_) {
           for (int lane = 0; lane < lanes; ++lane) {
             const Coords x = g.coords(vs, lane, p);
             const int xs = lat.cb_index(x);
@@ -358,6 +363,12 @@ private:
                   U[1][a][c] = Kokkos::conj(bwd(ys, mu, c, a));
                 }
               for (int dir = 0; dir < 2; ++dir) {
+                if constexpr (pairs < Nc * Nc) {
+                  Kokkos::complex<double> W[Nc][Nc];
+                  for (int i = 0; i < Nc; ++i)
+                    for (int j = 0; j < Nc; ++j) W[i][j] = Kokkos::complex<double>(U[dir][i][j].real(), U[dir][i][j].imag());
+                  detail::fold_su3_deviation(W, dev_, a1max_);
+                }
                 Recon::pack(U[dir], packed[dir]);
                 for (int k = 0; k < pairs; ++k) {
                   if constexpr (std::is_same_v<Store, short>) {
@@ -371,8 +382,11 @@ private:
               }
             }
           }
-        });
+        },
+        Kokkos::Max<double>(dev_p), Kokkos::Max<double>(a1max_p));
     Kokkos::fence();
+    dev = std::max(dev, dev_p);
+    a1max = std::max(a1max, a1max_p);
   }
 
   SIMDGeometry geom_;
