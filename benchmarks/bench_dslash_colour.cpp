@@ -1,0 +1,96 @@
+// The colour-hop stencils' benchmark cases (--operator staggered, improved-staggered, laplace,
+// covdev): colour vectors on either layout, bytes also in the perfect-reuse model.
+#include "dslash_cases.hpp"
+
+#include <kqcd/stencil/staggered.hpp>
+
+#include <bit>
+
+namespace kqcd::bench {
+
+namespace {
+/// A colour-hop stencil on colour vectors, one parity, on Layout: the staggered D (naive: 570 flops
+/// per site; improved, random fat and long links: 1146), the 4D Laplacian (its xpay form a x + H in)
+/// or the forward covariant derivative along t.
+template <class ES, class Real, class Layout> nlohmann::json time_colour_hops_on(const DslashOptions& opts) {
+  using Stencil = ColourHopStencil<StaggeredSigns, 1, Real, ES, Layout>;
+  using Unit = ColourHopStencil<UnitSigns, 1, Real, ES, Layout>;
+  typename Stencil::gauge_type u(opts.lattice), w(opts.lattice);
+  random_gauge(u, 1234);
+  const bool staggered = opts.op == "staggered" || opts.op == "improved-staggered";
+  if (opts.op == "improved-staggered") random_gauge(w, 1235);
+  const auto bc = BoundaryPhases::antiperiodic_time();
+  auto run = [&](auto& d, unsigned mask, Real a) {
+    d.launcher().set_overlap(opts.overlap);
+    if (opts.sites_per_team > 0) d.launcher().set_sites_per_team(opts.sites_per_team);
+    auto in = d.create_spinor(1, "bench_in"), out = d.create_spinor(0, "bench_out");
+    random_spinor(in, 42);
+    random_spinor(out, 43);
+    const bool xpay = a != Real(0);
+    auto call = [&] { d.apply(out, in, 0, mask, a, &out, Real(1)); };
+    const auto [per_call, iters] = time_calls<ES>(opts, call);
+    const double flops = d.flops(mask, xpay), bytes = d.bytes(mask, xpay);
+    nlohmann::json r{{"time_per_call_s", per_call},
+                     {"iterations", iters},
+                     {"layout", Layout::name},
+                     {"spins", 1},
+                     {"hops", std::popcount(mask)},
+                     {"xpay", xpay},
+                     {"flops_per_site", flops / opts.lattice.cb_volume()},
+                     {"neighbours", ArchTraits<ES>::neighbour_mode == NeighbourMode::table ? "table" : "on-the-fly"},
+                     {"launch", d.launcher().last_launch_config().to_string()}};
+    add_rates(r, opts.lattice, flops, bytes, per_call, opts.overlap);
+    const double ranks = double(opts.lattice.global_volume() / opts.lattice.volume());
+    r["gbytes_per_s_reuse"] = ranks * d.bytes_reuse(mask, xpay) / per_call * 1e-9;
+    if (opts.lattice.distributed()) {
+      const auto& l = d.launcher();
+      l.set_timing(true);
+      l.reset_times();
+      for (int i = 0; i < (opts.quick ? 2 : 20); ++i) call();
+      l.set_timing(false);
+      const DslashTimes t = l.times();
+      const double per = 1.0 / std::max(t.calls, 1);
+      r["phases"] = {{"calls_timed", t.calls},
+                     {"pack_post_s", max_over_ranks(opts.lattice, t.pack_post * per)},
+                     {"interior_s", max_over_ranks(opts.lattice, t.interior * per)},
+                     {"wait_unpack_s", max_over_ranks(opts.lattice, t.wait_unpack * per)},
+                     {"exterior_s", max_over_ranks(opts.lattice, t.exterior * per)},
+                     {"halo_bytes_per_rank", d.halo_bytes()},
+                     {"ghost_depth", d.descriptor().depth},
+                     {"exterior_sites_per_rank", l.exterior_sites(0)}};
+    }
+    return r;
+  };
+  if (staggered) {
+    Stencil d("StaggeredDslash", u, bc, opts.op == "improved-staggered" ? &w : nullptr);
+    return run(d, d.available_hops(), Real(0));
+  }
+  Unit d(opts.op == "laplace" ? "Laplacian" : "CovariantDerivative", u, bc);
+  if (opts.op == "laplace") return run(d, hops::one_site, Real(-8));
+  return run(d, hop_bit(3, +1), Real(0));
+}
+
+/// A colour-hop stencil on the layout --layout asks for: auto takes the SIMD lanes where the backend
+/// has them and they split the lattice (with long links: into sub-lattices at least 3 sites long).
+template <class ES, class Real> nlohmann::json time_colour_hops(const DslashOptions& opts) {
+  if (opts.recon != 18 || opts.rhs > 1 || opts.neighbours != "auto" || opts.graph)
+    throw invalid_argument("--operator " + opts.op + " runs with --recon 18, --rhs 1, --neighbours auto, no --graph");
+  const bool simd = use_simd_layout<ES>(parse_layout_choice(opts.layout), [&]() -> std::string {
+    if constexpr (ArchTraits<ES>::simd_layout) return SIMDStencilLayout<Real, ES>::misfit(opts.lattice, opts.op == "improved-staggered" ? 3 : 1);
+    else return "";
+  });
+  if constexpr (ArchTraits<ES>::simd_layout)
+    if (simd) return time_colour_hops_on<ES, Real, SIMDStencilLayout<Real, ES>>(opts);
+  return time_colour_hops_on<ES, Real, PlainStencilLayout<Real, ES>>(opts);
+}
+
+} // namespace
+
+nlohmann::json time_colour_hop_dslash(const DslashOptions& opts) {
+  return with_backend_and_precision(opts, [&]<class ES, class Real>() -> nlohmann::json {
+    if constexpr (std::is_same_v<Real, half>) throw invalid_argument("--operator " + opts.op + " runs in single or double precision");
+    else return time_colour_hops<ES, Real>(opts);
+  });
+}
+
+} // namespace kqcd::bench

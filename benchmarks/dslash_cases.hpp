@@ -1,0 +1,131 @@
+// The hopping-term benchmarks' shared pieces: timing, rates, random fills and the dispatch to a
+// backend and precision. Each family of cases is its own translation unit (bench_dslash.cpp: the
+// dispatch and the Wilson hopping term on the plain layout; bench_dslash_simd.cpp: the SIMD layout;
+// bench_dslash_local.cpp: the site-local operators; bench_dslash_colour.cpp: the colour-hop
+// stencils), so that they compile side by side.
+#pragma once
+
+#include "bench.hpp"
+
+#include <kqcd/core/error.hpp>
+#include <kqcd/core/execution_spaces.hpp>
+#include <kqcd/fields/random_fields.hpp>
+#include <kqcd/linalg/blas.hpp>
+#include <kqcd/stencil/stencil_launch.hpp>
+#include <kqcd/stencil/wilson_dslash.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <utility>
+
+namespace kqcd::bench {
+
+/// The largest value over the ranks of a distributed lattice (the slowest rank sets the pace).
+inline double max_over_ranks(const Lattice& lat, double v) {
+#if KQCD_HAVE_MPI
+  if (lat.distributed()) MPI_Allreduce(MPI_IN_PLACE, &v, 1, MPI_DOUBLE, MPI_MAX, lat.communicator());
+#else
+  (void)lat;
+#endif
+  return v;
+}
+
+/// Seconds per call and the iteration count: grows the count until one batch takes min_seconds
+/// (on every rank: the count and the time are the slowest rank's).
+template <class ES, class Call> std::pair<double, int> time_calls(const DslashOptions& opts, const Call& call) {
+  call();
+  ES().fence();
+  int iters = 1;
+  double seconds = 0;
+  for (;;) {
+    Kokkos::Timer t;
+    for (int i = 0; i < iters; ++i) call();
+    ES().fence();
+    seconds = max_over_ranks(opts.lattice, t.seconds());
+    if (opts.quick || seconds >= opts.min_seconds || iters >= (1 << 20)) break;
+    iters = std::max(2 * iters, int(iters * 1.2 * opts.min_seconds / std::max(seconds, 1e-6)));
+  }
+  return {seconds / iters, iters};
+}
+
+/// Where a distributed hopping term spends its time: a few calls with fences between the phases.
+template <class ES, class Dslash, class Call>
+nlohmann::json phase_times(const DslashOptions& opts, const Dslash& d, const Call& call, int n_rhs = 1) {
+  if (!opts.lattice.distributed()) return nullptr;
+  d.set_timing(true);
+  d.reset_times();
+  const int n = opts.quick ? 2 : 20;
+  for (int i = 0; i < n; ++i) call();
+  d.set_timing(false);
+  const DslashTimes t = d.times();
+  const double per = 1.0 / std::max(t.calls, 1);
+  return {{"calls_timed", t.calls},
+          {"pack_post_s", max_over_ranks(opts.lattice, t.pack_post * per)},
+          {"interior_s", max_over_ranks(opts.lattice, t.interior * per)},
+          {"wait_unpack_s", max_over_ranks(opts.lattice, t.wait_unpack * per)},
+          {"exterior_s", max_over_ranks(opts.lattice, t.exterior * per)},
+          {"halo_bytes_per_rank", d.halo_bytes(n_rhs)},
+          {"halo_spin_projected", d.spin_projection()},
+          {"halo_path", d.halo_path()},
+          {"exterior_sites_per_rank", d.exterior_sites(0)}};
+}
+
+/// GFLOP/s and GB/s of `flops` and `bytes` per call on this rank, totalled over the ranks (the same
+/// local volume on each); on a distributed lattice also this rank's rate and the overlap setting.
+inline void add_rates(nlohmann::json& r, const Lattice& lat, double flops, double bytes, double per_call, bool overlap) {
+  const double ranks = double(lat.global_volume() / lat.volume());
+  r["gflops"] = ranks * flops / per_call * 1e-9;
+  r["gbytes_per_s"] = ranks * bytes / per_call * 1e-9;
+  if (lat.distributed()) {
+    r["gflops_per_rank"] = flops / per_call * 1e-9;
+    r["overlap"] = overlap;
+  }
+}
+
+/// Random spinor of any storage: drawn in float or double, converted to half where needed.
+template <class Spinor> void fill_random(Spinor& s, std::uint64_t seed) {
+  if constexpr (blas::HalfStorage<Spinor> && !requires { s.geometry(); }) {
+    CBSpinor<Kokkos::complex<float>, Ns, typename Spinor::execution_space> f(s.lattice(), s.parity());
+    random_spinor(f, seed);
+    blas::copy(s, f);
+  } else {
+    random_spinor(s, seed);
+  }
+}
+
+/// f.template operator()<ES, Real>() for the backend and precision opts names (a precision the
+/// build leaves out: not_compiled).
+template <class F> nlohmann::json with_backend_and_precision(const DslashOptions& opts, F&& f) {
+  nlohmann::json r;
+  const std::string backend = backend_or_default(opts.backend);
+  const bool found = with_execution_space(backend, [&]<class ES>() {
+    auto with_precision = [&]<class Real>() {
+      if constexpr (!precision_compiled<Real>) throw not_compiled("precision " + opts.precision, compiled_precisions, "KQCD_PRECISIONS");
+      else r = f.template operator()<ES, Real>();
+    };
+    if (opts.precision == "single") with_precision.template operator()<float>();
+    else if (opts.precision == "half") with_precision.template operator()<half>();
+    else with_precision.template operator()<double>();
+  });
+  if (!found) throw invalid_argument("backend '" + backend + "' is not enabled in this build");
+  return r;
+}
+
+/// The families of cases, for the rank's part of the lattice (opts.lattice).
+///@{
+/// The Wilson hopping term or even-odd operator on the SIMD layout, where --layout takes it (null
+/// where the plain layout runs).
+nlohmann::json time_wilson_simd(const DslashOptions& opts);
+/// A site-local operator's A^-1 H (clover, clover-dynamic, twisted, twisted-clover).
+nlohmann::json time_local_dslash(const DslashOptions& opts);
+/// A colour-hop stencil (staggered, improved-staggered, laplace, covdev).
+nlohmann::json time_colour_hop_dslash(const DslashOptions& opts);
+///@}
+
+/// Whether an operator is a colour-hop stencil (stencil/colour_hop_stencil.hpp).
+inline bool colour_hop_operator(const std::string& op) {
+  return op == "staggered" || op == "improved-staggered" || op == "laplace" || op == "covdev";
+}
+
+} // namespace kqcd::bench
