@@ -34,21 +34,9 @@ nlohmann::json time_dslash(const DslashOptions& opts) {
   fill_random(in, 42);
   fill_random(in_e, 43);
   const bool eo = opts.op == "eo";
-  // --graph: the operator's two kernels captured once (with the shapes tuned by a first apply) and
-  // submitted as one graph per call.
-  // Only for recon 18 in the backend's neighbour mode: each graph compiles the kernels again.
-  std::optional<Kokkos::Experimental::Graph<ES>> graph;
-  if (opts.graph) {
-    if (!eo || opts.lattice.distributed())
-      throw invalid_argument("--graph times the even-odd operator (--operator eo) on one process");
-    if constexpr (std::is_same_v<Recon, Recon18> && mode == ArchTraits<ES>::neighbour_mode && !std::is_same_v<Real, kqcd::half>) {
-      op.apply(out_e, in_e, 1);
-      graph = op.make_graph(out_e, in_e, 1);
-      graph->instantiate();
-    } else {
-      throw invalid_argument("--graph runs with --recon 18, single or double, and the backend's neighbour mode");
-    }
-  }
+  auto graph =
+      eo_graph<ES, std::is_same_v<Recon, Recon18> && mode == ArchTraits<ES>::neighbour_mode && !std::is_same_v<Real, kqcd::half>>(
+          opts, op, out_e, in_e);
   auto call = [&] {
     if (graph) graph->submit();
     else if (eo) op.apply(out_e, in_e, 1);

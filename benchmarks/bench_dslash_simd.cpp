@@ -65,19 +65,9 @@ nlohmann::json time_dslash_simd(const DslashOptions& opts) {
   to_simd(in, tmp_o);
   to_simd(in_e, tmp_e);
   const bool eo = opts.op == "eo";
-  // --graph: as time_dslash's, on the lanes.
-  std::optional<Kokkos::Experimental::Graph<ES>> graph;
-  if (opts.graph) {
-    if (!eo || opts.lattice.distributed())
-      throw invalid_argument("--graph times the even-odd operator (--operator eo) on one process");
-    if constexpr (std::is_same_v<Recon, Recon18> && mode == ArchTraits<ES>::neighbour_mode && !std::is_same_v<P, kqcd::half>) {
-      op.apply(out_e, in_e, 1);
-      graph = op.make_graph(out_e, in_e, 1);
-      graph->instantiate();
-    } else {
-      throw invalid_argument("--graph runs with --recon 18, single or double, and the backend's neighbour mode");
-    }
-  }
+  auto graph =
+      eo_graph<ES, std::is_same_v<Recon, Recon18> && mode == ArchTraits<ES>::neighbour_mode && !std::is_same_v<P, kqcd::half>>(
+          opts, op, out_e, in_e);
   const auto call = [&] {
     if (graph) graph->submit();
     else if (eo) op.apply(out_e, in_e, 1);

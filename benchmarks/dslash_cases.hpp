@@ -14,8 +14,11 @@
 #include <kqcd/stencil/stencil_launch.hpp>
 #include <kqcd/stencil/wilson_dslash.hpp>
 
+#include <Kokkos_Graph.hpp>
+
 #include <algorithm>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -91,6 +94,26 @@ template <class Spinor> void fill_random(Spinor& s, std::uint64_t seed) {
     blas::copy(s, f);
   } else {
     random_spinor(s, seed);
+  }
+}
+
+/// --graph: the even-odd operator's two kernels captured once (with the shapes tuned by a first
+/// apply) and submitted as one graph per call; empty without --graph. Only where `graphable` (recon
+/// 18, single or double, the backend's neighbour mode: each graph compiles the kernels again), for
+/// --operator eo, on one process.
+template <class ES, bool graphable, class Op, class Vector>
+std::optional<Kokkos::Experimental::Graph<ES>> eo_graph(const DslashOptions& opts, Op& op, Vector& out_e, Vector& in_e) {
+  std::optional<Kokkos::Experimental::Graph<ES>> graph;
+  if (!opts.graph) return graph;
+  if (opts.op != "eo" || opts.lattice.distributed())
+    throw invalid_argument("--graph times the even-odd operator (--operator eo) on one process");
+  if constexpr (graphable) {
+    op.apply(out_e, in_e, 1);
+    graph = op.make_graph(out_e, in_e, 1);
+    graph->instantiate();
+    return graph;
+  } else {
+    throw invalid_argument("--graph runs with --recon 18, single or double, and the backend's neighbour mode");
   }
 }
 
