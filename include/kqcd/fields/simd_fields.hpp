@@ -363,12 +363,15 @@ private:
                   U[1][a][c] = Kokkos::conj(bwd(ys, mu, c, a));
                 }
               for (int dir = 0; dir < 2; ++dir) {
-                if constexpr (pairs < Nc * Nc) {
-                  Kokkos::complex<double> W[Nc][Nc];
-                  for (int i = 0; i < Nc; ++i)
-                    for (int j = 0; j < Nc; ++j) W[i][j] = Kokkos::complex<double>(U[dir][i][j].real(), U[dir][i][j].imag());
-                  detail::fold_su3_deviation(W, dev_, a1max_);
-                }
+                // Every on-rank link is some site's forward hop: a backward hop adds to the check
+                // only the links of the ghost zone.
+                if constexpr (pairs < Nc * Nc)
+                  if (dir == 0 || ys >= lat.cb_volume()) {
+                    Kokkos::complex<double> W[Nc][Nc];
+                    for (int i = 0; i < Nc; ++i)
+                      for (int j = 0; j < Nc; ++j) W[i][j] = Kokkos::complex<double>(U[dir][i][j].real(), U[dir][i][j].imag());
+                    detail::fold_su3_deviation(W, dev_, a1max_);
+                  }
                 Recon::pack(U[dir], packed[dir]);
                 for (int k = 0; k < pairs; ++k) {
                   if constexpr (std::is_same_v<Store, short>) {
@@ -691,10 +694,11 @@ template <class V, int L, class Recon = Recon18, class Store = typename V::real_
 };
 
 /// The SIMD layout's boundary crossing (SiteTable's policy: SiteTable<mode, ES, LaneCrossing<V>>
-/// holds the neighbours of the vector sites and their lane exchanges): the sites are the vector sites of a
-/// SIMD geometry, and a hop across the sub-lattice boundary exchanges lanes in a split dimension,
-/// then multiplies by the boundary phase on the lanes whose hop crosses the global boundary (all
-/// lanes in an unsplit dimension; in a split one, the upper half forward and the lower half backward).
+/// holds the neighbours of the vector sites and their lane exchanges): the sites are the vector
+/// sites of a SIMD geometry, and a hop across the sub-lattice boundary exchanges lanes in a split
+/// dimension, then multiplies by the boundary phase on the lanes whose hop crosses the global
+/// boundary (all lanes in an unsplit dimension; in a split one, the upper half forward and the
+/// lower half backward).
 template <class V> struct LaneCrossing {
   using real_type = typename V::real_type; ///< Real type of V.
   Lattice lattice; ///< The vector sites (SIMDGeometry::local()).

@@ -65,8 +65,8 @@ template <class Real, class ES> struct PlainStencilLayout {
 };
 
 /// The virtual-node SIMD layout of host backends (ArchTraits<ES>::simd_layout): SIMDSpinor sites
-/// (V's lanes), doubled recon-18 links, the site table of the vector sites with the lanes' crossing. options: the lane split (zeros: the
-/// automatic one, SIMDGeometry's).
+/// (V's lanes), doubled recon-18 links, the site table of the vector sites with the lanes'
+/// crossing. options: the lane split (zeros: the automatic one, SIMDGeometry's).
 template <class Real, class ES, class V = typename ArchTraits<ES>::template simd_complex<Real>> struct SIMDStencilLayout {
   using real_type = Real; ///< Arithmetic and storage precision.
   using execution_space = ES; ///< The execution space.
