@@ -3,7 +3,7 @@
 #include "dslash_cases.hpp"
 
 #include <kqcd/stencil/operators.hpp>
-#include <kqcd/stencil/simd_wilson.hpp>
+#include <kqcd/stencil/wilson_dslash.hpp>
 
 #include <optional>
 
@@ -34,7 +34,7 @@ template <class ES, class P, class Recon> nlohmann::json time_block_simd(const D
                    {"time_per_rhs_s", per_call / opts.rhs},
                    {"iterations", iters},
                    {"layout", "simd (right-hand sides in lanes)"},
-                   {"lanes", D::n_rhs},
+                   {"lanes", D::rhs_per_spinor},
                    {"isa", D::simd_type::isa::name},
                    {"neighbours", "table"},
                    {"sites_per_team", d.sites_per_team()},

@@ -20,7 +20,7 @@
 #include <kqcd/solvers/cg.hpp>
 #include <kqcd/solvers/cg_multi.hpp>
 #include <kqcd/stencil/operators.hpp>
-#include <kqcd/stencil/simd_wilson.hpp>
+#include <kqcd/stencil/wilson_dslash.hpp>
 
 #include <algorithm>
 #include <cstdio>

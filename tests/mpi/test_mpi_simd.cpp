@@ -141,14 +141,14 @@ TEMPLATE_LIST_TEST_CASE("distributed SIMD blocks of right-hand sides equal the s
     Block dl(ul, bc);
     const int target = 1, isign = -1;
     auto in = dl.create_spinor(1 - target), out = dl.create_spinor(target);
-    for (int r = 0; r < Block::n_rhs; ++r) {
+    for (int r = 0; r < Block::rhs_per_spinor; ++r) {
       Spinor s(lat, 1 - target);
       random_spinor(s, 112 + r);
       in.insert(r, s);
     }
     dl.apply(out, in, isign, target);
     double worst = 0;
-    for (int r = 0; r < Block::n_rhs; ++r) {
+    for (int r = 0; r < Block::rhs_per_spinor; ++r) {
       Spinor ing(simd_lattice, 1 - target), outg(simd_lattice, target), outl(lat, target);
       random_spinor(ing, 112 + r);
       dg.apply(outg, ing, isign, target);
@@ -162,7 +162,7 @@ TEMPLATE_LIST_TEST_CASE("distributed SIMD blocks of right-hand sides equal the s
       const HalfBlock hl(ul, bc), hg(ug, bc);
       auto inl = hl.create_spinor(1 - target), outl = hl.create_spinor(target);
       auto ing = hg.create_spinor(1 - target), outg = hg.create_spinor(target);
-      for (int r = 0; r < HalfBlock::n_rhs; ++r) {
+      for (int r = 0; r < HalfBlock::rhs_per_spinor; ++r) {
         Spinor sl(lat, 1 - target), sg(simd_lattice, 1 - target);
         random_spinor(sl, 112 + r);
         random_spinor(sg, 112 + r);
@@ -174,7 +174,7 @@ TEMPLATE_LIST_TEST_CASE("distributed SIMD blocks of right-hand sides equal the s
       hl.apply(outl, inl, isign, target);
       hg.apply(outg, ing, isign, target);
       double worst_half = 0;
-      for (int r = 0; r < HalfBlock::n_rhs; ++r) {
+      for (int r = 0; r < HalfBlock::rhs_per_spinor; ++r) {
         Spinor l(lat, target), gs(simd_lattice, target);
         outl.extract(r, l);
         outg.extract(r, gs);

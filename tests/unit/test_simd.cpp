@@ -290,7 +290,7 @@ TEMPLATE_LIST_TEST_CASE("SIMD block of right-hand sides, one per lane, matches t
   using ES = space_of<TestType>;
   using Real = real_of<TestType>;
   using Single = typename WilsonDslash<Real, ES>::spinor_type;
-  constexpr int n = SIMDBlockWilsonDslash<Real, ES>::n_rhs;
+  constexpr int n = SIMDBlockWilsonDslash<Real, ES>::rhs_per_spinor;
   const Lattice lat({4, 6, 4, 8});
   auto u_host = random_host_gauge(lat, 71);
   const auto u = device_gauge<Real, ES>(lat, u_host);

@@ -10,32 +10,41 @@
 #include <kqcd/fields/spinor_access.hpp>
 
 #include <string>
+#include <type_traits>
 
 namespace kqcd::detail {
 
-/// The source halo of the hopping term in storage precision P: single spinors, and blocks of
-/// right-hand sides through a second exchange sized for the block.
-template <class P, class ES> class SourceHalo {
+/// The source halo of a hopping term on spinors S and, where B is a block type (not no_blocks),
+/// blocks of right-hand sides B through a second exchange sized for the block. sites: the lattice
+/// of the sites the functor sweeps (vector sites on the SIMD layout).
+template <class S, class B, class ES> class SourceHalo {
+  static constexpr bool has_blocks = !std::is_same_v<B, no_blocks>;
+  struct NoBlockHalo {};
+
 public:
-  using spinor_type = cb_spinor_t<P, ES>;
-  using block_type = multi_spinor_t<P, ES>;
   SourceHalo() = default;
-  explicit SourceHalo(const Lattice& lat) : lat_(lat), single_(lat) {}
-  template <class Faces> void start(const spinor_type& in, const Faces& faces) { single_.start(in, in.parity(), faces); }
-  template <class Faces> void finish(const spinor_type& in, const Faces& faces) { single_.finish(in, faces); }
-  template <class Faces> void start(const block_type& in, const Faces& faces) {
-    if (block_.rows_per_site() != in.n_rhs()) block_ = SpinorHalo<block_type, ES>(lat_, in.n_rhs());
+  explicit SourceHalo(const Lattice& sites) : sites_(sites), single_(sites) {}
+  template <class Faces> void start(const S& in, const Faces& faces) { single_.start(in, in.parity(), faces); }
+  template <class Faces> void finish(const S& in, const Faces& faces) { single_.finish(in, faces); }
+  template <class Faces>
+    requires has_blocks
+  void start(const B& in, const Faces& faces) {
+    if (block_.rows_per_site() != in.n_rhs()) block_ = SpinorHalo<B, ES>(sites_, in.n_rhs());
     block_.start(in, in.parity(), faces);
   }
-  template <class Faces> void finish(const block_type& in, const Faces& faces) { block_.finish(in, faces); }
-  /// Bytes this rank sends per call for n_rhs right-hand sides with face pack `faces`.
-  template <class Faces> double bytes(const Faces& faces, int n_rhs) const { return n_rhs * single_.bytes(faces); }
+  template <class Faces>
+    requires has_blocks
+  void finish(const B& in, const Faces& faces) {
+    block_.finish(in, faces);
+  }
+  /// Bytes this rank sends per call for `spinors` spinors' worth of rows with face pack `faces`.
+  template <class Faces> double bytes(const Faces& faces, int spinors) const { return spinors * single_.bytes(faces); }
   std::string path() const { return single_.path(); }
 
 private:
-  Lattice lat_;
-  SpinorHalo<spinor_type, ES> single_;
-  SpinorHalo<block_type, ES> block_;
+  Lattice sites_;
+  SpinorHalo<S, ES> single_;
+  std::conditional_t<has_blocks, SpinorHalo<B, ES>, NoBlockHalo> block_;
 };
 
 } // namespace kqcd::detail

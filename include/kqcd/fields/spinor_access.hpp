@@ -219,4 +219,9 @@ using cb_spinor_t = std::conditional_t<PrecisionTraits<P>::is_half, HalfCBSpinor
 /// A block of right-hand sides of precision P.
 template <class P, class ES> using multi_spinor_t = SpinorBlock<RowBlocks<cb_spinor_t<P, ES>>>;
 
+namespace detail {
+/// The block type of a layout without blocks of right-hand sides as rows.
+struct no_blocks {};
+} // namespace detail
+
 } // namespace kqcd

@@ -9,7 +9,7 @@
 #pragma once
 
 #include <kqcd/stencil/local_operators.hpp>
-#include <kqcd/stencil/simd_wilson.hpp>
+#include <kqcd/stencil/wilson_dslash.hpp>
 
 #include <optional>
 #include <string>

@@ -24,11 +24,13 @@
 #include <kqcd/fields/spinor_access.hpp>
 #include <kqcd/kernels/dslash_wilson.hpp>
 #include <kqcd/stencil/stencil_launch.hpp>
+#include <kqcd/stencil/stencil_layout.hpp>
 
 #include <algorithm>
 #include <functional>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace kqcd {
@@ -142,10 +144,33 @@ template <class F> decltype(auto) with_wilson_faces(bool spin_projection, int is
   return f(WholeRows{});
 }
 
-template <class P, class ExecSpace = Kokkos::DefaultExecutionSpace,
-          NeighbourMode mode = ArchTraits<ExecSpace>::neighbour_mode, class Recon = Recon18>
-/// The Wilson hopping term H on plain-layout spinors: launches, tuning and halo exchange.
+namespace detail {
+/// The register of a layout's lanes (void for the plain layout).
+template <class Layout> struct layout_simd_type {
+  using type = void;
+};
+template <class Layout>
+  requires requires { typename Layout::simd_type; }
+struct layout_simd_type<Layout> {
+  using type = typename Layout::simd_type;
+};
+} // namespace detail
+
+/// The Wilson hopping term H on any layout of the stencil framework (stencil/stencil_layout.hpp):
+/// launches, tuning, graphs, timing and the halo exchange, written once. P: the storage precision
+/// (float, double, or kqcd::half: 16-bit spinors and links with float arithmetic); Recon: how the
+/// links are stored (Recon18/12/8, fields/packed_gauge.hpp); mode: neighbours from a table or
+/// computed. Layout: plain sites (the default; with blocks of right-hand sides as rows,
+/// multi_spinor_type), SIMD lanes (SIMDWilsonDslash) or a right-hand side per lane
+/// (SIMDBlockWilsonDslash).
+template <class P, class ExecSpace = Kokkos::DefaultExecutionSpace, NeighbourMode mode = ArchTraits<ExecSpace>::neighbour_mode,
+          class Recon = Recon18, class Layout = PlainStencilLayout<P, ExecSpace, Recon, mode>>
 class WilsonDslash {
+  static_assert(std::is_same_v<typename Layout::precision, P> && std::is_same_v<typename Layout::execution_space, ExecSpace> &&
+                    std::is_same_v<typename Layout::recon_type, Recon> && Layout::neighbour_mode == mode,
+                "WilsonDslash: a layout of another precision, backend, compression or neighbour mode");
+  static constexpr bool half_storage = PrecisionTraits<P>::is_half;
+
 public:
   using precision = P; ///< Storage precision (float, double or kqcd::half).
   using recon_type = Recon; ///< Link reconstruction.
@@ -154,34 +179,50 @@ public:
   using complex_type = Kokkos::complex<Real>; ///< Complex numbers in Real.
   using execution_space = ExecSpace; ///< The execution space.
   using traits = ArchTraits<ExecSpace>; ///< The backend's traits.
+  using layout_type = Layout; ///< Where the fields live.
+  using simd_type = typename detail::layout_simd_type<Layout>::type; ///< The register of the lanes (void: plain).
   using gauge_type = GaugeField<complex_type, ExecSpace>; ///< The gauge field it is built from.
-  using packed_gauge_type = PackedGauge<P, Recon, ExecSpace>; ///< The links as the kernel reads them.
-  using spinor_type = cb_spinor_t<P, ExecSpace>; ///< The spinor it acts on.
-  using site_table_type = SiteTable<mode, ExecSpace>; ///< The neighbour table.
-  using access = SpinorAccess<spinor_type>; ///< Accessor factory of spinor_type.
-  /// A block of right-hand sides in the storage of spinor_type.
-  using multi_spinor_type = multi_spinor_t<P, ExecSpace>;
+  using links_type = typename Layout::links_type; ///< The links as the kernel reads them.
+  using spinor_type = typename Layout::template spinor_type<Ns>; ///< The spinor it acts on.
+  using geometry_type = typename Layout::geometry_type; ///< What its spinors are built on.
+  using options = typename Layout::options; ///< The layout's choices (the SIMD lane split).
+  using site_table_type = typename Layout::site_table_type; ///< The neighbours.
+  /// A block of right-hand sides as rows of the layout's storage (plain layout; none elsewhere).
+  using multi_spinor_type = typename Layout::multi_spinor_type;
   /// Blocks of right-hand sides run with the backend's neighbour mode (as in the bench tool); other
   /// instances compile no block kernels.
-  static constexpr bool has_blocks = mode == ArchTraits<ExecSpace>::neighbour_mode;
+  static constexpr bool has_blocks = mode == traits::neighbour_mode && !std::is_same_v<multi_spinor_type, detail::no_blocks>;
   /// What the hopping kernel runs on: a spinor, or a block where the instance has blocks.
   template <class S>
   static constexpr bool hopping_spinor = std::is_same_v<S, spinor_type> || (has_blocks && std::is_same_v<S, multi_spinor_type>);
+  /// Right-hand sides one spinor holds (the lanes where each lane is one).
+  static constexpr int rhs_per_spinor = Layout::rhs_per_spinor;
 
   static constexpr double flops_per_site = 1320.0; ///< Flops per site and right-hand side of H (QUDA's count).
   static constexpr double xpay_flops_per_site = 48.0; ///< Extra flops per site of an xpay.
+  /// Bytes of one right-hand side's spinor at one site as stored (24 reals, and a float norm in half).
+  static constexpr double site_bytes = 2.0 * Nc * Ns * (half_storage ? sizeof(short) : sizeof(Real)) + (half_storage ? sizeof(float) : 0);
 
   // The members that launch kernels are defined below the class, not inline, so that the library's
   // explicit instantiations (cmake/kqcd_instances.cmake) are the only place their kernels are compiled.
-  /// The hopping term of links u with boundary phases bc.
-  WilsonDslash(const gauge_type& u, const BoundaryPhases& bc);
+  /// The hopping term of links u with boundary phases bc, fields in the layout's choices `opt`.
+  WilsonDslash(const gauge_type& u, const BoundaryPhases& bc, const options& opt = {});
+  /// The same on geometry g (a SIMD lane split); a default-constructed g: the automatic one.
+  WilsonDslash(const gauge_type& u, const BoundaryPhases& bc, const geometry_type& g)
+    requires(!std::is_same_v<geometry_type, Lattice>)
+      : WilsonDslash(u, bc, options_for(u.lattice(), g)) {}
 
   /// The lattice.
-  const Lattice& lattice() const { return u_.lattice(); }
-  /// The links as given.
-  const gauge_type& gauge() const { return u_; }
+  const Lattice& lattice() const { return Layout::lattice(geom_); }
+  /// What its spinors are built on (the lattice, or its SIMD geometry).
+  const geometry_type& geometry() const { return geom_; }
   /// The links as stored for the kernel.
-  const packed_gauge_type& packed_gauge() const { return packed_; }
+  const links_type& links() const { return links_; }
+  /// A spinor of parity `parity` on the geometry (a block of rhs_per_spinor right-hand sides where
+  /// the lanes are right-hand sides).
+  spinor_type create_spinor(int parity, const std::string& label = "spinor") const {
+    return Layout::template create<spinor_type>(geom_, parity, label);
+  }
 
   /// out = H in, out on parity target_cb, in on the other parity; isign = +1 (D) or -1 (D^dag).
   void apply(spinor_type& out, const spinor_type& in, int isign, int target_cb) const;
@@ -189,8 +230,9 @@ public:
   void apply_xpay(spinor_type& out, const spinor_type& in, int isign, int target_cb, Real a, const spinor_type& x,
                   Real b) const;
 
-  /// out = Local(x) + b H in, Local a site-local policy of parity target_cb (kernels/local_terms.hpp);
-  /// S a spinor or a block of right-hand sides (each with the same site-local term).
+  /// out = Local(x) + b H in, Local a site-local policy of parity target_cb (kernels/local_terms.hpp)
+  /// whose blocks are read in the layout (SIMDLayout::site_local); S a spinor or a block of
+  /// right-hand sides (each with the same site-local term).
   template <class Local, class S>
     requires hopping_spinor<S>
   void apply_local_xpay(S& out, const S& in, int isign, int target_cb, const Local& local, const S& x, Real b) const {
@@ -203,17 +245,17 @@ public:
   void apply_local_after(S& out, const S& in, int isign, int target_cb, const Local& local, Real b, const S* x = nullptr,
                          Real a = Real(0)) const {
     if (x) check_addend(*x, in, target_cb, "local addend");
-    launch<LocalAfter<Local>>(out, in, isign, target_cb, x ? *x : S(), {local, x ? a : Real(0), b});
+    launch<LocalAfter<Local>>(out, in, isign, target_cb, x ? *x : out, {local, x ? a : Real(0), b});
   }
 
   /// Graph capture: out = H in (then_apply) or out = a x + b H in (then_apply_xpay) as a node after
   /// `node` of a Kokkos graph, with the launch shape the tune cache holds for it (tune first with an
-  /// ordinary call; else the default). The graph keeps the views. One process, one right-hand side.
+  /// ordinary call; else the default). The graph keeps the views. One process.
   ///@{
   template <class Node = GraphNode<ExecSpace>>
   Node then_apply(const Node& node, spinor_type& out, const spinor_type& in, int isign, int target_cb) const {
     Node next = node;
-    launch<StoreHopping>(out, in, isign, target_cb, spinor_type(), {}, &next);
+    launch<StoreHopping>(out, in, isign, target_cb, out, {}, &next);
     return next;
   }
   template <class Node = GraphNode<ExecSpace>>
@@ -249,13 +291,15 @@ public:
   void set_spin_projection(bool on) { spin_projection_ = on; }
   /// Whether source faces are sent spin-projected.
   bool spin_projection() const { return spin_projection_; }
-  /// Halo bytes sent per call on n_rhs right-hand sides by this rank (0 on one rank).
+  /// Halo bytes sent per call on n_rhs right-hand sides by this rank (0 on one rank; lanes that are
+  /// right-hand sides travel together).
   double halo_bytes(int n_rhs = 1) const {
-    return with_wilson_faces(spin_projection_, 1, [&](const auto& faces) { return halo_.bytes(faces, n_rhs); });
+    const int spinors = (n_rhs + rhs_per_spinor - 1) / rhs_per_spinor;
+    return with_wilson_faces(spin_projection_, 1, [&](const auto& faces) { return halo_.bytes(faces, spinors); });
   }
   /// How the halo reaches MPI (HaloExchange::path()).
   std::string halo_path() const { return halo_.path(); }
-  /// Sites of parity p with an off-rank neighbour.
+  /// Sites of parity p with an off-rank neighbour (vector sites on the SIMD layout).
   int exterior_sites(int p) const { return launcher_.exterior_sites(p); }
 
   /// Sites per team of the untuned launch (a value set here also switches tuning off).
@@ -273,25 +317,34 @@ public:
   ///@}
 
   /// Work per call on one parity: 1320 flops per site and right-hand side (+48 with xpay).
-  double flops(bool xpay = false, int n_rhs = 1) const {
+  double flops(bool xpay = false, int n_rhs = rhs_per_spinor) const {
     return n_rhs * lattice().cb_volume() * (flops_per_site + (xpay ? xpay_flops_per_site : 0.0));
   }
   /// Bytes per call on one parity in the no-reuse model of stored sizes (conventions.md): 8 links
-  /// as stored (Recon::reals reals each) + 8 neighbour spinors + 1 written (+1 read with xpay),
-  /// each spinor 24 reals, plus its float norm in half precision.
-  /// With n_rhs right-hand sides the links are counted once per site, the spinors n_rhs times.
-  double bytes(bool xpay = false, int n_rhs = 1) const {
-    return lattice().cb_volume() *
-           (8 * packed_gauge_type::bytes_per_link() + n_rhs * (9 + (xpay ? 1 : 0)) * access::site_bytes);
+  /// as stored + 8 neighbour spinors + 1 written (+1 read with xpay), each spinor 24 reals, plus
+  /// its float norm in half precision. With n_rhs right-hand sides the links are counted once per
+  /// site, the spinors n_rhs times.
+  double bytes(bool xpay = false, int n_rhs = rhs_per_spinor) const {
+    return lattice().cb_volume() * (8 * Layout::bytes_per_link() + n_rhs * (9 + (xpay ? 1 : 0)) * site_bytes);
   }
   static constexpr const char* byte_model = "no-reuse (stored sizes)"; ///< The byte model of bytes().
 
 private:
+  static options options_for(const Lattice& lat, const geometry_type& g)
+    requires(!std::is_same_v<geometry_type, Lattice>)
+  {
+    if (g.global().volume() == 0) return {};
+    if (g.lanes() != simd_type::lanes || !(g.global() == lat))
+      throw invalid_argument("WilsonDslash: geometry of " + std::to_string(g.lanes()) + " lanes on " + g.global().to_string() +
+                             " does not fit " + std::to_string(simd_type::lanes) + " lanes on " + lat.to_string());
+    return Layout::options_of(g);
+  }
+
   template <class S> void check_parity(const S& s, int parity, const char* what) const {
-    if (s.parity() != parity || !(s.lattice() == lattice()))
-      throw invalid_argument(std::string("WilsonDslash: ") + what + " is on parity " + std::to_string(s.parity()) +
-                             " of a " + s.lattice().to_string() + " lattice, expected parity " + std::to_string(parity) +
-                             " of " + lattice().to_string());
+    if (s.parity() != parity || !Layout::holds(s, geom_))
+      throw invalid_argument(std::string("WilsonDslash: ") + what + " is on parity " + std::to_string(s.parity()) + " of a " +
+                             s.lattice().to_string() + " lattice" + (s.lattice() == lattice() ? " in another lane split" : "") +
+                             ", expected parity " + std::to_string(parity) + " of " + lattice().to_string());
   }
 
   /// An addend x: on parity target_cb, with the right-hand sides of in.
@@ -302,8 +355,13 @@ private:
                              " right-hand sides, expected " + std::to_string(n_rhs_of(in)));
   }
 
+  /// Rows of right-hand sides (a block's; the lanes of a spinor are one row).
   static int n_rhs_of(const spinor_type&) { return 1; }
-  static int n_rhs_of(const multi_spinor_type& s) { return s.n_rhs(); }
+  static int n_rhs_of(const multi_spinor_type& s)
+    requires has_blocks
+  {
+    return s.n_rhs();
+  }
 
   // Sink: std::nullptr_t launches now; GraphNode<ExecSpace>* appends to a graph instead.
   template <class Epilogue, class S, class Sink = std::nullptr_t>
@@ -318,25 +376,24 @@ private:
     if (n_rhs_of(out) != n_rhs)
       throw invalid_argument("WilsonDslash: output block has " + std::to_string(n_rhs_of(out)) + " right-hand sides, input " +
                              std::to_string(n_rhs));
-    using SA = SpinorAccess<S>;
-    using Arg = WilsonDslashArg<Real, typename packed_gauge_type::template accessor_type<Real>,
-                                typename SA::template read_type<Real>, typename SA::template write_type<Real>,
+    using Arg = WilsonDslashArg<Real, typename Layout::link_accessor, decltype(Layout::reader(in)), decltype(Layout::writer(out)),
                                 site_table_type, Epilogue>;
-    const Arg arg{{packed_.template accessor<Real>(0), packed_.template accessor<Real>(1)},
-                  SA::template read<Real>(in),
-                  SA::template write<Real>(out),
-                  SA::template read<Real>(x),
+    const Arg arg{{Layout::accessor(links_, 0), Layout::accessor(links_, 1)},
+                  Layout::reader(in),
+                  Layout::writer(out),
+                  Layout::reader(x),
                   sites_,
                   ep,
-                  lattice().cb_volume(),
+                  Layout::sites(geom_).cb_volume(),
                   // GPU: keep the threads per block (sites x lanes) as tuned for one right-hand side.
                   traits::max_team_size > 1 ? std::max(1, sites_per_team() / detail::vector_lanes(n_rhs)) : sites_per_team(),
                   n_rhs,
                   {},
                   false};
-    const std::string variant = type_name<Epilogue>() + (mode == NeighbourMode::table ? ", table" : ", on the fly") +
-                                ", recon " + Recon::name + (n_rhs > 1 ? ", rhs " + std::to_string(n_rhs) : "");
-    const char* precision = std::is_same_v<P, half> ? "half" : precision_name<Real>();
+    std::string variant = type_name<Epilogue>() + (mode == NeighbourMode::table ? ", table" : ", on the fly") + ", recon " +
+                          Recon::name + (n_rhs > 1 ? ", rhs " + std::to_string(n_rhs) : "");
+    if constexpr (!std::is_void_v<simd_type>) variant += std::string(", ") + Layout::name + " " + std::to_string(simd_type::lanes);
+    const char* precision = half_storage ? "half" : precision_name<Real>();
     auto start = [&] { with_wilson_faces(spin_projection_, isign, [&](const auto& faces) { halo_.start(in, faces); }); };
     auto finish = [&] { with_wilson_faces(spin_projection_, isign, [&](const auto& faces) { halo_.finish(in, faces); }); };
     constexpr bool has_norm = requires { out.norm(); };
@@ -365,51 +422,66 @@ private:
     with_sign_and_parity(isign, target_cb, go);
   }
 
-  gauge_type u_;
-  packed_gauge_type packed_;
+  geometry_type geom_;
+  links_type links_;
   site_table_type sites_;
   StencilLauncher<ExecSpace> launcher_;
-  mutable detail::SourceHalo<P, ExecSpace> halo_;
+  mutable detail::SourceHalo<spinor_type, multi_spinor_type, ExecSpace> halo_;
   bool spin_projection_ = true;
 };
 
-template <class P, class ExecSpace, NeighbourMode mode, class Recon>
-WilsonDslash<P, ExecSpace, mode, Recon>::WilsonDslash(const gauge_type& u, const BoundaryPhases& bc)
-    : u_(with_gauge_halo(u)), packed_(u_), sites_(u.lattice(), bc), launcher_(u.lattice()) {
-  const Lattice& lat = u.lattice();
-  if (!lat.distributed()) return;
-  halo_ = detail::SourceHalo<P, ExecSpace>(lat);
+template <class P, class ExecSpace, NeighbourMode mode, class Recon, class Layout>
+WilsonDslash<P, ExecSpace, mode, Recon, Layout>::WilsonDslash(const gauge_type& u, const BoundaryPhases& bc, const options& opt)
+    : geom_(Layout::geometry(u.lattice(), opt)), links_(Layout::links(with_gauge_halo(u), geom_, 1)),
+      sites_(Layout::site_table(geom_, bc)), launcher_(Layout::sites(geom_)) {
+  if (!lattice().distributed()) return;
+  halo_ = detail::SourceHalo<spinor_type, multi_spinor_type, ExecSpace>(Layout::sites(geom_));
   Kokkos::fence("kqcd::WilsonDslash::halo_setup");
 }
 
-template <class P, class ExecSpace, NeighbourMode mode, class Recon>
-void WilsonDslash<P, ExecSpace, mode, Recon>::apply(spinor_type& out, const spinor_type& in, int isign, int target_cb) const {
-  launch<StoreHopping>(out, in, isign, target_cb, spinor_type(), {});
+template <class P, class ExecSpace, NeighbourMode mode, class Recon, class Layout>
+void WilsonDslash<P, ExecSpace, mode, Recon, Layout>::apply(spinor_type& out, const spinor_type& in, int isign, int target_cb) const {
+  launch<StoreHopping>(out, in, isign, target_cb, out, {});
 }
 
-template <class P, class ExecSpace, NeighbourMode mode, class Recon>
-void WilsonDslash<P, ExecSpace, mode, Recon>::apply_xpay(spinor_type& out, const spinor_type& in, int isign, int target_cb,
-                                                         Real a, const spinor_type& x, Real b) const {
+template <class P, class ExecSpace, NeighbourMode mode, class Recon, class Layout>
+void WilsonDslash<P, ExecSpace, mode, Recon, Layout>::apply_xpay(spinor_type& out, const spinor_type& in, int isign, int target_cb,
+                                                                 Real a, const spinor_type& x, Real b) const {
   check_parity(x, target_cb, "xpay addend");
   launch<XpayHopping>(out, in, isign, target_cb, x, {a, b});
 }
 
-template <class P, class ExecSpace, NeighbourMode mode, class Recon>
-void WilsonDslash<P, ExecSpace, mode, Recon>::apply(multi_spinor_type& out, const multi_spinor_type& in, int isign,
-                                                    int target_cb) const
+template <class P, class ExecSpace, NeighbourMode mode, class Recon, class Layout>
+void WilsonDslash<P, ExecSpace, mode, Recon, Layout>::apply(multi_spinor_type& out, const multi_spinor_type& in, int isign,
+                                                            int target_cb) const
   requires has_blocks
 {
-  launch<StoreHopping>(out, in, isign, target_cb, multi_spinor_type(), {});
+  launch<StoreHopping>(out, in, isign, target_cb, out, {});
 }
 
-template <class P, class ExecSpace, NeighbourMode mode, class Recon>
-void WilsonDslash<P, ExecSpace, mode, Recon>::apply_xpay(multi_spinor_type& out, const multi_spinor_type& in, int isign,
-                                                         int target_cb, Real a, const multi_spinor_type& x, Real b) const
+template <class P, class ExecSpace, NeighbourMode mode, class Recon, class Layout>
+void WilsonDslash<P, ExecSpace, mode, Recon, Layout>::apply_xpay(multi_spinor_type& out, const multi_spinor_type& in, int isign,
+                                                                 int target_cb, Real a, const multi_spinor_type& x, Real b) const
   requires has_blocks
 {
   check_addend(x, in, target_cb, "xpay addend");
   launch<XpayHopping>(out, in, isign, target_cb, x, {a, b});
 }
+
+/// The Wilson hopping term on the virtual-node SIMD layout of host backends (SIMDSpinor, or
+/// SIMDHalfSpinor in half; fields convert with to_simd / from_simd).
+template <class P, class ExecSpace = Kokkos::DefaultHostExecutionSpace, class Recon = Recon18,
+          NeighbourMode mode = ArchTraits<ExecSpace>::neighbour_mode,
+          class V = typename ArchTraits<ExecSpace>::template simd_complex<compute_t<P>>>
+using SIMDWilsonDslash = WilsonDslash<P, ExecSpace, mode, Recon, SIMDStencilLayout<P, ExecSpace, Recon, mode, V>>;
+
+/// The Wilson hopping term on blocks of V::lanes right-hand sides, one per SIMD lane (host
+/// execution spaces; SIMDBlockSpinor, 16-bit lanes with a norm each in half): each link element
+/// read once per site and broadcast to the lanes. Blocks convert with SIMDBlockSpinor::insert /
+/// extract.
+template <class P, class ExecSpace = Kokkos::DefaultHostExecutionSpace, class Recon = Recon18,
+          class V = typename ArchTraits<ExecSpace>::template simd_complex<compute_t<P>>>
+using SIMDBlockWilsonDslash = WilsonDslash<P, ExecSpace, NeighbourMode::table, Recon, SIMDBlockStencilLayout<P, ExecSpace, Recon, V>>;
 
 } // namespace kqcd
 
