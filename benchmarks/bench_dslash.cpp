@@ -149,7 +149,7 @@ nlohmann::json run_dslash(const DslashOptions& opts, double copy_gbytes_per_s) {
     throw invalid_argument("recon " + std::to_string(opts.recon) + ": expected 18, 12 or 8");
   if (opts.rhs < 1 || opts.rhs > MultiCBSpinor<Kokkos::complex<float>>::max_rhs)
     throw invalid_argument("rhs " + std::to_string(opts.rhs) + ": expected 1 to 16");
-  if (!wilson && (opts.recon != 18 || opts.rhs > 1))
+  if (!wilson && !colour_hops && (opts.recon != 18 || opts.rhs > 1))
     throw invalid_argument("operator '" + opts.op + "' runs with --recon 18 and --rhs 1 only");
   nlohmann::json r;
   // On MPI ranks the lattice is split over a process grid; the timed kernels see the local part.

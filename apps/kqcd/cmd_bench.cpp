@@ -143,10 +143,10 @@ void add_bench_command(CLI::App& app, Action& action) {
   auto* dslash = cmd->add_subcommand("dslash", "Hopping term (one parity) or even-odd operator throughput: Wilson-type, staggered, Laplace, covariant derivative");
   dslash->fallthrough();
   dslash->add_option("--lattice", s->dslash_lattice, "Lattice LXxLYxLZxLT")->capture_default_str();
-  dslash->add_option("--precision", s->dslash.precision, "single, double or half (16-bit spinors and links; every operator, either layout)")
+  dslash->add_option("--precision", s->dslash.precision, "single, double or half (16-bit spinors and links; the Wilson-type operators, either layout)")
       ->check(CLI::IsMember({"single", "double", "half"}))
       ->capture_default_str();
-  dslash->add_option("--recon", s->dslash.recon, "Gauge reconstruction 18, 12 or 8 (Wilson dslash and eo)")
+  dslash->add_option("--recon", s->dslash.recon, "Gauge reconstruction 18, 12 or 8 (Wilson dslash and eo, the colour-hop stencils)")
       ->check(CLI::IsMember({18, 12, 8}))
       ->capture_default_str();
   dslash->add_option("--rhs", s->dslash.rhs, "Right-hand sides per call (multi-RHS hopping term; half, single or double)")
@@ -161,7 +161,7 @@ void add_bench_command(CLI::App& app, Action& action) {
       ->check(CLI::IsMember({"dslash", "wilson", "eo", "clover", "clover-dynamic", "twisted", "twisted-clover", "staggered",
                              "improved-staggered", "laplace", "covdev"}))
       ->capture_default_str();
-  dslash->add_option("--neighbours", s->dslash.neighbours, "auto, table or on-the-fly")
+  dslash->add_option("--neighbours", s->dslash.neighbours, "auto, table or on-the-fly (with recon 18)")
       ->check(CLI::IsMember({"auto", "table", "on-the-fly"}))
       ->capture_default_str();
   dslash->add_option("--layout", s->dslash.layout,
@@ -181,8 +181,8 @@ void add_bench_command(CLI::App& app, Action& action) {
                      "thread) or range instead of the tuned one")
       ->check(CLI::IsMember({"team", "team-scratch", "mdrange", "mdrange-pairs", "range"}));
   dslash->add_flag("--graph", s->dslash.graph,
-                   "--operator eo, --recon 18: time a Kokkos graph of the operator's two kernels (either layout), "
-                   "submitted once per call");
+                   "--operator eo (recon 18) or a colour-hop stencil: time a Kokkos graph of the operator's kernels "
+                   "(either layout, one process), submitted once per call");
 
   auto* io = cmd->add_subcommand("io", "Gauge file write and read throughput (NERSC and ILDG, double)");
   io->fallthrough();

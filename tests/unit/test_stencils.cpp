@@ -95,6 +95,33 @@ TEMPLATE_LIST_TEST_CASE("staggered operator matches the host reference", "[stenc
   }
 }
 
+TEMPLATE_LIST_TEST_CASE("staggered operator with compressed links and either neighbour mode matches the host reference",
+                        "[stencil][staggered][recon]", StencilConfigs) {
+  using ES = space_of<TestType>;
+  using Real = real_of<TestType>;
+  using Layout = layout_of<TestType>;
+  constexpr NeighbourMode native = Layout::neighbour_mode;
+  constexpr NeighbourMode other = native == NeighbourMode::table ? NeighbourMode::on_the_fly : NeighbourMode::table;
+  const Lattice& lat = naik_lattice<Layout>();
+  const cvec v = random_host_gauge(lat, 71), w = random_host_gauge(lat, 72), psi = random_host_field<1>(lat, 73);
+  const double mass = 0.05;
+  const auto bc = mixed_bc();
+  const cvec want = axpy(1.0, ref::staggered_dslash(lat.dims(), v, w, psi, host_bc(bc)), axpy(2 * mass - 1.0, psi, psi));
+  auto check = [&]<class Stored>(const char* what, double slack) {
+    CAPTURE(what);
+    REQUIRE(ref::rel_diff(run_staggered<ES, Real, Stored>(lat, v, &w, psi, mass, bc, 1), want) < slack * tol<Real>());
+  };
+  check.template operator()<typename Layout::template with_storage<Recon12, native>>("recon 12", 50);
+  check.template operator()<typename Layout::template with_storage<Recon8, native>>("recon 8", 50);
+  check.template operator()<typename Layout::template with_storage<Recon18, other>>("other neighbour mode", 10);
+  // Compression needs SU(3) links: 2 U is refused.
+  cvec big(v);
+  for (auto& z : big) z *= 2.0;
+  using Op = StaggeredOperator<Real, ES, typename Layout::template with_storage<Recon12, native>>;
+  const auto V = device_gauge<typename Op::gauge_type>(lat, big);
+  REQUIRE_THROWS_AS(Op(V, bc, mass), kqcd::invalid_argument);
+}
+
 TEMPLATE_LIST_TEST_CASE("staggered D is anti-Hermitian and gauge covariant", "[stencil][staggered]", StencilConfigs) {
   using ES = space_of<TestType>;
   using Real = real_of<TestType>;

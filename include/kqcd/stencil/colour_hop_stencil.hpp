@@ -11,6 +11,7 @@
 #include <kqcd/comm/spinor_halo.hpp>
 #include <kqcd/core/boundary.hpp>
 #include <kqcd/core/error.hpp>
+#include <kqcd/core/graph.hpp>
 #include <kqcd/core/site_table.hpp>
 #include <kqcd/fields/gauge_field.hpp>
 #include <kqcd/kernels/colour_hops.hpp>
@@ -21,6 +22,7 @@
 #include <cstdio>
 #include <optional>
 #include <string>
+#include <type_traits>
 
 namespace kqcd {
 
@@ -92,6 +94,15 @@ public:
   // (cmake/kqcd_instances.cmake) are the only place its kernels are compiled.
   void apply(spinor_type& out, const spinor_type& in, int target_cb, unsigned mask, Real a = Real(0), const spinor_type* x = nullptr,
              Real b = Real(1)) const;
+  /// Graph capture: apply() as a node after `node` of a Kokkos graph, in the launch shape the tune
+  /// cache holds for it (tune first with an ordinary call; else the default). One process.
+  template <class Node = GraphNode<ES>>
+  Node then_apply(const Node& node, spinor_type& out, const spinor_type& in, int target_cb, unsigned mask, Real a = Real(0),
+                  const spinor_type* x = nullptr, Real b = Real(1)) const {
+    Node next = node;
+    launch(out, in, target_cb, mask, a, x, b, &next);
+    return next;
+  }
 
   /// Flops of one apply() on one parity: per site and spin, 66 per hop and 6 per sum of two hops
   /// (570 for the eight hops of a colour vector: QUDA's naive staggered count), plus 6 per
@@ -118,6 +129,10 @@ public:
   double halo_bytes() const { return halo_.bytes(); }
 
 private:
+  // Sink: std::nullptr_t launches now; GraphNode<ES>* appends to a graph instead.
+  template <class Sink = std::nullptr_t>
+  void launch(spinor_type& out, const spinor_type& in, int target_cb, unsigned mask, Real a, const spinor_type* x, Real b,
+              Sink sink = nullptr) const;
   static constexpr double site_bytes = 2.0 * Nc * n_spin * sizeof(Real);
   static geometry_type make_geometry(const std::string& name, const gauge_type& u, const gauge_type* w, const options& opt) {
     if (w && !(w->lattice() == u.lattice()))
@@ -158,6 +173,13 @@ private:
 template <class Signs, int n_spin, class Real, class ES, class Layout>
 void ColourHopStencil<Signs, n_spin, Real, ES, Layout>::apply(spinor_type& out, const spinor_type& in, int target_cb, unsigned mask,
                                                               Real a, const spinor_type* x, Real b) const {
+  launch(out, in, target_cb, mask, a, x, b);
+}
+
+template <class Signs, int n_spin, class Real, class ES, class Layout>
+template <class Sink>
+void ColourHopStencil<Signs, n_spin, Real, ES, Layout>::launch(spinor_type& out, const spinor_type& in, int target_cb, unsigned mask,
+                                                               Real a, const spinor_type* x, Real b, Sink sink) const {
   if (target_cb != 0 && target_cb != 1) throw invalid_argument(name_ + ": target parity must be 0 or 1, found " + std::to_string(target_cb));
   if (mask & ~available_hops())
     throw invalid_argument(name_ + ": three-site hops need long links (construct the stencil with them)");
@@ -190,10 +212,13 @@ void ColourHopStencil<Signs, n_spin, Real, ES, Layout>::apply(spinor_type& out, 
       name_ + ", " + Layout::name + ", spins " + std::to_string(n_spin) + ", hops " + hex + (a != Real(0) ? ", xpay" : "");
   auto start = [&] { halo_.start(in, in.parity()); };
   auto finish = [&] { halo_.finish(in); };
-  if (target_cb == 0)
-    launcher_.launch("kqcd::ColourHops", variant, precision_name<Real>(), ColourHopFunctor<Arg, Signs, 0>{arg}, 0, start, finish, out.view());
-  else
-    launcher_.launch("kqcd::ColourHops", variant, precision_name<Real>(), ColourHopFunctor<Arg, Signs, 1>{arg}, 1, start, finish, out.view());
+  auto go = [&](auto cb) {
+    using F = ColourHopFunctor<Arg, Signs, decltype(cb)::value>;
+    if constexpr (!std::is_same_v<Sink, std::nullptr_t>) *sink = launcher_.then_launch(*sink, "kqcd::ColourHops", variant, precision_name<Real>(), F{arg});
+    else launcher_.launch("kqcd::ColourHops", variant, precision_name<Real>(), F{arg}, cb.value, start, finish, out.view());
+  };
+  if (target_cb == 0) go(std::integral_constant<int, 0>{});
+  else go(std::integral_constant<int, 1>{});
 }
 
 } // namespace kqcd
