@@ -21,28 +21,26 @@ template <class ES, class Real, class Layout> nlohmann::json time_colour_hops_on
   const bool staggered = opts.op == "staggered" || opts.op == "improved-staggered";
   if (opts.op == "improved-staggered") random_gauge(w, 1235);
   const auto bc = BoundaryPhases::antiperiodic_time();
-  auto run = [&](auto& d, unsigned mask, Real a) {
-    d.launcher().set_overlap(opts.overlap);
-    if (opts.sites_per_team > 0) d.launcher().set_sites_per_team(opts.sites_per_team);
-    auto in = d.create_spinor(1, "bench_in"), out = d.create_spinor(0, "bench_out");
-    random_spinor(in, 42);
-    random_spinor(out, 43);
+  // d on in (a spinor, or a block of n_rhs right-hand sides), out = a out + H in.
+  auto time_on = [&](auto& d, auto& in, auto& out, int n_rhs, unsigned mask, Real a) {
     const bool xpay = a != Real(0);
     // --graph: the call captured once (in the shape a first call tuned) and submitted per call.
     std::optional<Kokkos::Experimental::Graph<ES>> graph;
     if (opts.graph) {
-      if (opts.lattice.distributed()) throw invalid_argument("--graph runs on one process");
-      d.apply(out, in, 0, mask, a, &out, Real(1));
-      graph = Kokkos::Experimental::create_graph<ES>(
-          [&](const auto& root) { d.then_apply(GraphNode<ES>(root), out, in, 0, mask, a, &out, Real(1)); });
-      graph->instantiate();
+      if (opts.lattice.distributed() || n_rhs > 1) throw invalid_argument("--graph runs on one process with --rhs 1");
+      if constexpr (requires { d.then_apply(GraphNode<ES>(), out, in, 0, mask); }) {
+        d.apply(out, in, 0, mask, a, &out, Real(1));
+        graph = Kokkos::Experimental::create_graph<ES>(
+            [&](const auto& root) { d.then_apply(GraphNode<ES>(root), out, in, 0, mask, a, &out, Real(1)); });
+        graph->instantiate();
+      }
     }
     auto call = [&] {
       if (graph) graph->submit();
       else d.apply(out, in, 0, mask, a, &out, Real(1));
     };
     const auto [per_call, iters] = time_calls<ES>(opts, call);
-    const double flops = d.flops(mask, xpay), bytes = d.bytes(mask, xpay);
+    const double flops = d.flops(mask, xpay, n_rhs), bytes = d.bytes(mask, xpay, n_rhs);
     nlohmann::json r{{"time_per_call_s", per_call},
                      {"iterations", iters},
                      {"layout", Layout::name},
@@ -54,9 +52,10 @@ template <class ES, class Real, class Layout> nlohmann::json time_colour_hops_on
                      {"graph", opts.graph},
                      {"link_bytes", Layout::bytes_per_link()},
                      {"launch", d.launcher().last_launch_config().to_string()}};
+    if (n_rhs > 1) r["time_per_rhs_s"] = per_call / n_rhs;
     add_rates(r, opts.lattice, flops, bytes, per_call, opts.overlap);
     const double ranks = double(opts.lattice.global_volume() / opts.lattice.volume());
-    r["gbytes_per_s_reuse"] = ranks * d.bytes_reuse(mask, xpay) / per_call * 1e-9;
+    r["gbytes_per_s_reuse"] = ranks * d.bytes_reuse(mask, xpay, n_rhs) / per_call * 1e-9;
     if (opts.lattice.distributed()) {
       const auto& l = d.launcher();
       l.set_timing(true);
@@ -70,11 +69,32 @@ template <class ES, class Real, class Layout> nlohmann::json time_colour_hops_on
                      {"interior_s", max_over_ranks(opts.lattice, t.interior * per)},
                      {"wait_unpack_s", max_over_ranks(opts.lattice, t.wait_unpack * per)},
                      {"exterior_s", max_over_ranks(opts.lattice, t.exterior * per)},
-                     {"halo_bytes_per_rank", d.halo_bytes()},
+                     {"halo_bytes_per_rank", d.halo_bytes(n_rhs)},
                      {"ghost_depth", d.descriptor().depth},
                      {"exterior_sites_per_rank", l.exterior_sites(0)}};
     }
     return r;
+  };
+  auto run = [&](auto& d, unsigned mask, Real a) -> nlohmann::json {
+    d.launcher().set_overlap(opts.overlap);
+    if (opts.sites_per_team > 0) d.launcher().set_sites_per_team(opts.sites_per_team);
+    if (opts.rhs > 1) {
+      if constexpr (std::remove_cvref_t<decltype(d)>::has_blocks) {
+        auto in = d.create_block(1, opts.rhs, "bench_in"), out = d.create_block(0, opts.rhs, "bench_out");
+        auto one = d.create_spinor(1, "bench_one");
+        for (int r = 0; r < opts.rhs; ++r) {
+          random_spinor(one, 42 + std::uint64_t(r));
+          in.insert(r, one);
+        }
+        return time_on(d, in, out, opts.rhs, mask, a);
+      } else {
+        throw invalid_argument("--operator " + opts.op + " with --rhs > 1 runs on the scalar layout");
+      }
+    }
+    auto in = d.create_spinor(1, "bench_in"), out = d.create_spinor(0, "bench_out");
+    random_spinor(in, 42);
+    random_spinor(out, 43);
+    return time_on(d, in, out, 1, mask, a);
   };
   if (staggered) {
     Stencil d("StaggeredDslash", u, bc, opts.op == "improved-staggered" ? &w : nullptr);
@@ -100,10 +120,12 @@ nlohmann::json time_colour_hops_stored(const DslashOptions& opts) {
 template <class Real, class ES, class Recon, NeighbourMode mode> using SIMDColourLayout = SIMDStencilLayout<Real, ES, Recon, mode>;
 
 /// A colour-hop stencil on the layout --layout asks for: auto takes the SIMD lanes where the backend
-/// has them and they split the lattice (with long links: into sub-lattices at least 3 sites long).
+/// has them and they split the lattice (with long links: into sub-lattices at least 3 sites long),
+/// for one right-hand side.
 template <class ES, class Real> nlohmann::json time_colour_hops(const DslashOptions& opts) {
-  if (opts.rhs > 1) throw invalid_argument("--operator " + opts.op + " runs with --rhs 1");
-  const bool simd = use_simd_layout<ES>(parse_layout_choice(opts.layout), [&]() -> std::string {
+  // Blocks of right-hand sides are rows of the scalar layout's fields: auto takes it for --rhs > 1.
+  const std::string layout = opts.rhs > 1 && opts.layout == "auto" ? "scalar" : opts.layout;
+  const bool simd = use_simd_layout<ES>(parse_layout_choice(layout), [&]() -> std::string {
     if constexpr (ArchTraits<ES>::simd_layout) return SIMDStencilLayout<Real, ES>::misfit(opts.lattice, opts.op == "improved-staggered" ? 3 : 1);
     else return "";
   });

@@ -25,6 +25,16 @@ inline BoundaryPhases mixed_bc() {
   bc.b[3] = BoundaryPhases::twist(-2.1);
   return bc;
 }
+/// Whether two spinors of one parity hold the same values on this rank's sites, bit for bit.
+template <class S> bool same_sites(const S& a, const S& b) {
+  const auto ha = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), a.view());
+  const auto hb = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), b.view());
+  for (int i = 0; i < a.lattice().cb_volume(); ++i)
+    for (int c = 0; c < int(ha.extent(1)); ++c)
+      for (int s = 0; s < int(ha.extent(2)); ++s)
+        if (ha(i, c, s) != hb(i, c, s)) return false;
+  return true;
+}
 /// A device view of n four-spinor sites (site, colour, spin) with components uniform in [-1, 1)
 /// from `seed`, and its host mirror holding the same values.
 template <class ES, class Real> auto random_spinor_view(int n, unsigned seed) {

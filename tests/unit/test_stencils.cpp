@@ -122,6 +122,47 @@ TEMPLATE_LIST_TEST_CASE("staggered operator with compressed links and either nei
   REQUIRE_THROWS_AS(Op(V, bc, mass), kqcd::invalid_argument);
 }
 
+TEMPLATE_LIST_TEST_CASE("colour-hop stencils on blocks of right-hand sides equal each right-hand side alone", "[stencil][rhs]",
+                        StencilConfigs) {
+  using ES = space_of<TestType>;
+  using Real = real_of<TestType>;
+  using Layout = layout_of<TestType>;
+  auto check = [&]<class Stencil>(const Stencil& d, unsigned mask, Real a, int n_rhs) {
+    if constexpr (Stencil::has_blocks) {
+      CAPTURE(Stencil::spins, mask, a, n_rhs);
+      auto in = d.create_block(1, n_rhs), x = d.create_block(0, n_rhs), out = d.create_block(0, n_rhs);
+      std::vector<typename Stencil::spinor_type> ins, xs;
+      for (int r = 0; r < n_rhs; ++r) {
+        ins.push_back(d.create_spinor(1));
+        xs.push_back(d.create_spinor(0));
+        random_spinor(ins[r], 500 + r);
+        random_spinor(xs[r], 600 + r);
+        in.insert(r, ins[r]);
+        x.insert(r, xs[r]);
+      }
+      d.apply(out, in, 0, mask, a, &x, Real(0.5));
+      for (int r = 0; r < n_rhs; ++r) {
+        auto want = d.create_spinor(0), got = d.create_spinor(0);
+        d.apply(want, ins[r], 0, mask, a, &xs[r], Real(0.5));
+        out.extract(r, got);
+        REQUIRE(same_sites(got, want));
+      }
+      REQUIRE(d.flops(mask, a != Real(0), n_rhs) == n_rhs * d.flops(mask, a != Real(0)));
+      auto short_x = d.create_block(0, n_rhs + 1);
+      REQUIRE_THROWS_AS(d.apply(out, in, 0, mask, a == Real(0) ? Real(1) : a, &short_x), kqcd::invalid_argument);
+    } else {
+      SUCCEED("the SIMD layout keeps a right-hand side per field");
+    }
+  };
+  const Lattice& lat = naik_lattice<Layout>();
+  using Gauge = GaugeField<Kokkos::complex<Real>, ES>;
+  const Gauge V = device_gauge<Gauge>(lat, random_host_gauge(lat, 81)), W = device_gauge<Gauge>(lat, random_host_gauge(lat, 82));
+  const ColourHopStencil<StaggeredSigns, 1, Real, ES, Layout> staggered("StaggeredDslash", V, mixed_bc(), &W);
+  check(staggered, staggered.available_hops(), Real(0), 3);
+  const ColourHopStencil<UnitSigns, Ns, Real, ES, Layout> unit("Laplacian", V, mixed_bc());
+  check(unit, hops::one_site, Real(-8), 2);
+}
+
 TEMPLATE_LIST_TEST_CASE("staggered D is anti-Hermitian and gauge covariant", "[stencil][staggered]", StencilConfigs) {
   using ES = space_of<TestType>;
   using Real = real_of<TestType>;

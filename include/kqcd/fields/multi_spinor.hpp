@@ -61,7 +61,7 @@ template <class Storage> class SpinorBlock : public detail::StoredRows<Storage> 
   using Rows::norm_;
 
 public:
-  static constexpr int n_spin = Ns; ///< Spin components per site.
+  static constexpr int n_spin = Storage::n_spin; ///< Spin components per site.
   /// The most right-hand sides a block holds.
   static constexpr int max_rhs = Storage::max_rhs;
 
@@ -139,6 +139,7 @@ template <class Single> struct RowBlocks {
   /// The block storage policy's constants: capacity, right-hand sides in rows, labels.
   ///@{
   static constexpr int max_rhs = 16;
+  static constexpr int n_spin = Single::n_spin;
   static constexpr bool rhs_in_lanes = false;
   static constexpr const char* label = "multi_spinor";
   static constexpr const char* capacity = "";

@@ -251,6 +251,7 @@ template <class V, class ExecSpace, class Store = typename V::real_type> struct 
   /// The block storage policy's constants: capacity, right-hand sides in the lanes, labels.
   ///@{
   static constexpr int max_rhs = lanes;
+  static constexpr int n_spin = Ns;
   static constexpr bool rhs_in_lanes = true;
   static constexpr const char* label = "simd_block_spinor";
   static constexpr const char* capacity = " (one per SIMD lane)";

@@ -75,6 +75,7 @@ template <class Real, class GaugeAcc, class InAcc, class OutAcc, class SiteTable
   int n_sites;        ///< Entries of the sweep.
   Kokkos::View<const int*, typename execution_space::memory_space> site_list; ///< The sweep's sites, with use_list.
   bool use_list = false; ///< Whether the sites come from site_list.
+  int n_rhs = 1; ///< Right-hand sides: field storage index site * n_rhs + r.
 };
 
 /// Kernel: a colour-hop stencil with signs Signs on target parity target_cb.
@@ -85,12 +86,12 @@ template <class Arg, class Signs, int target_cb> struct ColourHopFunctor {
   static constexpr int source_cb = 1 - target_cb; ///< Parity of the source sites.
   Arg arg; ///< The kernel arguments.
 
-  /// acc += sign U in(x + hop) for hop (mu, dir), where the mask has it.
-  template <int mu, int dir> KOKKOS_FORCEINLINE_FUNCTION void hop(int site, const Coords& c, cplx acc[Nc][n_spin]) const {
+  /// acc += sign U in(x + hop) of right-hand side r for hop (mu, dir), where the mask has it.
+  template <int mu, int dir> KOKKOS_FORCEINLINE_FUNCTION void hop(int site, const Coords& c, int r, cplx acc[Nc][n_spin]) const {
     if (!(arg.mask & hop_bit(mu, dir))) return;
     const Neighbour nb = arg.sites.template neighbour<mu, dir>(site, target_cb);
     cplx v[Nc][n_spin];
-    arg.in.load(nb.index, v);
+    arg.in.load(nb.index * arg.n_rhs + r, v);
     if (nb.crossed)
       for (int k = 0; k < Nc; ++k) arg.sites.template cross<mu, dir, real>(v[k]);
     const auto U = load_hop_link<mu, dir, target_cb, real>((dir == 1 || dir == -1) ? arg.gauge : arg.far, site, nb.index);
@@ -105,35 +106,41 @@ template <class Arg, class Signs, int target_cb> struct ColourHopFunctor {
   }
   /// Site of entry k of the sweep.
   KOKKOS_FORCEINLINE_FUNCTION int site_of(int k) const { return arg.use_list ? arg.site_list(k) : k; }
-  /// Entry k of the sweep: every hop of the mask, then the epilogue.
+  /// Entry k of the sweep: every right-hand side of the site, each every hop of the mask and the
+  /// epilogue (the site's links read once per right-hand side, from cache after the first).
   KOKKOS_FUNCTION void site_kernel(int k) const {
     const int site = site_of(k);
     Coords c{};
     if constexpr (Signs::needs_coords) c = arg.lat.cb_coords(site, target_cb);
+    for (int r = 0; r < arg.n_rhs; ++r) site_rhs(site, c, r);
+  }
+  /// Right-hand side r of a site.
+  KOKKOS_FORCEINLINE_FUNCTION void site_rhs(int site, const Coords& c, int r) const {
     cplx acc[Nc][n_spin];
     for (int i = 0; i < Nc; ++i)
       for (int s = 0; s < n_spin; ++s) acc[i][s] = complex_zero<cplx>();
-    hops_along<0>(site, c, acc);
-    hops_along<1>(site, c, acc);
-    hops_along<2>(site, c, acc);
-    hops_along<3>(site, c, acc);
+    hops_along<0>(site, c, r, acc);
+    hops_along<1>(site, c, r, acc);
+    hops_along<2>(site, c, r, acc);
+    hops_along<3>(site, c, r, acc);
+    const int idx = site * arg.n_rhs + r;
     if (arg.a != real(0)) {
       cplx xv[Nc][n_spin];
-      arg.x.load(site, xv);
+      arg.x.load(idx, xv);
       for (int i = 0; i < Nc; ++i)
         for (int s = 0; s < n_spin; ++s) acc[i][s] = arg.a * xv[i][s] + arg.b * acc[i][s];
     } else if (arg.b != real(1)) {
       for (int i = 0; i < Nc; ++i)
         for (int s = 0; s < n_spin; ++s) acc[i][s] = arg.b * acc[i][s];
     }
-    arg.out.store(site, acc);
+    arg.out.store(idx, acc);
   }
   /// The one- and three-site hops along mu, forward and backward.
-  template <int mu> KOKKOS_FORCEINLINE_FUNCTION void hops_along(int site, const Coords& c, cplx acc[Nc][n_spin]) const {
-    hop<mu, +1>(site, c, acc);
-    hop<mu, -1>(site, c, acc);
-    hop<mu, +3>(site, c, acc);
-    hop<mu, -3>(site, c, acc);
+  template <int mu> KOKKOS_FORCEINLINE_FUNCTION void hops_along(int site, const Coords& c, int r, cplx acc[Nc][n_spin]) const {
+    hop<mu, +1>(site, c, r, acc);
+    hop<mu, -1>(site, c, r, acc);
+    hop<mu, +3>(site, c, r, acc);
+    hop<mu, -3>(site, c, r, acc);
   }
 };
 

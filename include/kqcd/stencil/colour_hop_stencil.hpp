@@ -8,6 +8,7 @@
 #pragma once
 
 #include <kqcd/comm/halo.hpp>
+#include <kqcd/comm/source_halo.hpp>
 #include <kqcd/comm/spinor_halo.hpp>
 #include <kqcd/core/boundary.hpp>
 #include <kqcd/core/error.hpp>
@@ -56,6 +57,10 @@ public:
   using geometry_type = typename Layout::geometry_type; ///< What its fields are built on.
   using options = typename Layout::options; ///< The layout's choices (the SIMD lane split).
   using site_table_type = typename Layout::site_table_type; ///< Neighbours and phases.
+  /// A block of right-hand sides as rows of the field's storage (plain layout), or none.
+  using block_type = typename Layout::template block_type<n_spin>;
+  /// Whether the layout has blocks of right-hand sides.
+  static constexpr bool has_blocks = !std::is_same_v<block_type, detail::no_blocks>;
   static constexpr int spins = n_spin; ///< Spin components per site.
   /// Flops of one hop per spin component: a 3x3 complex matrix times a colour vector.
   static constexpr double flops_per_hop = 66.0;
@@ -87,6 +92,12 @@ public:
   spinor_type create_spinor(int parity, const std::string& label = "colour_vector") const { return spinor_type(geometry_, parity, label); }
   /// Both parities of a field on the stencil's geometry.
   field_type create_field(const std::string& label = "colour_field") const { return field_type(geometry_, label); }
+  /// A block of n_rhs right-hand sides of one parity on the stencil's lattice.
+  block_type create_block(int parity, int n_rhs, const std::string& label = "colour_block") const
+    requires has_blocks
+  {
+    return block_type(lattice(), parity, n_rhs, label);
+  }
 
   /// out = a x + b H in on parity target_cb, H the hops in `mask` (hop_bit) of the source in (the
   /// other parity); x is read only where a != 0 and may alias out.
@@ -94,6 +105,10 @@ public:
   // (cmake/kqcd_instances.cmake) are the only place its kernels are compiled.
   void apply(spinor_type& out, const spinor_type& in, int target_cb, unsigned mask, Real a = Real(0), const spinor_type* x = nullptr,
              Real b = Real(1)) const;
+  /// The same on each right-hand side of a block (one pass over the sites; x with in's right-hand sides).
+  void apply(block_type& out, const block_type& in, int target_cb, unsigned mask, Real a = Real(0), const block_type* x = nullptr,
+             Real b = Real(1)) const
+    requires has_blocks;
   /// Graph capture: apply() as a node after `node` of a Kokkos graph, in the launch shape the tune
   /// cache holds for it (tune first with an ordinary call; else the default). One process.
   template <class Node = GraphNode<ES>>
@@ -107,18 +122,21 @@ public:
   /// Flops of one apply() on one parity: per site and spin, 66 per hop and 6 per sum of two hops
   /// (570 for the eight hops of a colour vector: QUDA's naive staggered count), plus 6 per
   /// component for a x + b H.
-  double flops(unsigned mask, bool xpay) const {
+  /// With n_rhs right-hand sides, n_rhs times as many.
+  double flops(unsigned mask, bool xpay, int n_rhs = 1) const {
     const int n = std::popcount(mask);
-    return double(lattice().cb_volume()) * n_spin * (n * flops_per_hop + (n - 1) * 6.0 + (xpay ? Nc * 6.0 : 0.0));
+    return double(n_rhs) * lattice().cb_volume() * n_spin * (n * flops_per_hop + (n - 1) * 6.0 + (xpay ? Nc * 6.0 : 0.0));
   }
   /// Bytes of one apply() on one parity in the no-reuse model of stored sizes: per site a link and
-  /// a source site per hop, the result written and, with xpay, the addend read.
-  double bytes(unsigned mask, bool xpay) const {
-    return double(lattice().cb_volume()) * (std::popcount(mask) * (Layout::bytes_per_link() + site_bytes) + (xpay ? 2 : 1) * site_bytes);
+  /// a source site per hop, the result written and, with xpay, the addend read (with n_rhs
+  /// right-hand sides the links once, the sites n_rhs times).
+  double bytes(unsigned mask, bool xpay, int n_rhs = 1) const {
+    return double(lattice().cb_volume()) *
+           (std::popcount(mask) * (Layout::bytes_per_link() + n_rhs * site_bytes) + n_rhs * (xpay ? 2 : 1) * site_bytes);
   }
   /// Bytes in the perfect-reuse model: every link and source site read once per output site.
-  double bytes_reuse(unsigned mask, bool xpay) const {
-    return double(lattice().cb_volume()) * (std::popcount(mask) * Layout::bytes_per_link() + (xpay ? 3 : 2) * site_bytes);
+  double bytes_reuse(unsigned mask, bool xpay, int n_rhs = 1) const {
+    return double(lattice().cb_volume()) * (std::popcount(mask) * Layout::bytes_per_link() + n_rhs * (xpay ? 3 : 2) * site_bytes);
   }
 
   /// The launcher (overlap, timing, launch shape).
@@ -126,13 +144,18 @@ public:
   /// The launcher, to set its switches.
   StencilLauncher<ES>& launcher() { return launcher_; }
   /// Halo bytes this rank sends per apply().
-  double halo_bytes() const { return halo_.bytes(); }
+  double halo_bytes(int n_rhs = 1) const { return halo_.bytes(WholeRows{}, n_rhs); }
 
 private:
   // Sink: std::nullptr_t launches now; GraphNode<ES>* appends to a graph instead.
-  template <class Sink = std::nullptr_t>
-  void launch(spinor_type& out, const spinor_type& in, int target_cb, unsigned mask, Real a, const spinor_type* x, Real b,
-              Sink sink = nullptr) const;
+  template <class S, class Sink = std::nullptr_t>
+  void launch(S& out, const S& in, int target_cb, unsigned mask, Real a, const S* x, Real b, Sink sink = nullptr) const;
+  static int n_rhs_of(const spinor_type&) { return 1; }
+  static int n_rhs_of(const block_type& s)
+    requires has_blocks
+  {
+    return s.n_rhs();
+  }
   static constexpr double site_bytes = 2.0 * Nc * n_spin * sizeof(Real);
   static geometry_type make_geometry(const std::string& name, const gauge_type& u, const gauge_type* w, const options& opt) {
     if (w && !(w->lattice() == u.lattice()))
@@ -150,7 +173,7 @@ private:
                                std::to_string(mu) + " has " + std::to_string(swept.dim(mu)));
     return g;
   }
-  void check(const spinor_type& s, int parity, const char* what) const {
+  template <class S> void check(const S& s, int parity, const char* what) const {
     if (s.parity() != parity || !Layout::holds(s, geometry_))
       throw invalid_argument(name_ + ": " + what + " is on parity " + std::to_string(s.parity()) + " of a " + s.lattice().to_string() +
                              " lattice" + (s.lattice() == lattice() ? " in another lane split" : "") + ", expected parity " +
@@ -167,7 +190,7 @@ private:
   std::optional<typename Layout::links_type> far_;
   site_table_type sites_;
   StencilLauncher<ES> launcher_;
-  mutable detail::SpinorHalo<spinor_type, ES> halo_;
+  mutable detail::SourceHalo<spinor_type, block_type, ES> halo_;
 };
 
 template <class Signs, int n_spin, class Real, class ES, class Layout>
@@ -177,9 +200,17 @@ void ColourHopStencil<Signs, n_spin, Real, ES, Layout>::apply(spinor_type& out, 
 }
 
 template <class Signs, int n_spin, class Real, class ES, class Layout>
-template <class Sink>
-void ColourHopStencil<Signs, n_spin, Real, ES, Layout>::launch(spinor_type& out, const spinor_type& in, int target_cb, unsigned mask,
-                                                               Real a, const spinor_type* x, Real b, Sink sink) const {
+void ColourHopStencil<Signs, n_spin, Real, ES, Layout>::apply(block_type& out, const block_type& in, int target_cb, unsigned mask,
+                                                              Real a, const block_type* x, Real b) const
+  requires has_blocks
+{
+  launch(out, in, target_cb, mask, a, x, b);
+}
+
+template <class Signs, int n_spin, class Real, class ES, class Layout>
+template <class S, class Sink>
+void ColourHopStencil<Signs, n_spin, Real, ES, Layout>::launch(S& out, const S& in, int target_cb, unsigned mask, Real a, const S* x,
+                                                               Real b, Sink sink) const {
   if (target_cb != 0 && target_cb != 1) throw invalid_argument(name_ + ": target parity must be 0 or 1, found " + std::to_string(target_cb));
   if (mask & ~available_hops())
     throw invalid_argument(name_ + ": three-site hops need long links (construct the stencil with them)");
@@ -189,6 +220,9 @@ void ColourHopStencil<Signs, n_spin, Real, ES, Layout>::launch(spinor_type& out,
     if (!x) throw invalid_argument(name_ + ": an addend coefficient without an addend");
     check(*x, target_cb, "addend");
   }
+  const int n_rhs = n_rhs_of(in);
+  if (n_rhs_of(out) != n_rhs || (a != Real(0) && n_rhs_of(*x) != n_rhs))
+    throw invalid_argument(name_ + ": the output and addend need the input's " + std::to_string(n_rhs) + " right-hand sides");
   using Arg = ColourHopArg<Real, typename Layout::link_accessor, decltype(Layout::reader(in)), decltype(Layout::writer(out)),
                            site_table_type>;
   const auto& far = far_ ? *far_ : links_;
@@ -205,13 +239,15 @@ void ColourHopStencil<Signs, n_spin, Real, ES, Layout>::launch(spinor_type& out,
           mask,
           swept.cb_volume(),
           {},
-          false};
+          false,
+          n_rhs};
   char hex[16];
   std::snprintf(hex, sizeof hex, "%04x", mask);
   const std::string variant =
-      name_ + ", " + Layout::name + ", spins " + std::to_string(n_spin) + ", hops " + hex + (a != Real(0) ? ", xpay" : "");
-  auto start = [&] { halo_.start(in, in.parity()); };
-  auto finish = [&] { halo_.finish(in); };
+      name_ + ", " + Layout::name + ", spins " + std::to_string(n_spin) + ", hops " + hex + (a != Real(0) ? ", xpay" : "") +
+      (n_rhs > 1 ? ", rhs " + std::to_string(n_rhs) : "");
+  auto start = [&] { halo_.start(in, WholeRows{}); };
+  auto finish = [&] { halo_.finish(in, WholeRows{}); };
   auto go = [&](auto cb) {
     using F = ColourHopFunctor<Arg, Signs, decltype(cb)::value>;
     if constexpr (!std::is_same_v<Sink, std::nullptr_t>) *sink = launcher_.then_launch(*sink, "kqcd::ColourHops", variant, precision_name<Real>(), F{arg});

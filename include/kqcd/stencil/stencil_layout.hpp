@@ -18,6 +18,7 @@
 #include <kqcd/core/site_table.hpp>
 #include <kqcd/fields/cb_spinor.hpp>
 #include <kqcd/fields/gauge_field.hpp>
+#include <kqcd/fields/multi_spinor.hpp>
 #include <kqcd/fields/packed_gauge.hpp>
 #include <kqcd/fields/simd_fields.hpp>
 #include <kqcd/fields/spinor_access.hpp>
@@ -50,6 +51,8 @@ template <class P, class ES, class Recon = Recon18, NeighbourMode mode = ArchTra
   template <int n_spin> using field_type = SpinorField<Kokkos::complex<real_type>, n_spin, ES>;
   ///@}
   using multi_spinor_type = multi_spinor_t<P, ES>; ///< A block of right-hand sides, a row each.
+  /// A block of right-hand sides of fields with n_spin spin components, a row each.
+  template <int n_spin> using block_type = SpinorBlock<RowBlocks<spinor_type<n_spin>>>;
   using links_type = PackedGauge<P, Recon, ES>; ///< The links as the functor reads them.
   using link_accessor = typename links_type::template accessor_type<real_type>; ///< Their reader.
   using site_table_type = SiteTable<mode, ES>; ///< Neighbours and boundary phases.
@@ -112,6 +115,7 @@ struct SIMDStencilLayout {
   template <int n_spin> using field_type = SIMDSpinorField<V, ES, n_spin>;
   ///@}
   using multi_spinor_type = detail::no_blocks; ///< Blocks are a layout of their own (SIMDBlockStencilLayout).
+  template <int n_spin> using block_type = detail::no_blocks; ///< No blocks as rows.
   using links_type = SIMDGaugeField<V, ES, Recon, link_store_type>; ///< The links as the functor reads them.
   using link_accessor = DoubledLinkAccessor<V, V::lanes, Recon, link_store_type>; ///< Their reader.
   using site_table_type = SiteTable<mode, ES, LaneCrossing<V>>; ///< Neighbours, lane exchanges and boundary phases.
@@ -185,6 +189,7 @@ struct SIMDBlockStencilLayout {
     requires(n_spin == Ns)
   using spinor_type = SIMDBlockSpinor<V, ES, std::conditional_t<PrecisionTraits<P>::is_half, short, real_type>>;
   using multi_spinor_type = detail::no_blocks; ///< The spinor is the block.
+  template <int n_spin> using block_type = detail::no_blocks; ///< No blocks as rows.
   using links_type = SIMDGaugeField<SIMDComplex<real_type, 1, simd::Portable<real_type, 1>>, ES, Recon>; ///< One-lane doubled links.
   using link_accessor = DoubledLinkAccessor<V, 1, Recon>; ///< Their reader (broadcast to V's lanes).
   using site_table_type = SiteTable<NeighbourMode::table, ES>; ///< Neighbours and boundary phases.
