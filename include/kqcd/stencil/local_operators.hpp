@@ -280,20 +280,6 @@ concept ConstantDiagonalTerm = requires(const Term& t) {
 };
 
 namespace detail {
-/// A hopping term's block of right-hand sides (WilsonDslash::multi_spinor_type), or none.
-struct no_multi_spinor {};
-template <class D> struct multi_spinor_of {
-  using type = no_multi_spinor;
-};
-template <class D>
-  requires requires { typename D::multi_spinor_type; }
-struct multi_spinor_of<D> {
-  using type = typename D::multi_spinor_type;
-};
-template <class D> constexpr bool has_blocks() {
-  if constexpr (requires { D::has_blocks; }) return D::has_blocks;
-  else return false;
-}
 
 /// A layout's copies of the packed block views that a term's site-local policies read, in the
 /// layout's storage (Blocks: 16 bits, SIMD lanes): each view copied once (adopt, make(view)) and
@@ -349,8 +335,8 @@ public:
   using plain_spinor_type = spinor_type; ///< The plain spinor converted to and from (the same).
   using full_spinor_type = SpinorField<Kokkos::complex<compute_t<P>>, Ns, ES>; ///< The layout's full spinor.
   /// Blocks of right-hand sides: the hopping term's own (SpinorBlock of spinor_type).
-  using multi_spinor_type = typename detail::multi_spinor_of<dslash_type>::type;
-  static constexpr bool has_blocks = detail::has_blocks<dslash_type>(); ///< Whether the hopping term has blocks of right-hand sides.
+  using multi_spinor_type = typename dslash_type::multi_spinor_type;
+  static constexpr bool has_blocks = dslash_type::has_blocks; ///< Whether the hopping term has blocks of right-hand sides.
   static constexpr const char* name = "scalar"; ///< as kqcd's --layout and its JSON name it
   struct options {}; ///< nothing to choose
 

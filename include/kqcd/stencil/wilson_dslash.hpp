@@ -2,8 +2,9 @@
 // the functor's template arguments, owns the launch shape (sites per team) and reports the work
 // done per call (flops(), bytes()) by the conventions' counting.
 // Precision P is float, double or kqcd::half (16-bit spinors and links, float arithmetic); Recon
-// (Recon18/12/8, fields/packed_gauge.hpp) selects how the links are stored. The links are packed
-// once, on the device, from the GaugeField given to the constructor. On a distributed lattice it
+// (Recon18/12/8, fields/packed_gauge.hpp) selects how the links are stored; the layout policy
+// (stencil/stencil_layout.hpp: plain sites, SIMD lanes, or a right-hand side per lane) where the
+// fields live. The links are packed once from the GaugeField given to the constructor. On a distributed lattice it
 // exchanges the gauge ghost zone once at construction and, per call, the source's halo: faces
 // packed and sent, the interior sites computed while the messages fly, then the exterior sites
 // (or, with set_overlap(false), the whole parity after the exchange). The source's faces travel
