@@ -61,13 +61,8 @@ nlohmann::json time_dslash(const DslashOptions& opts) {
 /// The hopping term on a block of opts.rhs right-hand sides: one pass over the links per call.
 template <class ES, class Real, class Recon> nlohmann::json time_multi(const DslashOptions& opts) {
   using D = WilsonDslash<Real, ES, ArchTraits<ES>::neighbour_mode, Recon>;
-  typename D::gauge_type u(opts.lattice);
-  random_gauge(u, 1234);
-  D d(u, BoundaryPhases::antiperiodic_time());
-  if (opts.sites_per_team > 0) d.set_sites_per_team(opts.sites_per_team);
-  d.set_overlap(opts.overlap);
-  d.set_spin_projection(opts.spin_projection);
-  if (!opts.block_launch.empty()) {
+  auto configure = [&](D& d) {
+    if (opts.block_launch.empty()) return;
     // The shapes the tuner tries, at one size: 256 threads on the GPU, 8 sites per team on the CPU.
     const bool gpu = ArchTraits<ES>::max_team_size > 1;
     const int spt = gpu ? 256 / detail::vector_lanes(opts.rhs) : 8;
@@ -77,24 +72,11 @@ template <class ES, class Real, class Recon> nlohmann::json time_multi(const Dsl
                                                         {"mdrange-pairs", {PolicyKind::mdrange, 0, std::max(1, 128 / ((opts.rhs + 1) / 2)), 2}},
                                                         {"range", {PolicyKind::range, 0, 0}}};
     d.set_block_launch(shapes.at(opts.block_launch));
-  }
-  typename D::multi_spinor_type in(opts.lattice, 1, opts.rhs, "bench_in"), out(opts.lattice, 0, opts.rhs, "bench_out");
-  typename D::spinor_type one(opts.lattice, 1);
-  for (int r = 0; r < opts.rhs; ++r) {
-    fill_random(one, 42 + std::uint64_t(r));
-    in.insert(r, one);
-  }
-  const auto call = [&] { d.apply(out, in, 1, 0); };
-  const auto [per_call, iters] = time_calls<ES>(opts, call);
-  nlohmann::json r{{"time_per_call_s", per_call},
-                   {"time_per_rhs_s", per_call / opts.rhs},
-                   {"iterations", iters},
-                   {"neighbours", ArchTraits<ES>::neighbour_mode == NeighbourMode::table ? "table" : "on-the-fly"},
-                   {"sites_per_team", d.sites_per_team()},
-                   {"launch", d.last_launch_config().to_string()}};
-  add_rates(r, opts.lattice, d.flops(false, opts.rhs), d.bytes(false, opts.rhs), per_call, opts.overlap);
-  if (opts.lattice.distributed()) r["phases"] = phase_times<ES>(opts, d, call, opts.rhs);
-  return r;
+  };
+  auto make_block = [&](const D&, int parity, const char* label) {
+    return typename D::multi_spinor_type(opts.lattice, parity, opts.rhs, label);
+  };
+  return time_wilson_block<ES, D, typename D::spinor_type>(opts, make_block, configure);
 }
 
 template <class ES, class Real> nlohmann::json time_dslash_layout(const DslashOptions& opts);

@@ -15,32 +15,9 @@ namespace {
 /// P: float, double or half (16-bit lanes, float links); Recon: how the links are stored.
 template <class ES, class P, class Recon> nlohmann::json time_block_simd(const DslashOptions& opts) {
   using D = SIMDBlockWilsonDslash<P, ES, Recon>;
-  using Real = compute_t<P>;
-  GaugeField<Kokkos::complex<Real>, ES> u(opts.lattice);
-  random_gauge(u, 1234);
-  D d(u, BoundaryPhases::antiperiodic_time());
-  d.set_overlap(opts.overlap);
-  d.set_spin_projection(opts.spin_projection);
-  if (opts.sites_per_team > 0) d.set_sites_per_team(opts.sites_per_team);
-  auto in = d.create_spinor(1, "bench_in"), out = d.create_spinor(0, "bench_out");
-  CBSpinor<Kokkos::complex<Real>, Ns, ES> one(opts.lattice, 1);
-  for (int r = 0; r < opts.rhs; ++r) {
-    fill_random(one, 42 + std::uint64_t(r));
-    in.insert(r, one);
-  }
-  const auto call = [&] { d.apply(out, in, 1, 0); };
-  const auto [per_call, iters] = time_calls<ES>(opts, call);
-  nlohmann::json r{{"time_per_call_s", per_call},
-                   {"time_per_rhs_s", per_call / opts.rhs},
-                   {"iterations", iters},
-                   {"layout", "simd (right-hand sides in lanes)"},
-                   {"lanes", D::rhs_per_spinor},
-                   {"isa", D::simd_type::isa::name},
-                   {"neighbours", "table"},
-                   {"sites_per_team", d.sites_per_team()},
-                   {"launch", d.last_launch_config().to_string()}};
-  add_rates(r, opts.lattice, d.flops(false, opts.rhs), d.bytes(false, opts.rhs), per_call, opts.overlap);
-  if (opts.lattice.distributed()) r["phases"] = phase_times<ES>(opts, d, call, opts.rhs);
+  auto make_block = [](const D& d, int parity, const char* label) { return d.create_spinor(parity, label); };
+  nlohmann::json r = time_wilson_block<ES, D, CBSpinor<Kokkos::complex<compute_t<P>>, Ns, ES>>(opts, make_block, [](D&) {});
+  r.update({{"layout", "simd (right-hand sides in lanes)"}, {"lanes", D::rhs_per_spinor}, {"isa", D::simd_type::isa::name}});
   return r;
 }
 

@@ -97,6 +97,38 @@ template <class Spinor> void fill_random(Spinor& s, std::uint64_t seed) {
   }
 }
 
+/// The Wilson hopping term D on a block of opts.rhs random right-hand sides, one pass over the
+/// links per call (GFLOP/s and GB/s count the opts.rhs filled ones): blocks as rows of the plain
+/// layout or as SIMD lanes. make_block(d, parity, label): the block; One: the spinor each
+/// right-hand side is drawn in; configure(d): the layout's own switches.
+template <class ES, class D, class One, class MakeBlock, class Configure>
+nlohmann::json time_wilson_block(const DslashOptions& opts, const MakeBlock& make_block, const Configure& configure) {
+  typename D::gauge_type u(opts.lattice);
+  random_gauge(u, 1234);
+  D d(u, BoundaryPhases::antiperiodic_time());
+  if (opts.sites_per_team > 0) d.set_sites_per_team(opts.sites_per_team);
+  d.set_overlap(opts.overlap);
+  d.set_spin_projection(opts.spin_projection);
+  configure(d);
+  auto in = make_block(d, 1, "bench_in"), out = make_block(d, 0, "bench_out");
+  One one(opts.lattice, 1);
+  for (int r = 0; r < opts.rhs; ++r) {
+    fill_random(one, 42 + std::uint64_t(r));
+    in.insert(r, one);
+  }
+  const auto call = [&] { d.apply(out, in, 1, 0); };
+  const auto [per_call, iters] = time_calls<ES>(opts, call);
+  nlohmann::json r{{"time_per_call_s", per_call},
+                   {"time_per_rhs_s", per_call / opts.rhs},
+                   {"iterations", iters},
+                   {"neighbours", D::layout_type::neighbour_mode == NeighbourMode::table ? "table" : "on-the-fly"},
+                   {"sites_per_team", d.sites_per_team()},
+                   {"launch", d.last_launch_config().to_string()}};
+  add_rates(r, opts.lattice, d.flops(false, opts.rhs), d.bytes(false, opts.rhs), per_call, opts.overlap);
+  if (opts.lattice.distributed()) r["phases"] = phase_times<ES>(opts, d, call, opts.rhs);
+  return r;
+}
+
 /// --graph: the even-odd operator's two kernels captured once (with the shapes tuned by a first
 /// apply) and submitted as one graph per call; empty without --graph. Only where `graphable` (recon
 /// 18, single or double, the backend's neighbour mode: each graph compiles the kernels again), for
