@@ -15,6 +15,7 @@
 
 #include <Kokkos_MathematicalConstants.hpp>
 
+#include <algorithm>
 #include <string>
 #include <type_traits>
 
@@ -250,36 +251,33 @@ template <class Recon> void require_reconstructible(double dev, double a1max) {
 }
 } // namespace detail
 
-/// Packs one parity of a GaugeField and reduces the largest SU(3) violation (and, for recon-8,
-/// the largest |a1|^2) for the builder's check.
-template <class Recon, class SrcView, class DstView> struct PackLinksFunctor {
-  SrcView src; ///< The source links of one parity.
-  DstView dst; ///< The packed links.
-  /// Packs site's links; dev and a1max: the running maxima checked by the builder.
-  KOKKOS_INLINE_FUNCTION void operator()(int site, double& dev, double& a1max) const {
-    using C = Kokkos::complex<double>;
-    for (int mu = 0; mu < Nd; ++mu) {
-      C U[3][3];
-      for (int a = 0; a < 3; ++a)
-        for (int b = 0; b < 3; ++b) U[a][b] = C(src(site, mu, a, b).real(), src(site, mu, a, b).imag());
-      detail::fold_su3_deviation(U, dev, a1max);
-      C p[Recon::pairs];
+/// Packs the links of one parity: for each stored site, each of its Packer::matrices matrices is
+/// gathered from the source field, folded into the SU(3) check where the packer asks, packed as
+/// Recon packs it and stored; reduces the running maxima of detail::fold_su3_deviation.
+template <class Recon, class Packer> struct PackLinksFunctor {
+  Packer packer; ///< Where the matrices come from and go to (a storage policy's).
+  /// Packs the matrices of stored site s; dev and a1max: the builder's running maxima.
+  KOKKOS_INLINE_FUNCTION void operator()(int s, double& dev, double& a1max) const {
+    for (int k = 0; k < Packer::matrices; ++k) {
+      Kokkos::complex<double> U[Nc][Nc];
+      if (packer.gather(s, k, U)) detail::fold_su3_deviation(U, dev, a1max);
+      Kokkos::complex<double> p[Recon::pairs];
       Recon::pack(U, p);
-      using packed_type = typename DstView::non_const_value_type;
-      constexpr int width = sizeof(packed_type::v) / sizeof(packed_type::v[0]);
-      for (int k = 0; k < Recon::pairs / width; ++k) {
-        packed_type q;
-        for (int j = 0; j < width; ++j) encode_pair(q.v[j], p[k * width + j], Recon::range(k * width + j));
-        dst(site, mu, k) = q;
-      }
+      packer.store(s, k, p);
     }
   }
 };
 
-/// A gauge field in compressed or 16-bit storage, both parities.
-template <class P, class Recon = Recon18, class ExecSpace = Kokkos::DefaultExecutionSpace> class PackedGauge {
-public:
+/// The plain storage of links (LinkField's policy): each site of a parity, ghost zone included,
+/// stores its Nd forward links U_mu(x) as Recon packs them, pairs of precision P (16-bit in half)
+/// grouped into aligned vectors of at most 16 bytes; a backward hop reads U_mu(x - h) at its
+/// neighbour. The layout of the GPU and of the plain host layout.
+template <class P, class Recon = Recon18, class ExecSpace = Kokkos::DefaultExecutionSpace> struct SiteLinks {
   using traits = ArchTraits<ExecSpace>; ///< The backend's layouts.
+  using execution_space = ExecSpace; ///< Where the links are read.
+  using pack_space = ExecSpace; ///< Where they are packed.
+  using recon_type = Recon; ///< How each link is stored.
+  using shape_type = Lattice; ///< What the links are laid out on.
   using pair_type = link_pair_t<P>; ///< The stored pair (precision P).
   static constexpr int pack_width = link_pack_width<pair_type, Recon::pairs>; ///< Pairs per stored vector.
   using packed_type = Packed<pair_type, pack_width>; ///< A stored vector of pairs.
@@ -290,42 +288,108 @@ public:
   using const_view_type = Kokkos::View<const packed_type* [Nd][Recon::pairs / pack_width], typename traits::gauge_layout,
                                        typename traits::memory_space, Kokkos::MemoryTraits<Kokkos::RandomAccess>>;
   template <class Real> using accessor_type = LinkAccessor<Recon, const_view_type, Real>; ///< Device-side reader in precision Real.
+  static constexpr double bytes_per_link = double(sizeof(pair_type)) * Recon::pairs; ///< Bytes stored per link.
+
+  /// The lattice of shape l (itself).
+  static const Lattice& lattice(const Lattice& l) { return l; }
+  /// Sites stored per parity: the lattice's, then its ghost zone (the links of off-rank neighbours, already exchanged).
+  static int sites(const Lattice& l) { return l.cb_volume() + l.ghost_sites(); }
+  /// Throws unless the links of hops of `hop` sites can be stored (any: the forward links serve every hop length).
+  static void check(const Lattice&, int) {}
+  /// Storage of one parity.
+  static view_type allocate(const Lattice& l, int) { return view_type(Kokkos::view_alloc(Kokkos::WithoutInitializing, "packed_gauge"), sites(l)); }
+  /// The reader of one parity's links for a functor computing in Real.
+  template <class Real> static accessor_type<Real> reader(const view_type& v) { return {v}; }
+
+  /// Gathers the links of parity p of a GaugeField and stores them packed.
+  template <class SrcView> struct Packer {
+    static constexpr int matrices = Nd; ///< Matrices per stored site: its forward links.
+    SrcView src; ///< The source links of the parity.
+    view_type dst; ///< Their storage.
+    /// U = link k of site s; every stored link counts in the SU(3) check.
+    KOKKOS_INLINE_FUNCTION bool gather(int s, int k, Kokkos::complex<double> U[Nc][Nc]) const {
+      for (int a = 0; a < Nc; ++a)
+        for (int b = 0; b < Nc; ++b) U[a][b] = Kokkos::complex<double>(src(s, k, a, b).real(), src(s, k, a, b).imag());
+      return true;
+    }
+    /// Stores the packed pairs p of link k of site s, one vector per pack_width of them.
+    KOKKOS_INLINE_FUNCTION void store(int s, int k, const Kokkos::complex<double> p[Recon::pairs]) const {
+      for (int v = 0; v < Recon::pairs / pack_width; ++v) {
+        packed_type q;
+        for (int j = 0; j < pack_width; ++j) encode_pair(q.v[j], p[v * pack_width + j], Recon::range(v * pack_width + j));
+        dst(s, k, v) = q;
+      }
+    }
+  };
+  /// The packer of parity p of u into d.
+  template <class GT> static auto packer(const GaugeField<GT, ExecSpace>& u, const Lattice&, const view_type& d, int p, int) {
+    return Packer<typename CBGaugeField<GT, ExecSpace>::view_type>{u[p].view(), d};
+  }
+};
+
+/// The links of a gauge field as a stencil's site functor reads them, both parities: one container
+/// whose storage is a policy (SiteLinks: per site, compressed or 16-bit; LaneLinks in
+/// fields/simd_fields.hpp: doubled and lane-interleaved for the SIMD layout). Built from an ordinary
+/// GaugeField (on a distributed lattice with its ghost zone filled: with_gauge_halo); compressed
+/// storage (Recon12, Recon8) for SU(3) links only, checked while packing.
+template <class Storage> class LinkField {
+public:
+  using storage_type = Storage; ///< Where and how the links are stored.
+  using recon_type = typename Storage::recon_type; ///< How each matrix is stored.
+  using shape_type = typename Storage::shape_type; ///< What the links are laid out on.
+  using view_type = typename Storage::view_type; ///< One parity's storage.
   /// Largest SU(3) violation accepted by recon-12/8 (detail::su3_tolerance).
   static constexpr double su3_tolerance = detail::su3_tolerance;
 
-  PackedGauge() = default;
-  /// Packs u (both parities, ghost zone included); throws if Recon needs SU(3) links u lacks.
-  template <class GT> explicit PackedGauge(const GaugeField<GT, ExecSpace>& u) : lattice_(u.lattice()) {
+  LinkField() = default;
+  /// Packs u on shape for hops of `hop` sites (1, or 3 for long links); throws if their lattices
+  /// differ, or if the compression needs SU(3) links u lacks.
+  template <class GT, class ES>
+  LinkField(const GaugeField<GT, ES>& u, const shape_type& shape, int hop = 1) : shape_(shape) {
+    if (!(u.lattice() == Storage::lattice(shape)))
+      throw invalid_argument("gauge links: gauge field on " + u.lattice().to_string() + ", laid out on " +
+                             Storage::lattice(shape).to_string());
+    Storage::check(shape, hop);
     double dev = 0.0, a1max = 0.0;
     for (int p = 0; p < 2; ++p) {
-      // The ghost zone of a distributed lattice too (links of off-rank neighbours, already exchanged).
-      const int n = lattice_.cb_volume() + lattice_.ghost_sites();
-      data_[p] = view_type(Kokkos::view_alloc(Kokkos::WithoutInitializing, "packed_gauge"), n);
-      using F = PackLinksFunctor<Recon, typename CBGaugeField<GT, ExecSpace>::view_type, view_type>;
+      data_[p] = Storage::allocate(shape, p);
+      const auto packer = Storage::packer(u, shape, data_[p], p, hop);
       double d = 0.0, a = 0.0;
-      Kokkos::parallel_reduce("kqcd::PackedGauge", Kokkos::RangePolicy<ExecSpace>(0, n),
-                              F{u[p].view(), data_[p]}, Kokkos::Max<double>(d), Kokkos::Max<double>(a));
+      Kokkos::parallel_reduce("kqcd::LinkField", Kokkos::RangePolicy<typename Storage::pack_space>(0, Storage::sites(shape)),
+                              PackLinksFunctor<recon_type, decltype(packer)>{packer}, Kokkos::Max<double>(d), Kokkos::Max<double>(a));
       dev = std::max(dev, d);
       a1max = std::max(a1max, a);
     }
     su3_deviation_ = dev;
-    detail::require_reconstructible<Recon>(dev, a1max);
+    detail::require_reconstructible<recon_type>(dev, a1max);
   }
-  /// The lattice.
-  const Lattice& lattice() const { return lattice_; }
-  /// The packed links of one parity.
+  /// Packs u on its own lattice (storage laid out on lattices).
+  template <class GT, class ES>
+    requires std::is_same_v<shape_type, Lattice>
+  explicit LinkField(const GaugeField<GT, ES>& u) : LinkField(u, u.lattice()) {}
+  /// What the links are laid out on, and its lattice.
+  ///@{
+  const shape_type& shape() const { return shape_; }
+  const Lattice& lattice() const { return Storage::lattice(shape_); }
+  ///@}
+  /// The stored links of one parity (the sites of that parity read them).
   const view_type& view(int parity) const { return data_[parity]; }
-  /// Device-side reader of one parity in precision Real.
-  template <class Real> accessor_type<Real> accessor(int parity) const { return {data_[parity]}; }
-  /// max(|U U^dag - 1|, |det U - 1|) of the source field.
+  /// The reader of one parity's links for a site functor computing in Arith: a real type, or a
+  /// register of SIMD lanes (the storage's readers).
+  template <class Arith> auto reader(int parity) const { return Storage::template reader<Arith>(data_[parity]); }
+  /// max(|U U^dag - 1|, |det U - 1|) over the stored matrices.
   double su3_deviation() const { return su3_deviation_; }
-  /// Bytes stored per link.
-  static constexpr double bytes_per_link() { return double(sizeof(pair_type)) * Recon::pairs; }
+  /// Bytes stored per matrix.
+  static constexpr double bytes_per_link() { return Storage::bytes_per_link; }
 
 private:
-  Lattice lattice_;
+  shape_type shape_;
   view_type data_[2];
   double su3_deviation_ = 0.0;
 };
+
+/// A gauge field in compressed or 16-bit storage per site, both parities.
+template <class P, class Recon = Recon18, class ExecSpace = Kokkos::DefaultExecutionSpace>
+using PackedGauge = LinkField<SiteLinks<P, Recon, ExecSpace>>;
 
 } // namespace kqcd

@@ -95,9 +95,9 @@ public:
   int ghost_vsites() const { return local_.ghost_sites(); }
   ///@}
   /// Coordinate of lane's sub-lattice in dimension mu (0 or 1).
-  int lane_coord(int lane, int mu) const { return level_[mu] < 0 ? 0 : (lane >> level_[mu]) & 1; }
+  KOKKOS_INLINE_FUNCTION int lane_coord(int lane, int mu) const { return level_[mu] < 0 ? 0 : (lane >> level_[mu]) & 1; }
   /// Global coordinates of lane `lane` of vector site vsite on parity.
-  Coords coords(int vsite, int lane, int parity) const {
+  KOKKOS_INLINE_FUNCTION Coords coords(int vsite, int lane, int parity) const {
     Coords c = local_.cb_coords(vsite, parity);
     for (int mu = 0; mu < Nd; ++mu) c.x[mu] += lane_coord(lane, mu) * local_.dim(mu);
     return c;
@@ -298,104 +298,6 @@ template <class V, class ExecSpace, class Store = typename V::real_type> struct 
 
 /// A block of right-hand sides in the SIMD lanes.
 template <class V, class ExecSpace, class Store = typename V::real_type> using SIMDBlockSpinor = SpinorBlock<LaneBlocks<V, ExecSpace, Store>>;
-
-/// The doubled gauge field of one target parity (see the top of this file), built from an
-/// ordinary GaugeField (on a distributed lattice with its ghost zone filled: with_gauge_halo), each
-/// hop matrix stored as Recon packs it (fields/packed_gauge.hpp): Recon18 whole, Recon12 its first
-/// two rows, Recon8 eight reals; the last two for SU(3) links only (the packed field's check).
-/// Hops of `hop` sites (1, or 3 for long links): the backward matrix at x is U_mu(x - hop mu)^dag.
-template <class V, class ExecSpace, class Recon = Recon18, class Store = typename V::real_type> class SIMDGaugeField {
-public:
-  using real_type = typename V::real_type; ///< Arithmetic precision.
-  using recon_type = Recon; ///< How the hop matrices are stored.
-  /// The stored reals: V's, or 16-bit fixed point (short: value / Recon::range, as PackedGauge's).
-  using store_type = Store;
-  static constexpr int lanes = V::lanes; ///< Lanes per vector site.
-  /// Complex numbers stored per hop matrix.
-  static constexpr int pairs = Recon::pairs;
-  /// [vsite][2 Nd hops][pairs][2 lanes reals] of one target parity.
-  using view_type = Kokkos::View<Store* [2 * Nd][pairs][2 * lanes], Kokkos::LayoutRight, Kokkos::HostSpace>;
-
-  SIMDGaugeField() = default;
-  /// The doubled field of u on geometry g (throws if their lattices differ).
-  template <class GT> SIMDGaugeField(const GaugeField<GT, ExecSpace>& u, const SIMDGeometry& g, int hop = 1) : geom_(g) {
-    detail::require_host_space<ExecSpace>();
-    if (hop != 1 && hop != 3) throw invalid_argument("SIMDGaugeField: hops of 1 or 3 sites, found " + std::to_string(hop));
-    if (!(u.lattice() == g.global()))
-      throw invalid_argument("SIMDGaugeField: gauge field on " + u.lattice().to_string() + ", geometry on " +
-                             g.global().to_string());
-    // Reconstruction needs SU(3) links: checked while packing, with the packed field's tolerance.
-    double dev = 0.0, a1max = 0.0;
-    for (int p = 0; p < 2; ++p) {
-      data_[p] = view_type("simd_gauge", g.vsites());
-      fill(u, p, hop, dev, a1max);
-    }
-    detail::require_reconstructible<Recon>(dev, a1max);
-  }
-  /// The SIMD geometry.
-  const SIMDGeometry& geometry() const { return geom_; }
-  /// Links used by the sites of parity p: index 2 mu (forward) and 2 mu + 1 (backward).
-  const view_type& view(int p) const { return data_[p]; }
-
-private:
-  /// Packs the hop matrices of the sites of parity p; dev and a1max: the running maxima of
-  /// detail::fold_su3_deviation over them (compressed links only).
-  template <class GT> void fill(const GaugeField<GT, ExecSpace>& u, int p, int hop, double& dev, double& a1max) {
-    const Lattice& lat = geom_.global();
-    const auto fwd = u[p].view(), bwd = u[1 - p].view();
-    const view_type d = data_[p];
-    const SIMDGeometry g = geom_;
-    using T = typename GT::value_type;
-    double dev_p = 0.0, a1max_p = 0.0;
-    Kokkos::parallel_reduce(
-        "kqcd::SIMDGaugeField::fill", Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace>(0, g.vsites()),
-        [=](int vs, double& dev_, double& a1max_) {
-          for (int lane = 0; lane < lanes; ++lane) {
-            const Coords x = g.coords(vs, lane, p);
-            const int xs = lat.cb_index(x);
-            for (int mu = 0; mu < Nd; ++mu) {
-              const int ys = hop == 1 ? detail::compute_neighbour(lat, xs, p, mu, -1).index
-                                      : detail::compute_far_neighbour(lat, xs, p, mu, -hop).index;
-              // The forward hop matrix U_mu(x) and the backward one U_mu(x - hop mu)^dag, packed.
-              Kokkos::complex<T> U[2][Nc][Nc], packed[2][pairs];
-              for (int a = 0; a < Nc; ++a)
-                for (int c = 0; c < Nc; ++c) {
-                  U[0][a][c] = fwd(xs, mu, a, c);
-                  U[1][a][c] = Kokkos::conj(bwd(ys, mu, c, a));
-                }
-              for (int dir = 0; dir < 2; ++dir) {
-                // Every on-rank link is some site's forward hop: a backward hop adds to the check
-                // only the links of the ghost zone.
-                if constexpr (pairs < Nc * Nc)
-                  if (dir == 0 || ys >= lat.cb_volume()) {
-                    Kokkos::complex<double> W[Nc][Nc];
-                    for (int i = 0; i < Nc; ++i)
-                      for (int j = 0; j < Nc; ++j) W[i][j] = Kokkos::complex<double>(U[dir][i][j].real(), U[dir][i][j].imag());
-                    detail::fold_su3_deviation(W, dev_, a1max_);
-                  }
-                Recon::pack(U[dir], packed[dir]);
-                for (int k = 0; k < pairs; ++k) {
-                  if constexpr (std::is_same_v<Store, short>) {
-                    d(vs, 2 * mu + dir, k, 2 * lane) = to_fixed16(float(packed[dir][k].real()) / Recon::range(k));
-                    d(vs, 2 * mu + dir, k, 2 * lane + 1) = to_fixed16(float(packed[dir][k].imag()) / Recon::range(k));
-                  } else {
-                    d(vs, 2 * mu + dir, k, 2 * lane) = Store(packed[dir][k].real());
-                    d(vs, 2 * mu + dir, k, 2 * lane + 1) = Store(packed[dir][k].imag());
-                  }
-                }
-              }
-            }
-          }
-        },
-        Kokkos::Max<double>(dev_p), Kokkos::Max<double>(a1max_p));
-    Kokkos::fence();
-    dev = std::max(dev, dev_p);
-    a1max = std::max(a1max, a1max_p);
-  }
-
-  SIMDGeometry geom_;
-  view_type data_[2];
-};
 
 /// A site's spinor in the SIMD layout for the hopping functor: T = const real_type (read) or
 /// real_type (write). Sites are vector sites; the address is computed once per site.
@@ -678,7 +580,7 @@ template <class V> struct BroadcastLink<V, Recon18> {
     return V::madd_scalar(e[0], e[1], h, c);
   }
 };
-/// The hopping functor's gauge accessor of a doubled field (SIMDGaugeField) of L lanes per element
+/// The hopping functor's gauge accessor of a doubled field (LaneLinks) of L lanes per element
 /// stored as Recon packs it: lane-aligned registers (L = V::lanes) or broadcast links (L = 1, in
 /// V's precision).
 template <class V, int L, class Recon = Recon18, class Store = typename V::real_type> struct DoubledLinkAccessor {
@@ -691,6 +593,84 @@ template <class V, int L, class Recon = Recon18, class Store = typename V::real_
   /// The matrix of the hop from site in direction dir along mu.
   template <int mu, int dir> KOKKOS_FORCEINLINE_FUNCTION link_type hop_link(int site) const {
     return link_type{p + (std::size_t(site) * (2 * Nd) + 2 * mu + (dir > 0 ? 0 : 1)) * (Recon::pairs * 2 * L)};
+  }
+};
+
+/// The doubled, lane-interleaved storage of links (LinkField's policy; see the top of this file) on
+/// a SIMDGeometry: each vector site of a target parity stores the 2 Nd matrices of its hops, lane
+/// `lane` of each element that of the site in that lane, forward U_mu(x) (index 2 mu) and backward
+/// U_mu(x - hop mu)^dag (2 mu + 1), as Recon packs them; Store: V's reals or 16-bit fixed point
+/// (short: value / Recon::range, as SiteLinks' 16-bit pairs). Hops of `hop` sites (1, or 3 for long
+/// links). One lane (V = a one-lane register) serves blocks whose lanes are right-hand sides.
+template <class V, class ExecSpace, class Recon = Recon18, class Store = typename V::real_type> struct LaneLinks {
+  using execution_space = ExecSpace; ///< Where the links are read.
+  using pack_space = Kokkos::DefaultHostExecutionSpace; ///< Where they are packed.
+  using recon_type = Recon; ///< How each matrix is stored.
+  using shape_type = SIMDGeometry; ///< What the links are laid out on.
+  static constexpr int lanes = V::lanes; ///< Lanes per vector site.
+  static constexpr int pairs = Recon::pairs; ///< Complex numbers stored per matrix.
+  /// [vsite][2 Nd hops][pairs][2 lanes reals] of one target parity.
+  using view_type = Kokkos::View<Store* [2 * Nd][pairs][2 * lanes], Kokkos::LayoutRight, Kokkos::HostSpace>;
+  static constexpr double bytes_per_link = double(Recon::reals) * sizeof(Store); ///< Bytes stored per matrix and lane.
+
+  /// The lattice of geometry g.
+  static const Lattice& lattice(const SIMDGeometry& g) { return g.global(); }
+  /// Vector sites stored per parity.
+  static int sites(const SIMDGeometry& g) { return g.vsites(); }
+  /// Throws unless hops of `hop` sites can be stored (1 or 3) on a host backend with the storage's lanes.
+  static void check(const SIMDGeometry& g, int hop) {
+    detail::require_host_space<ExecSpace>();
+    if (hop != 1 && hop != 3) throw invalid_argument("doubled SIMD links: hops of 1 or 3 sites, found " + std::to_string(hop));
+    if (g.lanes() != lanes)
+      throw invalid_argument("doubled SIMD links: geometry of " + std::to_string(g.lanes()) + " lanes, storage of " + std::to_string(lanes));
+  }
+  /// Storage of one target parity.
+  static view_type allocate(const SIMDGeometry& g, int) { return view_type("simd_gauge", sites(g)); }
+  /// The reader of one parity's links for a site functor computing in registers W (W's lanes: the
+  /// storage's, or broadcast from one lane).
+  template <class W> static DoubledLinkAccessor<W, lanes, Recon, Store> reader(const view_type& v) { return {v.data()}; }
+
+  /// Gathers the hop matrices of the sites of target parity p and stores them doubled.
+  template <class SrcView> struct Packer {
+    static constexpr int matrices = 2 * Nd * lanes; ///< Matrices per vector site: each lane's 2 Nd hops.
+    SrcView fwd, bwd; ///< The links of parity p and of the other parity.
+    SIMDGeometry g; ///< The layout.
+    int p; ///< The target parity.
+    int hop; ///< Sites per hop.
+    view_type dst; ///< The storage.
+    /// U = matrix k of vector site vs (lane k / (2 Nd), hop k % (2 Nd)). Every on-rank link is some
+    /// site's forward hop: a backward hop counts in the SU(3) check only from the ghost zone.
+    KOKKOS_INLINE_FUNCTION bool gather(int vs, int k, Kokkos::complex<double> U[Nc][Nc]) const {
+      const Lattice& lat = g.global();
+      const int lane = k / (2 * Nd), mu = (k % (2 * Nd)) / 2;
+      const int xs = lat.cb_index(g.coords(vs, lane, p));
+      if (k % 2 == 0) {
+        for (int a = 0; a < Nc; ++a)
+          for (int b = 0; b < Nc; ++b) U[a][b] = Kokkos::complex<double>(fwd(xs, mu, a, b).real(), fwd(xs, mu, a, b).imag());
+        return true;
+      }
+      const int ys = hop == 1 ? detail::compute_neighbour(lat, xs, p, mu, -1).index : detail::compute_far_neighbour(lat, xs, p, mu, -hop).index;
+      for (int a = 0; a < Nc; ++a)
+        for (int b = 0; b < Nc; ++b) U[a][b] = Kokkos::complex<double>(bwd(ys, mu, b, a).real(), -bwd(ys, mu, b, a).imag());
+      return ys >= lat.cb_volume();
+    }
+    /// Stores the packed pairs q of matrix k of vector site vs in its lane.
+    KOKKOS_INLINE_FUNCTION void store(int vs, int k, const Kokkos::complex<double> q[pairs]) const {
+      const int lane = k / (2 * Nd), h = k % (2 * Nd);
+      for (int j = 0; j < pairs; ++j) {
+        if constexpr (std::is_same_v<Store, short>) {
+          dst(vs, h, j, 2 * lane) = to_fixed16(float(q[j].real()) / Recon::range(j));
+          dst(vs, h, j, 2 * lane + 1) = to_fixed16(float(q[j].imag()) / Recon::range(j));
+        } else {
+          dst(vs, h, j, 2 * lane) = Store(q[j].real());
+          dst(vs, h, j, 2 * lane + 1) = Store(q[j].imag());
+        }
+      }
+    }
+  };
+  /// The packer of target parity p of u into d.
+  template <class GT> static auto packer(const GaugeField<GT, ExecSpace>& u, const SIMDGeometry& g, const view_type& d, int p, int hop) {
+    return Packer<typename CBGaugeField<GT, ExecSpace>::view_type>{u[p].view(), u[1 - p].view(), g, p, hop, d};
   }
 };
 

@@ -26,6 +26,7 @@
 #include <array>
 #include <string>
 #include <type_traits>
+#include <utility>
 
 namespace kqcd {
 
@@ -54,7 +55,7 @@ template <class P, class ES, class Recon = Recon18, NeighbourMode mode = ArchTra
   /// A block of right-hand sides of fields with n_spin spin components, a row each.
   template <int n_spin> using block_type = SpinorBlock<RowBlocks<spinor_type<n_spin>>>;
   using links_type = PackedGauge<P, Recon, ES>; ///< The links as the functor reads them.
-  using link_accessor = typename links_type::template accessor_type<real_type>; ///< Their reader.
+  using link_accessor = decltype(std::declval<links_type>().template reader<real_type>(0)); ///< Their reader.
   using site_table_type = SiteTable<mode, ES>; ///< Neighbours and boundary phases.
   /// The same layout with links stored as R and neighbour mode m.
   template <class R, NeighbourMode m> using with_storage = PlainStencilLayout<P, ES, R, m>;
@@ -69,7 +70,7 @@ template <class P, class ES, class Recon = Recon18, NeighbourMode mode = ArchTra
   /// The links of u (ghost zone filled) for hops of `hop` sites.
   template <class GT> static links_type links(const GaugeField<GT, ES>& u, const geometry_type&, int) { return links_type(u); }
   /// The reader of the links used by the sites of parity p.
-  static link_accessor accessor(const links_type& l, int p) { return l.template accessor<real_type>(p); }
+  static link_accessor accessor(const links_type& l, int p) { return l.template reader<real_type>(p); }
   /// Bytes of one link as stored.
   static constexpr double bytes_per_link() { return links_type::bytes_per_link(); }
   /// The site table of boundary phases bc.
@@ -116,8 +117,8 @@ struct SIMDStencilLayout {
   ///@}
   using multi_spinor_type = detail::no_blocks; ///< Blocks are a layout of their own (SIMDBlockStencilLayout).
   template <int n_spin> using block_type = detail::no_blocks; ///< No blocks as rows.
-  using links_type = SIMDGaugeField<V, ES, Recon, link_store_type>; ///< The links as the functor reads them.
-  using link_accessor = DoubledLinkAccessor<V, V::lanes, Recon, link_store_type>; ///< Their reader.
+  using links_type = LinkField<LaneLinks<V, ES, Recon, link_store_type>>; ///< The links as the functor reads them.
+  using link_accessor = decltype(std::declval<links_type>().template reader<V>(0)); ///< Their reader.
   using site_table_type = SiteTable<mode, ES, LaneCrossing<V>>; ///< Neighbours, lane exchanges and boundary phases.
   /// The same layout with links stored as R and neighbour mode m.
   template <class R, NeighbourMode m> using with_storage = SIMDStencilLayout<P, ES, R, m, V>;
@@ -151,9 +152,9 @@ struct SIMDStencilLayout {
     return links_type(u, g, hop);
   }
   /// The reader of the links used by the sites of parity p.
-  static link_accessor accessor(const links_type& l, int p) { return {l.view(p).data()}; }
+  static link_accessor accessor(const links_type& l, int p) { return l.template reader<V>(p); }
   /// Bytes of one link as stored (each hop's matrix).
-  static constexpr double bytes_per_link() { return double(Recon::reals) * sizeof(link_store_type); }
+  static constexpr double bytes_per_link() { return links_type::bytes_per_link(); }
   /// The site table of boundary phases bc.
   static site_table_type site_table(const geometry_type& g, const BoundaryPhases& bc) { return site_table_type(g, bc); }
   /// A spinor S of parity `parity` on geometry g.
@@ -190,8 +191,9 @@ struct SIMDBlockStencilLayout {
   using spinor_type = SIMDBlockSpinor<V, ES, std::conditional_t<PrecisionTraits<P>::is_half, short, real_type>>;
   using multi_spinor_type = detail::no_blocks; ///< The spinor is the block.
   template <int n_spin> using block_type = detail::no_blocks; ///< No blocks as rows.
-  using links_type = SIMDGaugeField<SIMDComplex<real_type, 1, simd::Portable<real_type, 1>>, ES, Recon>; ///< One-lane doubled links.
-  using link_accessor = DoubledLinkAccessor<V, 1, Recon>; ///< Their reader (broadcast to V's lanes).
+  /// One-lane doubled links.
+  using links_type = LinkField<LaneLinks<SIMDComplex<real_type, 1, simd::Portable<real_type, 1>>, ES, Recon>>;
+  using link_accessor = decltype(std::declval<links_type>().template reader<V>(0)); ///< Their reader (broadcast to V's lanes).
   using site_table_type = SiteTable<NeighbourMode::table, ES>; ///< Neighbours and boundary phases.
 
   /// The geometry of the lattice lat.
@@ -207,9 +209,9 @@ struct SIMDBlockStencilLayout {
     return links_type(u, SIMDGeometry(g, 1), hop);
   }
   /// The reader of the links used by the sites of parity p.
-  static link_accessor accessor(const links_type& l, int p) { return {l.view(p).data()}; }
+  static link_accessor accessor(const links_type& l, int p) { return l.template reader<V>(p); }
   /// Bytes of one link as stored.
-  static constexpr double bytes_per_link() { return double(Recon::reals) * sizeof(real_type); }
+  static constexpr double bytes_per_link() { return links_type::bytes_per_link(); }
   /// The site table of boundary phases bc.
   static site_table_type site_table(const geometry_type& g, const BoundaryPhases& bc) { return site_table_type(g, bc); }
   /// A block S of parity `parity` on geometry g, every lane a right-hand side.
