@@ -1,5 +1,6 @@
 // The colour-hop stencils' benchmark cases (--operator staggered, improved-staggered, laplace,
-// covdev): colour vectors on either layout, bytes also in the perfect-reuse model.
+// covdev): colour vectors on either layout in single, double or 16-bit storage, bytes also in the
+// perfect-reuse model.
 #include "dslash_cases.hpp"
 
 #include <kqcd/stencil/staggered.hpp>
@@ -13,7 +14,8 @@ namespace {
 /// A colour-hop stencil on colour vectors, one parity, on Layout: the staggered D (naive: 570 flops
 /// per site; improved, random fat and long links: 1146), the 4D Laplacian (its xpay form a x + H in)
 /// or the forward covariant derivative along t.
-template <class ES, class Real, class Layout> nlohmann::json time_colour_hops_on(const DslashOptions& opts) {
+template <class ES, class Layout> nlohmann::json time_colour_hops_on(const DslashOptions& opts) {
+  using Real = typename Layout::real_type;
   using Stencil = ColourHopStencil<StaggeredSigns, 1, Real, ES, Layout>;
   using Unit = ColourHopStencil<UnitSigns, 1, Real, ES, Layout>;
   typename Stencil::gauge_type u(opts.lattice), w(opts.lattice);
@@ -107,40 +109,38 @@ template <class ES, class Real, class Layout> nlohmann::json time_colour_hops_on
 
 /// The stencil on Layout with the links stored as --recon asks (with the backend's neighbours), or
 /// recon 18 with the neighbours --neighbours asks.
-template <class ES, class Real, template <class, class, class, NeighbourMode> class Layout>
+/// P: the storage precision (float, double, kqcd::half).
+template <class ES, class P, template <class, class, class, NeighbourMode> class Layout>
 nlohmann::json time_colour_hops_stored(const DslashOptions& opts) {
   constexpr NeighbourMode native = ArchTraits<ES>::neighbour_mode;
   if (opts.neighbours != "auto" && opts.recon != 18) throw invalid_argument("--recon 12/8 run with --neighbours auto only");
-  if (opts.recon == 12) return time_colour_hops_on<ES, Real, Layout<Real, ES, Recon12, native>>(opts);
-  if (opts.recon == 8) return time_colour_hops_on<ES, Real, Layout<Real, ES, Recon8, native>>(opts);
-  if (opts.neighbours == "table") return time_colour_hops_on<ES, Real, Layout<Real, ES, Recon18, NeighbourMode::table>>(opts);
-  if (opts.neighbours == "on-the-fly") return time_colour_hops_on<ES, Real, Layout<Real, ES, Recon18, NeighbourMode::on_the_fly>>(opts);
-  return time_colour_hops_on<ES, Real, Layout<Real, ES, Recon18, native>>(opts);
+  if (opts.recon == 12) return time_colour_hops_on<ES, Layout<P, ES, Recon12, native>>(opts);
+  if (opts.recon == 8) return time_colour_hops_on<ES, Layout<P, ES, Recon8, native>>(opts);
+  if (opts.neighbours == "table") return time_colour_hops_on<ES, Layout<P, ES, Recon18, NeighbourMode::table>>(opts);
+  if (opts.neighbours == "on-the-fly") return time_colour_hops_on<ES, Layout<P, ES, Recon18, NeighbourMode::on_the_fly>>(opts);
+  return time_colour_hops_on<ES, Layout<P, ES, Recon18, native>>(opts);
 }
-template <class Real, class ES, class Recon, NeighbourMode mode> using SIMDColourLayout = SIMDStencilLayout<Real, ES, Recon, mode>;
+template <class P, class ES, class Recon, NeighbourMode mode> using SIMDColourLayout = SIMDStencilLayout<P, ES, Recon, mode>;
 
 /// A colour-hop stencil on the layout --layout asks for: auto takes the SIMD lanes where the backend
 /// has them and they split the lattice (with long links: into sub-lattices at least 3 sites long),
 /// for one right-hand side.
-template <class ES, class Real> nlohmann::json time_colour_hops(const DslashOptions& opts) {
+template <class ES, class P> nlohmann::json time_colour_hops(const DslashOptions& opts) {
   // Blocks of right-hand sides are rows of the scalar layout's fields: auto takes it for --rhs > 1.
   const std::string layout = opts.rhs > 1 && opts.layout == "auto" ? "scalar" : opts.layout;
   const bool simd = use_simd_layout<ES>(parse_layout_choice(layout), [&]() -> std::string {
-    if constexpr (ArchTraits<ES>::simd_layout) return SIMDStencilLayout<Real, ES>::misfit(opts.lattice, opts.op == "improved-staggered" ? 3 : 1);
+    if constexpr (ArchTraits<ES>::simd_layout) return SIMDStencilLayout<P, ES>::misfit(opts.lattice, opts.op == "improved-staggered" ? 3 : 1);
     else return "";
   });
   if constexpr (ArchTraits<ES>::simd_layout)
-    if (simd) return time_colour_hops_stored<ES, Real, SIMDColourLayout>(opts);
-  return time_colour_hops_stored<ES, Real, PlainStencilLayout>(opts);
+    if (simd) return time_colour_hops_stored<ES, P, SIMDColourLayout>(opts);
+  return time_colour_hops_stored<ES, P, PlainStencilLayout>(opts);
 }
 
 } // namespace
 
 nlohmann::json time_colour_hop_dslash(const DslashOptions& opts) {
-  return with_backend_and_precision(opts, [&]<class ES, class Real>() -> nlohmann::json {
-    if constexpr (std::is_same_v<Real, half>) throw invalid_argument("--operator " + opts.op + " runs in single or double precision");
-    else return time_colour_hops<ES, Real>(opts);
-  });
+  return with_backend_and_precision(opts, [&]<class ES, class P>() -> nlohmann::json { return time_colour_hops<ES, P>(opts); });
 }
 
 } // namespace kqcd::bench

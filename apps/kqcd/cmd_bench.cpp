@@ -143,7 +143,7 @@ void add_bench_command(CLI::App& app, Action& action) {
   auto* dslash = cmd->add_subcommand("dslash", "Hopping term (one parity) or even-odd operator throughput: Wilson-type, staggered, Laplace, covariant derivative");
   dslash->fallthrough();
   dslash->add_option("--lattice", s->dslash_lattice, "Lattice LXxLYxLZxLT")->capture_default_str();
-  dslash->add_option("--precision", s->dslash.precision, "single, double or half (16-bit spinors and links; the Wilson-type operators, either layout)")
+  dslash->add_option("--precision", s->dslash.precision, "single, double or half (16-bit spinors and links; every operator, either layout)")
       ->check(CLI::IsMember({"single", "double", "half"}))
       ->capture_default_str();
   dslash->add_option("--recon", s->dslash.recon, "Gauge reconstruction 18, 12 or 8 (Wilson dslash and eo, the colour-hop stencils)")
@@ -157,7 +157,7 @@ void add_bench_command(CLI::App& app, Action& action) {
                      "dslash or wilson (hopping term), eo (even-odd preconditioned Wilson operator), or the hopping term "
                      "with the site-local term A^-1 of the preconditioned clover (stored inverse), clover-dynamic (Cholesky "
                      "in the kernel), twisted (mass) or twisted-clover operator (m = 0.1, c_sw = 1, mu = 0.1); or a colour-hop "
-                     "stencil on colour vectors (single or double, either layout): staggered (naive), improved-staggered (fat "
+                     "stencil on colour vectors (single, double or half, either layout): staggered (naive), improved-staggered (fat "
                      "and Naik links), laplace (4D, a x + H in) or covdev (forward along t)")
       ->check(CLI::IsMember({"dslash", "wilson", "eo", "clover", "clover-dynamic", "twisted", "twisted-clover", "staggered",
                              "improved-staggered", "laplace", "covdev"}))

@@ -26,6 +26,23 @@ using StencilConfigs = typename with_layouts<Configs>::type;
 template <class Config> using layout_of = std::tuple_element_t<2, Config>;
 template <class Layout> constexpr bool is_simd_layout = !std::is_same_v<typename Layout::geometry_type, Lattice>;
 
+/// (ES, float, Layout of 16-bit storage) for each backend and each layout it has.
+template <class Spaces> struct half_layouts;
+template <class... ES> struct half_layouts<std::tuple<ES...>> {
+  template <class S>
+  using both = std::conditional_t<ArchTraits<S>::simd_layout,
+                                  std::tuple<std::tuple<S, float, PlainStencilLayout<half, S>>, std::tuple<S, float, SIMDStencilLayout<half, S>>>,
+                                  std::tuple<std::tuple<S, float, PlainStencilLayout<half, S>>>>;
+  using type = decltype(std::tuple_cat(std::declval<both<ES>>()...));
+};
+/// StencilConfigs and the same layouts in 16-bit storage (computed in float).
+using StencilConfigsWithHalf = decltype(std::tuple_cat(std::declval<StencilConfigs>(), std::declval<typename half_layouts<EnabledExecutionSpaces>::type>()));
+/// The tolerance of a stencil test relative to the host reference: the arithmetic precision's, or
+/// 16-bit storage's (a site to 1 part in 2^15 of its largest component, the links to 2^-15).
+template <class Config> constexpr double stencil_tol() {
+  return PrecisionTraits<typename layout_of<Config>::precision>::is_half ? 1e-4 : tol<std::tuple_element_t<1, Config>>();
+}
+
 /// Lattices for the stencil tests: a small one, and one whose swept extents are at least 3 (a
 /// three-site hop wraps at most once); on the SIMD layout both split into 8 lanes (t, z, x halved).
 template <class Layout> const Lattice& small_lattice() {

@@ -1,6 +1,7 @@
 // The colour-hop stencils of the stencil framework: staggered fermions (naive, and with a Naik term of
-// random long links), the covariant Laplacian and the covariant derivative, against the plain host
-// references of tests/reference/stencil_reference.hpp and physical identities: anti-Hermiticity of
+// random long links), the covariant Laplacian and the covariant derivative, on every layout in the
+// arithmetic precisions and in 16-bit storage, against the plain host references of
+// tests/reference/stencil_reference.hpp and physical identities: anti-Hermiticity of
 // the staggered D, gauge covariance, the free staggered propagator's momentum-space sum. And the
 // run-time operator handle (make_even_odd_operator) against the compile-time operator. Each stencil
 // test runs on every layout of the backend (stencil_layouts.hpp).
@@ -74,7 +75,7 @@ cvec run_staggered(const Lattice& lat, const cvec& v, const cvec* w, const cvec&
 }
 } // namespace
 
-TEMPLATE_LIST_TEST_CASE("staggered operator matches the host reference", "[stencil][staggered]", StencilConfigs) {
+TEMPLATE_LIST_TEST_CASE("staggered operator matches the host reference", "[stencil][staggered]", StencilConfigsWithHalf) {
   using ES = space_of<TestType>;
   using Real = real_of<TestType>;
   using Layout = layout_of<TestType>;
@@ -89,7 +90,7 @@ TEMPLATE_LIST_TEST_CASE("staggered operator matches the host reference", "[stenc
         CAPTURE(naik, isign);
         const cvec got = run_staggered<ES, Real, Layout>(lat, v, naik ? &w : nullptr, psi, mass, bc, isign);
         const cvec want = axpy(double(isign), d, axpy(2 * mass - 1.0, psi, psi)); // 2m psi + isign D psi
-        REQUIRE(ref::rel_diff(got, want) < 10 * tol<Real>());
+        REQUIRE(ref::rel_diff(got, want) < 10 * stencil_tol<TestType>());
       }
     }
   }
@@ -123,7 +124,7 @@ TEMPLATE_LIST_TEST_CASE("staggered operator with compressed links and either nei
 }
 
 TEMPLATE_LIST_TEST_CASE("colour-hop stencils on blocks of right-hand sides equal each right-hand side alone", "[stencil][rhs]",
-                        StencilConfigs) {
+                        StencilConfigsWithHalf) {
   using ES = space_of<TestType>;
   using Real = real_of<TestType>;
   using Layout = layout_of<TestType>;
@@ -272,7 +273,7 @@ TEMPLATE_LIST_TEST_CASE("staggered even-odd solve solves M x = b", "[stencil][st
 }
 
 TEMPLATE_LIST_TEST_CASE("covariant Laplacian and derivative match the host reference and are gauge covariant", "[stencil][laplace]",
-                        StencilConfigs) {
+                        StencilConfigsWithHalf) {
   using ES = space_of<TestType>;
   using Real = real_of<TestType>;
   using Layout = layout_of<TestType>;
@@ -296,9 +297,9 @@ TEMPLATE_LIST_TEST_CASE("covariant Laplacian and derivative match the host refer
       const Lap lap(U, bc, ndim), lapg(UG, bc, ndim);
       lap.apply(out, in);
       const cvec got = host(out);
-      REQUIRE(ref::rel_diff(got, ref::laplacian(lat.dims(), u, psi, n_spin, ndim, host_bc(bc))) < 10 * tol<Real>());
+      REQUIRE(ref::rel_diff(got, ref::laplacian(lat.dims(), u, psi, n_spin, ndim, host_bc(bc))) < 10 * stencil_tol<TestType>());
       lapg.apply(outg, ging);
-      REQUIRE(ref::rel_diff(host(outg), ref::transform_field(got, g, n_spin)) < 20 * tol<Real>());
+      REQUIRE(ref::rel_diff(host(outg), ref::transform_field(got, g, n_spin)) < 20 * stencil_tol<TestType>());
     }
     const Cov cov(U, bc), covg(UG, bc);
     for (int mu = 0; mu < Nd; ++mu)
@@ -306,9 +307,9 @@ TEMPLATE_LIST_TEST_CASE("covariant Laplacian and derivative match the host refer
         CAPTURE(n_spin, mu, dir);
         cov.apply(out, in, mu, dir);
         const cvec got = host(out);
-        REQUIRE(ref::rel_diff(got, ref::covariant_derivative(lat.dims(), u, psi, n_spin, mu, dir, host_bc(bc))) < 10 * tol<Real>());
+        REQUIRE(ref::rel_diff(got, ref::covariant_derivative(lat.dims(), u, psi, n_spin, mu, dir, host_bc(bc))) < 10 * stencil_tol<TestType>());
         covg.apply(outg, ging, mu, dir);
-        REQUIRE(ref::rel_diff(host(outg), ref::transform_field(got, g, n_spin)) < 20 * tol<Real>());
+        REQUIRE(ref::rel_diff(host(outg), ref::transform_field(got, g, n_spin)) < 20 * stencil_tol<TestType>());
       }
     REQUIRE_THROWS_AS(cov.apply(out, in, 4, 1), kqcd::invalid_argument);
     REQUIRE_THROWS_AS(Lap(U, bc, 2), kqcd::invalid_argument);

@@ -14,10 +14,11 @@
 
 namespace kqcd {
 
-/// 16-bit fixed point in the backend's spinor layout, a site per row, a float norm per site.
-template <class ExecSpace> struct HalfSiteStorage : detail::LatticeRows<ExecSpace> {
-  /// The four spins of one colour of one site.
-  using value_type = Packed<short2_t, Ns>;
+/// 16-bit fixed point in the backend's spinor layout, a site per row, a float norm per site; NS spin
+/// components per site (4, or 1: a colour vector).
+template <class ExecSpace, int NS = Ns> struct HalfSiteStorage : detail::LatticeRows<ExecSpace> {
+  /// The spins of one colour of one site.
+  using value_type = Packed<short2_t, NS>;
   using real_type = float; ///< arithmetic precision
   /// [site][colour] of packed spins.
   using view_type = Kokkos::View<value_type* [Nc], typename ArchTraits<ExecSpace>::spinor_layout, typename ArchTraits<ExecSpace>::memory_space>;
@@ -25,12 +26,12 @@ template <class ExecSpace> struct HalfSiteStorage : detail::LatticeRows<ExecSpac
   using norm_view_type = Kokkos::View<float*, typename ArchTraits<ExecSpace>::memory_space>;
   /// Spin components per site, and the default label.
   ///@{
-  static constexpr int n_spin = Ns;
-  static constexpr const char* label = "half_spinor";
+  static constexpr int n_spin = NS;
+  static constexpr const char* label = NS == Ns ? "half_spinor" : "half_colour_vector";
   ///@}
 };
 
-/// One parity of a 16-bit spinor field with a float norm per site.
-template <class ExecSpace = Kokkos::DefaultExecutionSpace> using HalfCBSpinor = Spinor<HalfSiteStorage<ExecSpace>>;
+/// One parity of a 16-bit spinor field (NS = 4) or colour-vector field (NS = 1) with a float norm per site.
+template <class ExecSpace = Kokkos::DefaultExecutionSpace, int NS = Ns> using HalfCBSpinor = Spinor<HalfSiteStorage<ExecSpace, NS>>;
 
 } // namespace kqcd

@@ -223,8 +223,8 @@ template <class V, class ExecSpace, class Store = typename V::real_type, int NS 
 
 /// One parity of a spinor (NS = 4) or colour vector (NS = 1) in the SIMD layout, float or double (V = SIMDComplex).
 template <class V, class ExecSpace, int NS = Ns> using SIMDSpinor = Spinor<LaneStorage<V, ExecSpace, typename V::real_type, NS>>;
-/// One parity of a spinor in the SIMD layout in 16 bits (V a single-precision register).
-template <class V, class ExecSpace> using SIMDHalfSpinor = Spinor<LaneStorage<V, ExecSpace, short>>;
+/// One parity of a spinor (NS = 4) or colour vector (NS = 1) in the SIMD layout in 16 bits (V a single-precision register).
+template <class V, class ExecSpace, int NS = Ns> using SIMDHalfSpinor = Spinor<LaneStorage<V, ExecSpace, short, NS>>;
 
 template <int L, class T, class N, class Real, int NS = Ns> struct LaneSiteAccessor;
 
@@ -330,48 +330,49 @@ template <class V, class T, int NS = Ns> struct SIMDSpinorAccessor {
   }
 };
 
-/// A site's 16-bit spinor in the SIMD layout (SIMDHalfSpinor) for the hopping functor, in float
-/// registers: T = const short (read) or short (write), N = const float or float (the norms). A read
+/// A site's 16-bit spinor (NS spin components) in the SIMD layout (SIMDHalfSpinor) for the hopping
+/// functor, in float registers: T = const short (read) or short (write), N = const float or float (the norms). A read
 /// converts the integers (a projection sums them first, exactly) and scales by each lane's norm;
 /// a store finds each lane's largest magnitude, writes it as the norm and the reals in its units.
-template <class V, class T, class N> struct SIMDHalfSpinorAccessor {
+template <class V, class T, class N, int NS = Ns> struct SIMDHalfSpinorAccessor {
   using cplx = V; ///< The complex register type.
   using real = typename V::real_type; ///< Its real type.
+  static constexpr int n_spin = NS; ///< Spin components per site.
   static constexpr int L = V::lanes; ///< Lanes per register.
   static constexpr int R = 2 * L; ///< Reals per stored complex entry (2 per lane).
   static constexpr bool unit_scale = true; ///< Loaded values need no further scale.
-  T* p;    ///< [vsite][Nc][Ns][R]
+  T* p;    ///< [vsite][Nc][NS][R]
   N* norm; ///< [vsite][L]
   /// First stored integer of vector site `site`.
-  KOKKOS_FORCEINLINE_FUNCTION T* base(int site) const { return p + std::size_t(site) * (Nc * Ns * R); }
+  KOKKOS_FORCEINLINE_FUNCTION T* base(int site) const { return p + std::size_t(site) * (Nc * NS * R); }
   /// Each lane's norm / half_scale in both halves of the lane.
   KOKKOS_FORCEINLINE_FUNCTION V unit(int site) const { return real(1.0f / half_scale) * V::load_pairs(norm + std::size_t(site) * L); }
-  /// Loads the site's Nc x Ns registers, scaled by each lane's norm.
-  KOKKOS_FORCEINLINE_FUNCTION void load(int site, V s[Nc][Ns]) const {
+  /// Loads the site's Nc x NS registers, scaled by each lane's norm.
+  KOKKOS_FORCEINLINE_FUNCTION void load(int site, V s[Nc][NS]) const {
     const T* b = base(site);
     const V n = unit(site);
     for (int c = 0; c < Nc; ++c)
-      for (int sp = 0; sp < Ns; ++sp) s[c][sp] = V::scale_lanes(n, V::load_fixed16(b + (c * Ns + sp) * R));
+      for (int sp = 0; sp < NS; ++sp) s[c][sp] = V::scale_lanes(n, V::load_fixed16(b + (c * NS + sp) * R));
   }
   /// Colour c of the projection (SpinorAccessor::load_projected), scaled by each lane's norm.
   template <class Proj> KOKKOS_FORCEINLINE_FUNCTION real load_projected(int site, int c, V h[2]) const {
-    const T* b = base(site) + c * Ns * R;
+    const T* b = base(site) + c * NS * R;
     const V n = unit(site);
     project_spins<Proj>([&](int sp) { return V::load_fixed16(b + sp * R); }, h);
     for (int s = 0; s < 2; ++s) h[s] = V::scale_lanes(n, h[s]);
     return real(1);
   }
   /// Stores the site: each lane's largest magnitude as its norm, the reals in its units.
-  KOKKOS_FORCEINLINE_FUNCTION void store(int site, const V s[Nc][Ns]) const {
+  KOKKOS_FORCEINLINE_FUNCTION void store(int site, const V s[Nc][NS]) const {
     V m = V::zero();
     for (int c = 0; c < Nc; ++c)
-      for (int sp = 0; sp < Ns; ++sp) m = V::abs_max(s[c][sp], m);
+      for (int sp = 0; sp < NS; ++sp) m = V::abs_max(s[c][sp], m);
     m = m.lane_max();
     // A zero site stores zeros (its scale stays finite).
     const V inv = real(half_scale) * V::reciprocal_lanes(V::abs_max(m, V::broadcast(real(1e-30f), real(1e-30f))));
     T* b = base(site);
     for (int c = 0; c < Nc; ++c)
-      for (int sp = 0; sp < Ns; ++sp) V::scale_lanes(inv, s[c][sp]).store_fixed16(b + (c * Ns + sp) * R);
+      for (int sp = 0; sp < NS; ++sp) V::scale_lanes(inv, s[c][sp]).store_fixed16(b + (c * NS + sp) * R);
     real t[R];
     m.store(t);
     for (int i = 0; i < L; ++i) norm[std::size_t(site) * L + i] = t[2 * i];
@@ -443,19 +444,19 @@ template <class V, class ES, int NS> struct SpinorAccess<SIMDSpinor<V, ES, NS>> 
   static constexpr double site_bytes = double(sizeof(R)) * 2 * Nc * NS; ///< Bytes stored per site.
 };
 /// Accessor factory of SIMDHalfSpinor.
-template <class V, class ES> struct SpinorAccess<SIMDHalfSpinor<V, ES>> {
-  using spinor_type = SIMDHalfSpinor<V, ES>; ///< The spinor type.
+template <class V, class ES, int NS> struct SpinorAccess<SIMDHalfSpinor<V, ES, NS>> {
+  using spinor_type = SIMDHalfSpinor<V, ES, NS>; ///< The spinor type.
   /// Accessor types reading and writing its sites in precision Real.
   ///@{
-  template <class Real> using read_type = LaneSiteAccessor<V::lanes, const short, const float, Real>;
-  template <class Real> using write_type = LaneSiteAccessor<V::lanes, short, float, Real>;
+  template <class Real> using read_type = LaneSiteAccessor<V::lanes, const short, const float, Real, NS>;
+  template <class Real> using write_type = LaneSiteAccessor<V::lanes, short, float, Real, NS>;
   ///@}
   /// Accessors of the sites of s in precision Real.
   ///@{
   template <class Real> static read_type<Real> read(const spinor_type& s) { return {s.view().data(), s.norm().data()}; }
   template <class Real> static write_type<Real> write(const spinor_type& s) { return {s.view().data(), s.norm().data()}; }
   ///@}
-  static constexpr double site_bytes = 2.0 * 2 * Nc * Ns + sizeof(float); ///< Bytes stored per site.
+  static constexpr double site_bytes = 2.0 * 2 * Nc * NS + sizeof(float); ///< Bytes stored per site.
 };
 
 /// The hopping functor's accessors of a SIMD-layout spinor: lane_reader / lane_writer.
@@ -477,11 +478,11 @@ template <class V, class ES, class S> auto lane_writer(const SIMDBlockSpinor<V, 
   else return SIMDSpinorAccessor<V, typename V::real_type>{s.lane_view().data()};
 }
 /// Lane accessor that reads the 16-bit sites of s.
-template <class V, class ES> SIMDHalfSpinorAccessor<V, const short, const float> lane_reader(const SIMDHalfSpinor<V, ES>& s) {
+template <class V, class ES, int NS> SIMDHalfSpinorAccessor<V, const short, const float, NS> lane_reader(const SIMDHalfSpinor<V, ES, NS>& s) {
   return {s.view().data(), s.norm().data()};
 }
 /// Lane accessor that writes the 16-bit sites of s.
-template <class V, class ES> SIMDHalfSpinorAccessor<V, short, float> lane_writer(const SIMDHalfSpinor<V, ES>& s) {
+template <class V, class ES, int NS> SIMDHalfSpinorAccessor<V, short, float, NS> lane_writer(const SIMDHalfSpinor<V, ES, NS>& s) {
   return {s.view().data(), s.norm().data()};
 }
 

@@ -89,14 +89,15 @@ template <class View, class Real> struct SpinorAccessor {
 template <class View, class NormView, class Real> struct HalfSpinorAccessor {
   using cplx = Kokkos::complex<Real>; ///< Complex numbers in Real.
   using packed_type = typename View::non_const_value_type; ///< The stored spins of one colour.
+  static constexpr int n_spin = int(sizeof(packed_type::v) / sizeof(short2_t)); ///< Spin components per site.
   View v; ///< The 16-bit spins.
   NormView norm; ///< The per-site norms.
-  /// Loads the site's Nc x Ns components, scaled by its norm.
-  KOKKOS_FORCEINLINE_FUNCTION void load(int site, cplx s[Nc][Ns]) const {
+  /// Loads the site's Nc x n_spin components, scaled by its norm.
+  KOKKOS_FORCEINLINE_FUNCTION void load(int site, cplx s[Nc][n_spin]) const {
     const Real n = Real(norm(site)) * Real(1.0f / half_scale);
     for (int c = 0; c < Nc; ++c) {
       const packed_type z = v(site, c); // one vector load per colour
-      for (int sp = 0; sp < Ns; ++sp) s[c][sp] = cplx(n * Real(z.v[sp].x), n * Real(z.v[sp].y));
+      for (int sp = 0; sp < n_spin; ++sp) s[c][sp] = cplx(n * Real(z.v[sp].x), n * Real(z.v[sp].y));
     }
   }
   /// The projection summed on the 16-bit integers (exact) and converted once: h in units of the
@@ -114,14 +115,14 @@ template <class View, class NormView, class Real> struct HalfSpinorAccessor {
     return Real(norm(site)) * Real(1.0f / half_scale);
   }
   /// Stores the site: its largest magnitude as its norm, the components in its units.
-  KOKKOS_FORCEINLINE_FUNCTION void store(int site, const cplx s[Nc][Ns]) const {
+  KOKKOS_FORCEINLINE_FUNCTION void store(int site, const cplx s[Nc][n_spin]) const {
     Real m = Real(0);
     for (int c = 0; c < Nc; ++c)
-      for (int sp = 0; sp < Ns; ++sp) m = Kokkos::fmax(m, Kokkos::fmax(Kokkos::fabs(s[c][sp].real()), Kokkos::fabs(s[c][sp].imag())));
+      for (int sp = 0; sp < n_spin; ++sp) m = Kokkos::fmax(m, Kokkos::fmax(Kokkos::fabs(s[c][sp].real()), Kokkos::fabs(s[c][sp].imag())));
     const Real inv = m > Real(0) ? Real(1) / m : Real(0);
     for (int c = 0; c < Nc; ++c) {
       packed_type z;
-      for (int sp = 0; sp < Ns; ++sp) z.v[sp] = short2_t{to_fixed16(float(s[c][sp].real() * inv)), to_fixed16(float(s[c][sp].imag() * inv))};
+      for (int sp = 0; sp < n_spin; ++sp) z.v[sp] = short2_t{to_fixed16(float(s[c][sp].real() * inv)), to_fixed16(float(s[c][sp].imag() * inv))};
       v(site, c) = z;
     }
     norm(site) = float(m);
@@ -149,8 +150,8 @@ template <class ST, int nspin, class ES> struct SpinorAccess<CBSpinor<ST, nspin,
 };
 
 /// Accessor factory of HalfCBSpinor.
-template <class ES> struct SpinorAccess<HalfCBSpinor<ES>> {
-  using spinor_type = HalfCBSpinor<ES>; ///< The spinor type.
+template <class ES, int NS> struct SpinorAccess<HalfCBSpinor<ES, NS>> {
+  using spinor_type = HalfCBSpinor<ES, NS>; ///< The spinor type.
   using view_type = typename spinor_type::view_type; ///< Its view.
   using norm_type = typename spinor_type::norm_view_type; ///< Its norm view.
   /// Accessor types reading and writing its sites in precision Real.
@@ -190,7 +191,7 @@ template <class Reader, class Writer> struct ConvertSitesKernel {
   Reader r;
   Writer w;
   KOKKOS_FUNCTION void operator()(int i) const {
-    Kokkos::complex<double> v[Nc][Ns];
+    Kokkos::complex<double> v[Nc][Reader::n_spin];
     r.load(i, v);
     w.store(i, v);
   }
@@ -212,9 +213,9 @@ template <class Dst, class Src> void convert_sites(Dst& dst, const Src& src) {
   convert_rows(dst, src, Kokkos::RangePolicy<typename Dst::execution_space>(0, dst.sites()));
 }
 
-/// The checkerboarded spinor a field of precision P is stored in.
-template <class P, class ES>
-using cb_spinor_t = std::conditional_t<PrecisionTraits<P>::is_half, HalfCBSpinor<ES>, CBSpinor<Kokkos::complex<compute_t<P>>, Ns, ES>>;
+/// The checkerboarded spinor (NS = 4) or colour vector (NS = 1) a field of precision P is stored in.
+template <class P, class ES, int NS = Ns>
+using cb_spinor_t = std::conditional_t<PrecisionTraits<P>::is_half, HalfCBSpinor<ES, NS>, CBSpinor<Kokkos::complex<compute_t<P>>, NS, ES>>;
 
 /// A block of right-hand sides of precision P.
 template <class P, class ES> using multi_spinor_t = SpinorBlock<RowBlocks<cb_spinor_t<P, ES>>>;

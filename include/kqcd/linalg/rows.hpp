@@ -69,23 +69,24 @@ template <class View, Slots S> struct ComplexRows {
 /// the row's norm), in float, or in double where a copy rounds to 16 bits as an insert does.
 template <class Access, Slots S, class Real = float> struct HalfRows {
   using real = Real;
-  static constexpr int comps = Nc * Ns, width = 2, chunk = comps;
+  static constexpr int n_spin = Access::n_spin;
+  static constexpr int comps = Nc * n_spin, width = 2, chunk = comps;
   static constexpr bool lossy = true;
   static constexpr Slots slots = S;
   Access a;
   KOKKOS_FORCEINLINE_FUNCTION void load(int i, int, real (&r)[chunk][width]) const {
-    Kokkos::complex<Real> s[Nc][Ns];
+    Kokkos::complex<Real> s[Nc][n_spin];
     a.load(i, s);
     for (int c = 0; c < Nc; ++c)
-      for (int sp = 0; sp < Ns; ++sp) {
-        r[c * Ns + sp][0] = s[c][sp].real();
-        r[c * Ns + sp][1] = s[c][sp].imag();
+      for (int sp = 0; sp < n_spin; ++sp) {
+        r[c * n_spin + sp][0] = s[c][sp].real();
+        r[c * n_spin + sp][1] = s[c][sp].imag();
       }
   }
   KOKKOS_FORCEINLINE_FUNCTION void store(int i, int, const real (&r)[chunk][width]) const {
-    Kokkos::complex<Real> s[Nc][Ns];
+    Kokkos::complex<Real> s[Nc][n_spin];
     for (int c = 0; c < Nc; ++c)
-      for (int sp = 0; sp < Ns; ++sp) s[c][sp] = Kokkos::complex<Real>(r[c * Ns + sp][0], r[c * Ns + sp][1]);
+      for (int sp = 0; sp < n_spin; ++sp) s[c][sp] = Kokkos::complex<Real>(r[c * n_spin + sp][0], r[c * n_spin + sp][1]);
     a.store(i, s);
   }
 };
@@ -135,7 +136,7 @@ template <class ST, int nspin, class ES> struct RowsOf<SiteStorage<ST, nspin, ES
   template <class S> static int rows(const S& s) { return s.sites(); }
 };
 /// 16-bit sites.
-template <class ES> struct RowsOf<HalfSiteStorage<ES>> {
+template <class ES, int NS> struct RowsOf<HalfSiteStorage<ES, NS>> {
   template <class Real, class S> static auto access(const S& s) {
     auto w = SpinorAccess<S>::template write<half_real_t<Real>>(s);
     return HalfRows<decltype(w), Slots::one, half_real_t<Real>>{w};

@@ -42,12 +42,16 @@ template <class GT, class ES> GaugeField<GT, ES> with_ghost_zone_of(const GaugeF
 } // namespace detail
 
 /// Hops that multiply each of n_spin spin components by a link, with signs Signs (UnitSigns,
-/// StaggeredSigns), in precision Real on ES, with fields in Layout (PlainStencilLayout,
-/// SIMDStencilLayout).
+/// StaggeredSigns), computed in Real on ES, with fields in Layout (PlainStencilLayout,
+/// SIMDStencilLayout) of storage precision Real or, for Real = float, 16 bits (kqcd::half: spinors
+/// with a norm per site, links in fixed point).
 template <class Signs, int n_spin, class Real, class ES = Kokkos::DefaultExecutionSpace, class Layout = PlainStencilLayout<Real, ES>>
 class ColourHopStencil {
+  static_assert(std::is_same_v<Real, typename Layout::real_type>, "the layout stores another precision than Real computes in");
+
 public:
-  using real_type = Real; ///< Arithmetic and storage precision.
+  using real_type = Real; ///< Arithmetic precision.
+  using precision = typename Layout::precision; ///< Storage precision (Real, or kqcd::half).
   using execution_space = ES; ///< The execution space.
   using layout_type = Layout; ///< Where the fields live.
   using complex_type = Kokkos::complex<Real>; ///< Complex numbers in Real.
@@ -156,7 +160,7 @@ private:
   {
     return s.n_rhs();
   }
-  static constexpr double site_bytes = 2.0 * Nc * n_spin * sizeof(Real);
+  static constexpr double site_bytes = SpinorAccess<spinor_type>::site_bytes;
   static geometry_type make_geometry(const std::string& name, const gauge_type& u, const gauge_type* w, const options& opt) {
     if (w && !(w->lattice() == u.lattice()))
       throw invalid_argument(name + ": the long links live on a " + w->lattice().to_string() + " lattice, the links on " +
@@ -250,8 +254,8 @@ void ColourHopStencil<Signs, n_spin, Real, ES, Layout>::launch(S& out, const S& 
   auto finish = [&] { halo_.finish(in, WholeRows{}); };
   auto go = [&](auto cb) {
     using F = ColourHopFunctor<Arg, Signs, decltype(cb)::value>;
-    if constexpr (!std::is_same_v<Sink, std::nullptr_t>) *sink = launcher_.then_launch(*sink, "kqcd::ColourHops", variant, precision_name<Real>(), F{arg});
-    else launcher_.launch("kqcd::ColourHops", variant, precision_name<Real>(), F{arg}, cb.value, start, finish, out.view());
+    if constexpr (!std::is_same_v<Sink, std::nullptr_t>) *sink = launcher_.then_launch(*sink, "kqcd::ColourHops", variant, PrecisionTraits<precision>::name, F{arg});
+    else launcher_.launch("kqcd::ColourHops", variant, PrecisionTraits<precision>::name, F{arg}, cb.value, start, finish, out.view());
   };
   if (target_cb == 0) go(std::integral_constant<int, 0>{});
   else go(std::integral_constant<int, 1>{});

@@ -46,10 +46,8 @@ template <class P, class ES, class Recon = Recon18, NeighbourMode mode = ArchTra
   static constexpr int rhs_per_spinor = 1; ///< Right-hand sides one spinor holds.
   /// One parity, and both, of a field with n_spin spin components per site.
   ///@{
-  template <int n_spin>
-  using spinor_type = std::conditional_t<PrecisionTraits<P>::is_half && n_spin == Ns, cb_spinor_t<P, ES>,
-                                         CBSpinor<Kokkos::complex<real_type>, n_spin, ES>>;
-  template <int n_spin> using field_type = SpinorField<Kokkos::complex<real_type>, n_spin, ES>;
+  template <int n_spin> using spinor_type = cb_spinor_t<P, ES, n_spin>;
+  template <int n_spin> using field_type = FullSpinor<spinor_type<n_spin>>;
   ///@}
   using multi_spinor_type = multi_spinor_t<P, ES>; ///< A block of right-hand sides, a row each.
   /// A block of right-hand sides of fields with n_spin spin components, a row each.
@@ -112,8 +110,8 @@ struct SIMDStencilLayout {
   /// One parity, and both, of a field with n_spin spin components per site.
   ///@{
   template <int n_spin>
-  using spinor_type = std::conditional_t<PrecisionTraits<P>::is_half && n_spin == Ns, SIMDHalfSpinor<V, ES>, SIMDSpinor<V, ES, n_spin>>;
-  template <int n_spin> using field_type = SIMDSpinorField<V, ES, n_spin>;
+  using spinor_type = std::conditional_t<PrecisionTraits<P>::is_half, SIMDHalfSpinor<V, ES, n_spin>, SIMDSpinor<V, ES, n_spin>>;
+  template <int n_spin> using field_type = FullSpinor<spinor_type<n_spin>>;
   ///@}
   using multi_spinor_type = detail::no_blocks; ///< Blocks are a layout of their own (SIMDBlockStencilLayout).
   template <int n_spin> using block_type = detail::no_blocks; ///< No blocks as rows.
