@@ -89,14 +89,30 @@ template <class ES, class Layout> nlohmann::json time_colour_hops_on(const Dslas
           in.insert(r, one);
         }
         return time_on(d, in, out, opts.rhs, mask, a);
+      } else if constexpr (Layout::rhs_per_spinor > 1) {
+        // A right-hand side per SIMD lane: opts.rhs of them filled, the others zero.
+        if (opts.rhs > Layout::rhs_per_spinor)
+          throw invalid_argument("--rhs " + std::to_string(opts.rhs) + " on the SIMD layout: at most one per lane (" +
+                                 std::to_string(Layout::rhs_per_spinor) + ")");
+        auto in = d.create_spinor(1, "bench_in"), out = d.create_spinor(0, "bench_out");
+        cb_spinor_t<typename Layout::precision, ES, 1> one(opts.lattice, 1, "bench_one");
+        for (int r = 0; r < opts.rhs; ++r) {
+          random_spinor(one, 42 + std::uint64_t(r));
+          in.insert(r, one);
+        }
+        return time_on(d, in, out, opts.rhs, mask, a);
       } else {
-        throw invalid_argument("--operator " + opts.op + " with --rhs > 1 runs on the scalar layout");
+        throw invalid_argument("--operator " + opts.op + " with --rhs > 1 runs on the scalar layout or the SIMD lanes");
       }
     }
-    auto in = d.create_spinor(1, "bench_in"), out = d.create_spinor(0, "bench_out");
-    random_spinor(in, 42);
-    random_spinor(out, 43);
-    return time_on(d, in, out, 1, mask, a);
+    if constexpr (Layout::rhs_per_spinor == 1) {
+      auto in = d.create_spinor(1, "bench_in"), out = d.create_spinor(0, "bench_out");
+      random_spinor(in, 42);
+      random_spinor(out, 43);
+      return time_on(d, in, out, 1, mask, a);
+    } else {
+      throw invalid_argument("a right-hand side per SIMD lane needs --rhs > 1");
+    }
   };
   if (staggered) {
     Stencil d("StaggeredDslash", u, bc, opts.op == "improved-staggered" ? &w : nullptr);
@@ -121,19 +137,28 @@ nlohmann::json time_colour_hops_stored(const DslashOptions& opts) {
   return time_colour_hops_on<ES, Layout<P, ES, Recon18, native>>(opts);
 }
 template <class P, class ES, class Recon, NeighbourMode mode> using SIMDColourLayout = SIMDStencilLayout<P, ES, Recon, mode>;
+/// A right-hand side per SIMD lane (neighbours from the table).
+template <class P, class ES, class Recon, NeighbourMode mode> using SIMDLanesLayout = SIMDBlockStencilLayout<P, ES, Recon>;
 
 /// A colour-hop stencil on the layout --layout asks for: auto takes the SIMD lanes where the backend
 /// has them and they split the lattice (with long links: into sub-lattices at least 3 sites long),
 /// for one right-hand side.
 template <class ES, class P> nlohmann::json time_colour_hops(const DslashOptions& opts) {
-  // Blocks of right-hand sides are rows of the scalar layout's fields: auto takes it for --rhs > 1.
+  // Blocks of right-hand sides: rows of the scalar layout's fields (auto), or --layout simd's lanes.
   const std::string layout = opts.rhs > 1 && opts.layout == "auto" ? "scalar" : opts.layout;
   const bool simd = use_simd_layout<ES>(parse_layout_choice(layout), [&]() -> std::string {
-    if constexpr (ArchTraits<ES>::simd_layout) return SIMDStencilLayout<P, ES>::misfit(opts.lattice, opts.op == "improved-staggered" ? 3 : 1);
+    // A right-hand side per lane keeps the lattice whole.
+    if constexpr (ArchTraits<ES>::simd_layout)
+      return opts.rhs > 1 ? "" : SIMDStencilLayout<P, ES>::misfit(opts.lattice, opts.op == "improved-staggered" ? 3 : 1);
     else return "";
   });
-  if constexpr (ArchTraits<ES>::simd_layout)
+  if constexpr (ArchTraits<ES>::simd_layout) {
+    if (simd && opts.rhs > 1) {
+      if (opts.neighbours == "on-the-fly") throw invalid_argument("--rhs on the SIMD lanes reads neighbours from the table");
+      return time_colour_hops_stored<ES, P, SIMDLanesLayout>(opts);
+    }
     if (simd) return time_colour_hops_stored<ES, P, SIMDColourLayout>(opts);
+  }
   return time_colour_hops_stored<ES, P, PlainStencilLayout>(opts);
 }
 

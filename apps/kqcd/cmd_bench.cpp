@@ -149,8 +149,8 @@ void add_bench_command(CLI::App& app, Action& action) {
   dslash->add_option("--recon", s->dslash.recon, "Gauge reconstruction 18, 12 or 8 (Wilson dslash and eo, the colour-hop stencils)")
       ->check(CLI::IsMember({18, 12, 8}))
       ->capture_default_str();
-  dslash->add_option("--rhs", s->dslash.rhs, "Right-hand sides per call (multi-RHS hopping term; Wilson in half, single or double, the colour-hop "
-                     "stencils on the scalar layout)")
+  dslash->add_option("--rhs", s->dslash.rhs, "Right-hand sides per call (multi-RHS hopping term; Wilson and the colour-hop stencils in half, "
+                     "single or double: rows of the scalar layout, or with --layout simd one per SIMD lane)")
       ->check(CLI::Range(1, 16))
       ->capture_default_str();
   dslash->add_option("--operator", s->dslash.op,

@@ -234,7 +234,8 @@ template <int L, class T, class N, class Real, int NS = Ns> struct LaneSiteAcces
 /// lattice. Store = short: the reals in 16-bit fixed point, each site's right-hand side in units of
 /// its own norm (norm() = [site][lane]: SIMDHalfSpinor's format, V a single-precision register).
 /// With fewer right-hand sides than lanes the other lanes stay zero: the block BLAS keeps them so.
-template <class V, class ExecSpace, class Store = typename V::real_type> struct LaneBlocks {
+/// NS spin components per site (4, or 1: colour vectors).
+template <class V, class ExecSpace, class Store = typename V::real_type, int NS = Ns> struct LaneBlocks {
   static constexpr bool fixed_point = std::is_same_v<Store, short>; ///< Whether the reals are 16-bit fixed point (Store = short).
   static_assert(!fixed_point || std::is_same_v<typename V::real_type, float>, "16-bit blocks compute in float");
   static constexpr int lanes = V::lanes; ///< Lanes per vector site.
@@ -243,15 +244,15 @@ template <class V, class ExecSpace, class Store = typename V::real_type> struct 
   using execution_space = ExecSpace;
   using real_type = typename V::real_type;
   using value_type = Store;
-  using view_type = Kokkos::View<Store* [Nc][Ns][2 * lanes], Kokkos::LayoutRight, Kokkos::HostSpace>;
+  using view_type = Kokkos::View<Store* [Nc][NS][2 * lanes], Kokkos::LayoutRight, Kokkos::HostSpace>;
   using norm_view_type = std::conditional_t<fixed_point, Kokkos::View<float* [lanes], Kokkos::LayoutRight, Kokkos::HostSpace>, NoNorm>;
   ///@}
   /// The halo exchange's rows: sites of complex lanes, or in 16 bits the stored reals (norms beside them).
-  using halo_view_type = typename LaneStorage<V, ExecSpace, Store>::halo_view_type;
+  using halo_view_type = typename LaneStorage<V, ExecSpace, Store, NS>::halo_view_type;
   /// The block storage policy's constants: capacity, right-hand sides in the lanes, labels.
   ///@{
   static constexpr int max_rhs = lanes;
-  static constexpr int n_spin = Ns;
+  static constexpr int n_spin = NS;
   static constexpr bool rhs_in_lanes = true;
   static constexpr const char* label = "simd_block_spinor";
   static constexpr const char* capacity = " (one per SIMD lane)";
@@ -273,8 +274,8 @@ template <class V, class ExecSpace, class Store = typename V::real_type> struct 
   }
   /// Accessor of site-and-lane j of v (norms n) as complex numbers in Real.
   template <class Real> static auto lane_sites(const view_type& v, const norm_view_type& n) {
-    if constexpr (fixed_point) return LaneSiteAccessor<lanes, Store, float, Real>{v.data(), n.data()};
-    else return LaneSiteAccessor<lanes, Store, void, Real>{v.data()};
+    if constexpr (fixed_point) return LaneSiteAccessor<lanes, Store, float, Real, NS>{v.data(), n.data()};
+    else return LaneSiteAccessor<lanes, Store, void, Real, NS>{v.data()};
   }
   /// Right-hand side r of block b to or from the single spinor s (any storage; converting precision).
   template <class Block, class Single> static void transfer(const Block& b, int r, const Single& s, bool in) {
@@ -283,7 +284,7 @@ template <class V, class ExecSpace, class Store = typename V::real_type> struct 
     const auto block = b.template lane_sites<double>();
     Kokkos::parallel_for("kqcd::SIMDBlockSpinor::transfer", Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace>(0, b.sites()),
                          [=](int i) {
-                           Kokkos::complex<double> v[Nc][Ns];
+                           Kokkos::complex<double> v[Nc][NS];
                            if (in) {
                              plain_r.load(i, v);
                              block.store(i * lanes + r, v);
@@ -296,8 +297,9 @@ template <class V, class ExecSpace, class Store = typename V::real_type> struct 
   }
 };
 
-/// A block of right-hand sides in the SIMD lanes.
-template <class V, class ExecSpace, class Store = typename V::real_type> using SIMDBlockSpinor = SpinorBlock<LaneBlocks<V, ExecSpace, Store>>;
+/// A block of right-hand sides in the SIMD lanes, of four-spinors (NS = 4) or colour vectors (NS = 1).
+template <class V, class ExecSpace, class Store = typename V::real_type, int NS = Ns>
+using SIMDBlockSpinor = SpinorBlock<LaneBlocks<V, ExecSpace, Store, NS>>;
 
 /// A site's spinor in the SIMD layout for the hopping functor: T = const real_type (read) or
 /// real_type (write). Sites are vector sites; the address is computed once per site.
@@ -468,14 +470,14 @@ template <class V, class ES, int NS> SIMDSpinorAccessor<V, typename V::real_type
   return {s.lane_view().data()};
 }
 /// Lane accessor that reads the sites of block s.
-template <class V, class ES, class S> auto lane_reader(const SIMDBlockSpinor<V, ES, S>& s) {
-  if constexpr (std::is_same_v<S, short>) return SIMDHalfSpinorAccessor<V, const short, const float>{s.view().data(), s.norm().data()};
-  else return SIMDSpinorAccessor<V, const typename V::real_type>{s.lane_view().data()};
+template <class V, class ES, class S, int NS> auto lane_reader(const SIMDBlockSpinor<V, ES, S, NS>& s) {
+  if constexpr (std::is_same_v<S, short>) return SIMDHalfSpinorAccessor<V, const short, const float, NS>{s.view().data(), s.norm().data()};
+  else return SIMDSpinorAccessor<V, const typename V::real_type, NS>{s.lane_view().data()};
 }
 /// Lane accessor that writes the sites of block s.
-template <class V, class ES, class S> auto lane_writer(const SIMDBlockSpinor<V, ES, S>& s) {
-  if constexpr (std::is_same_v<S, short>) return SIMDHalfSpinorAccessor<V, short, float>{s.view().data(), s.norm().data()};
-  else return SIMDSpinorAccessor<V, typename V::real_type>{s.lane_view().data()};
+template <class V, class ES, class S, int NS> auto lane_writer(const SIMDBlockSpinor<V, ES, S, NS>& s) {
+  if constexpr (std::is_same_v<S, short>) return SIMDHalfSpinorAccessor<V, short, float, NS>{s.view().data(), s.norm().data()};
+  else return SIMDSpinorAccessor<V, typename V::real_type, NS>{s.lane_view().data()};
 }
 /// Lane accessor that reads the 16-bit sites of s.
 template <class V, class ES, int NS> SIMDHalfSpinorAccessor<V, const short, const float, NS> lane_reader(const SIMDHalfSpinor<V, ES, NS>& s) {
@@ -634,7 +636,8 @@ template <class V, class ExecSpace, class Recon = Recon18, class Store = typenam
   /// Gathers the hop matrices of the sites of target parity p and stores them doubled.
   template <class SrcView> struct Packer {
     static constexpr int matrices = 2 * Nd * lanes; ///< Matrices per vector site: each lane's 2 Nd hops.
-    SrcView fwd, bwd; ///< The links of parity p and of the other parity.
+    SrcView fwd; ///< The links of parity p.
+    SrcView bwd; ///< The links of the other parity.
     SIMDGeometry g; ///< The layout.
     int p; ///< The target parity.
     int hop; ///< Sites per hop.

@@ -164,10 +164,10 @@ template <class V, class ES, class Store, int NS> struct RowsOf<LaneStorage<V, E
   template <class S> static int rows(const S& s) { return s.geometry().vsites(); }
 };
 /// A block with one right-hand side per lane: a site per row.
-template <class V, class ES, class Store> struct RowsOf<LaneBlocks<V, ES, Store>> {
+template <class V, class ES, class Store, int NS> struct RowsOf<LaneBlocks<V, ES, Store, NS>> {
   template <class, class S> static auto access(const S& s) {
     auto w = lane_writer(s);
-    return LaneRows<V, Ns, std::is_same_v<Store, short>, decltype(w), Slots::by_lane>{w};
+    return LaneRows<V, NS, std::is_same_v<Store, short>, decltype(w), Slots::by_lane>{w};
   }
   template <class S> static int rows(const S& s) { return s.sites(); }
 };

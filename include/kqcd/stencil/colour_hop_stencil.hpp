@@ -43,7 +43,7 @@ template <class GT, class ES> GaugeField<GT, ES> with_ghost_zone_of(const GaugeF
 
 /// Hops that multiply each of n_spin spin components by a link, with signs Signs (UnitSigns,
 /// StaggeredSigns), computed in Real on ES, with fields in Layout (PlainStencilLayout,
-/// SIMDStencilLayout) of storage precision Real or, for Real = float, 16 bits (kqcd::half: spinors
+/// SIMDStencilLayout, SIMDBlockStencilLayout: a right-hand side per lane) of storage precision Real or, for Real = float, 16 bits (kqcd::half: spinors
 /// with a norm per site, links in fixed point).
 template <class Signs, int n_spin, class Real, class ES = Kokkos::DefaultExecutionSpace, class Layout = PlainStencilLayout<Real, ES>>
 class ColourHopStencil {
@@ -66,6 +66,7 @@ public:
   /// Whether the layout has blocks of right-hand sides.
   static constexpr bool has_blocks = !std::is_same_v<block_type, detail::no_blocks>;
   static constexpr int spins = n_spin; ///< Spin components per site.
+  static constexpr int rhs_per_spinor = Layout::rhs_per_spinor; ///< Right-hand sides one spinor holds (its lanes on SIMDBlockStencilLayout).
   /// Flops of one hop per spin component: a 3x3 complex matrix times a colour vector.
   static constexpr double flops_per_hop = 66.0;
 
@@ -92,8 +93,11 @@ public:
   bool has_long_links() const { return far_.has_value(); }
   /// The hops the links allow: one-site, and three-site with long links.
   unsigned available_hops() const { return hops::one_site | (far_ ? hops::three_site : 0u); }
-  /// One parity of a field on the stencil's geometry.
-  spinor_type create_spinor(int parity, const std::string& label = "colour_vector") const { return spinor_type(geometry_, parity, label); }
+  /// One parity of a field on the stencil's geometry (on SIMDBlockStencilLayout a block of
+  /// rhs_per_spinor right-hand sides, one per lane).
+  spinor_type create_spinor(int parity, const std::string& label = "colour_vector") const {
+    return Layout::template create<spinor_type>(geometry_, parity, label);
+  }
   /// Both parities of a field on the stencil's geometry.
   field_type create_field(const std::string& label = "colour_field") const { return field_type(geometry_, label); }
   /// A block of n_rhs right-hand sides of one parity on the stencil's lattice.
@@ -160,7 +164,9 @@ private:
   {
     return s.n_rhs();
   }
-  static constexpr double site_bytes = SpinorAccess<spinor_type>::site_bytes;
+  static constexpr bool half_storage = PrecisionTraits<precision>::is_half;
+  /// Bytes of one right-hand side's site as stored (16 bits: the reals and the site's norm).
+  static constexpr double site_bytes = 2.0 * Nc * n_spin * (half_storage ? sizeof(short) : sizeof(Real)) + (half_storage ? sizeof(float) : 0);
   static geometry_type make_geometry(const std::string& name, const gauge_type& u, const gauge_type* w, const options& opt) {
     if (w && !(w->lattice() == u.lattice()))
       throw invalid_argument(name + ": the long links live on a " + w->lattice().to_string() + " lattice, the links on " +

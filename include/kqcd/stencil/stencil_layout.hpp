@@ -183,10 +183,12 @@ struct SIMDBlockStencilLayout {
   static constexpr const char* name = "simd rhs"; ///< Names it in tune keys.
   static constexpr int rhs_per_spinor = V::lanes; ///< Right-hand sides one spinor holds: one per lane.
   static_assert(std::is_same_v<typename V::real_type, real_type>, "SIMD type of another precision");
-  /// One parity of a field of four-spinors: a block, one right-hand side per lane.
-  template <int n_spin>
-    requires(n_spin == Ns)
-  using spinor_type = SIMDBlockSpinor<V, ES, std::conditional_t<PrecisionTraits<P>::is_half, short, real_type>>;
+  /// One parity of a field with n_spin spin components per site: a block, one right-hand side per
+  /// lane; both parities.
+  ///@{
+  template <int n_spin> using spinor_type = SIMDBlockSpinor<V, ES, std::conditional_t<PrecisionTraits<P>::is_half, short, real_type>, n_spin>;
+  template <int n_spin> using field_type = FullSpinor<spinor_type<n_spin>>;
+  ///@}
   using multi_spinor_type = detail::no_blocks; ///< The spinor is the block.
   template <int n_spin> using block_type = detail::no_blocks; ///< No blocks as rows.
   /// One-lane doubled links.
