@@ -74,7 +74,8 @@ struct SolverOptions {
   double reliable_delta = 0.1;      ///< mixed precision: a true-residual update when the residual fell by this factor
   std::string backend;
   std::string layout = "auto";      ///< auto | scalar | simd (host backends: the virtual-node SIMD layout)
-  std::string op = "wilson";        ///< wilson | clover | twisted | twisted-clover (one right-hand side)
+  std::string op = "wilson";        ///< wilson | clover | twisted | twisted-clover | staggered | improved-staggered (one right-hand side)
+  std::vector<double> masses{0.05}; ///< staggered: the quark masses (several: multi-shift CG)
   double csw = 1.0;                 ///< clover coefficient (clover, twisted-clover)
   double mu = 0.1;                  ///< twisted mass (twisted, twisted-clover)
   bool quick = false;               ///< one solve instead of the best of three after a warm-up
@@ -84,6 +85,10 @@ struct SolverOptions {
 /// its operator / linear algebra split (best of 3 solves after a warm-up).
 /// copy_gbytes_per_s: the STREAM copy measured in the same run, recorded beside the solve.
 nlohmann::json run_solver(const SolverOptions& opts, double copy_gbytes_per_s);
+
+/// Time to solution of the staggered even-site system (--operator staggered | improved-staggered):
+/// CG for one mass, multi-shift CG for several.
+nlohmann::json run_staggered_solver(const SolverOptions& opts, double copy_gbytes_per_s);
 
 /// Time the Wilson hopping term (or the even-odd operator, or a clover / twisted operator's
 /// A^-1 H) and return its record.

@@ -212,8 +212,14 @@ void add_bench_command(CLI::App& app, Action& action) {
                  "either layout)")
       ->check(CLI::IsMember({18, 12, 8}))
       ->capture_default_str();
-  cg->add_option("--operator", s->cg.op, "wilson, clover, twisted (mass) or twisted-clover (one right-hand side; cg or bicgstab)")
-      ->check(CLI::IsMember({"wilson", "clover", "twisted", "twisted-clover"}))
+  cg->add_option("--operator", s->cg.op,
+                 "wilson, clover, twisted (mass) or twisted-clover (one right-hand side; cg or bicgstab); or staggered "
+                 "(naive) or improved-staggered (random long links): CG on the even sites, multi-shift CG for several --masses")
+      ->check(CLI::IsMember({"wilson", "clover", "twisted", "twisted-clover", "staggered", "improved-staggered"}))
+      ->capture_default_str();
+  cg->add_option("--masses", s->cg.masses, "Staggered quark masses M[,M...] (several: one multi-shift solve)")
+      ->delimiter(',')
+      ->check(CLI::PositiveNumber)
       ->capture_default_str();
   cg->add_option("--csw", s->cg.csw, "Clover coefficient c_sw (clover, twisted-clover)")->capture_default_str();
   cg->add_option("--mu", s->cg.mu, "Twisted mass mu (twisted, twisted-clover)")->capture_default_str();

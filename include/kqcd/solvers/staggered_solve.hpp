@@ -1,10 +1,16 @@
 // M x = b for staggered fermions (stencil/staggered.hpp) through the even-odd system: CG on
 // A x_e = 2m b_e - D_eo b_o with A = 4m^2 - D_eo D_oe, then x_o = (b_o - D_oe x_e) / 2m. The
-// tolerance is on the even-site system's true residual.
+// tolerance is on the even-site system's true residual. Several masses of the same links at once:
+// A_i = A + 4 (m_i^2 - m^2) are shifts of one operator, solved by multi-shift CG.
 #pragma once
 
+#include <kqcd/core/error.hpp>
 #include <kqcd/solvers/cg.hpp>
+#include <kqcd/solvers/multi_shift_cg.hpp>
 #include <kqcd/stencil/staggered.hpp>
+
+#include <string>
+#include <vector>
 
 namespace kqcd {
 
@@ -18,6 +24,62 @@ SolverResult staggered_solve(const StaggeredEvenOddOperator<Real, ES, Layout>& o
   const SolverResult res = cg(op, x[0], be, params);
   op.reconstruct(x, b);
   return res;
+}
+
+/// M_i x[i] = b for each mass m_i of `masses` (both parities; x's contents are ignored), the
+/// operators of op's links: the even-site sources 2 m_i b_e - D_eo b_o are 2 m_i b_e plus a part
+/// common to every mass, each solved for all masses by one multi-shift CG (the second only where b
+/// has odd sites) with the sloppy operator sop; each mass's even-site system is then refined once
+/// by CG (reliable updates where sop is of another precision) to params.tol on its true residual,
+/// and its odd sites reconstructed. The results are per mass (iterations: its refinement's); the
+/// total's iterations: the shared loops'.
+template <class Op, class SloppyOp>
+MultiShiftResult staggered_multi_mass_solve(const Op& op, const SloppyOp& sop, std::vector<typename Op::field_type>& x,
+                                            const typename Op::field_type& b, const std::vector<double>& masses, const SolverParams& params) {
+  const int n = int(masses.size());
+  if (n == 0) throw invalid_argument("staggered multi-mass solve: no masses");
+  if (int(x.size()) != n)
+    throw invalid_argument("staggered multi-mass solve: " + std::to_string(x.size()) + " solutions for " + std::to_string(n) + " masses");
+  std::vector<double> shifts;
+  for (const double m : masses) {
+    if (!(m > 0.0)) throw invalid_argument("staggered multi-mass solve: masses must be positive, found " + std::to_string(m));
+    shifts.push_back(4.0 * (m * m - op.mass() * op.mass()));
+  }
+  using V = typename Op::vector_type;
+  std::vector<V> y, z;
+  for (int i = 0; i < n; ++i) {
+    y.push_back(op.create_vector("staggered_y"));
+    z.push_back(op.create_vector("staggered_z"));
+  }
+  // A_i y_i = b_e and A_i z_i = -D_eo b_o, so that x_e = 2 m_i y_i + z_i.
+  // Both parts unrefined: each mass is refined once, as their sum.
+  MultiShiftResult total = multi_shift_cg(op, sop, y, b[0], shifts, params, {}, false);
+  auto c = op.create_vector("staggered_c");
+  op.prepare(c, b, 0.0);
+  const bool odd_source = blas::norm2(c) > 0.0;
+  if (odd_source) total.iterations += multi_shift_cg(op, sop, z, c, shifts, params, {}, false).iterations;
+  auto be = op.create_vector("staggered_be");
+  for (int i = 0; i < n; ++i) {
+    const std::size_t k = std::size_t(i);
+    blas::zero(x[k][0]);
+    blas::axpy(2 * masses[k], y[k], x[k][0]);
+    if (odd_source) blas::axpy(1.0, z[k], x[k][0]);
+    op.prepare(be, b, masses[k]);
+    SolverParams p = params;
+    p.label = params.label + " mass " + std::to_string(masses[k]);
+    total.shifts[k] = cg(ShiftedOperator<Op>(op, shifts[k]), ShiftedOperator<SloppyOp>(sop, shifts[k]), x[k][0], be, p);
+    op.reconstruct(x[k], b, masses[k]);
+  }
+  return total;
+}
+
+/// The same in the operator's own precision.
+template <class Real, class ES, class Layout>
+MultiShiftResult staggered_multi_mass_solve(const StaggeredEvenOddOperator<Real, ES, Layout>& op,
+                                            std::vector<typename StaggeredEvenOddOperator<Real, ES, Layout>::field_type>& x,
+                                            const typename StaggeredEvenOddOperator<Real, ES, Layout>::field_type& b,
+                                            const std::vector<double>& masses, const SolverParams& params) {
+  return staggered_multi_mass_solve(op, op, x, b, masses, params);
 }
 
 /// The same through a run-time handle (StaggeredEvenOddHandle, stencil/operator_handle.hpp: the

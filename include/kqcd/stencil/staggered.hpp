@@ -107,12 +107,17 @@ public:
     this->D_.apply(out, tmp_, 0, this->hop_mask(), 4 * m * m, &in, Real(-1));
   }
   /// be = 2m b_e - D_eo b_o: the even-site source of M x = b.
-  void prepare(vector_type& be, const field_type& b) const {
-    this->D_.apply(be, b[1], 0, this->hop_mask(), Real(2 * this->mass_), &b[0], Real(-1));
+  void prepare(vector_type& be, const field_type& b) const { prepare(be, b, this->mass_); }
+  /// The same for mass m of the same links (a multi-mass solve's; m = 0 leaves -D_eo b_o).
+  void prepare(vector_type& be, const field_type& b, double m) const {
+    this->D_.apply(be, b[1], 0, this->hop_mask(), Real(2 * m), &b[0], Real(-1));
   }
   /// x_o = (b_o - D_oe x_e) / 2m from the solved even sites x_e = x[0].
-  void reconstruct(field_type& x, const field_type& b) const {
-    const Real inv = Real(1.0 / (2 * this->mass_));
+  void reconstruct(field_type& x, const field_type& b) const { reconstruct(x, b, this->mass_); }
+  /// The same for mass m of the same links.
+  void reconstruct(field_type& x, const field_type& b, double m) const {
+    if (!(m > 0.0)) throw invalid_argument("staggered reconstruct: the mass must be positive, found " + std::to_string(m));
+    const Real inv = Real(1.0 / (2 * m));
     this->D_.apply(x[1], x[0], 1, this->hop_mask(), inv, &b[1], -inv);
   }
   /// Flops of one apply().
