@@ -19,6 +19,7 @@
 #include <chrono>
 #include <cmath>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace kqcd {
@@ -56,6 +57,9 @@ struct MultiShiftResult {
   }
 };
 
+/// Relative residual a mixed-precision multi-shift loop takes its shifts to before their refinements.
+inline constexpr double sloppy_reach = 1e-6;
+
 /// (A + shifts[s]) x[s] = b for every s: the shared Krylov loop with sloppy operator sop, then a CG
 /// refinement of each shift with op (reliable updates where sop is of another precision). x's
 /// contents are ignored (the multi-shift loop starts from zero). params.tol applies to every shift
@@ -75,6 +79,12 @@ MultiShiftResult multi_shift_cg(const Op& op, const SloppyOp& sop, std::vector<t
     throw invalid_argument("multi_shift_cg: " + std::to_string(x.size()) + " solution vectors for " + std::to_string(n) + " shifts");
   if (tols.empty()) tols.assign(std::size_t(n), params.tol);
   if (int(tols.size()) != n) throw invalid_argument("multi_shift_cg: " + std::to_string(tols.size()) + " tolerances for " + std::to_string(n) + " shifts");
+  // In mixed precision the shared loop goes as far as the sloppy precision reaches (its iterated
+  // residual drifts from the true one below that); each shift's refinement does the rest.
+  constexpr bool mixed = !std::is_same_v<typename Op::vector_type, typename SloppyOp::vector_type>;
+  std::vector<double> loop_tols = tols;
+  if (mixed && refine)
+    for (auto& t : loop_tols) t = std::max(t, sloppy_reach);
   for (int s = 0; s < n; ++s) {
     if (!std::isfinite(shifts[std::size_t(s)])) throw invalid_argument("multi_shift_cg: shift " + std::to_string(s) + " is not finite");
     if (!(tols[std::size_t(s)] > 0.0)) throw invalid_argument("multi_shift_cg: tolerance of shift " + std::to_string(s) + " must be positive");
@@ -138,7 +148,7 @@ MultiShiftResult multi_shift_cg(const Op& op, const SloppyOp& sop, std::vector<t
         const std::size_t i = std::size_t(s);
         if (!active[i]) continue;
         // |r_s| = |zeta_s| |r|: the shift is done once it reaches its tolerance.
-        if (z_new[i] * z_new[i] * rr_new <= tols[i] * tols[i] * b2 && s != base) {
+        if (z_new[i] * z_new[i] * rr_new <= loop_tols[i] * loop_tols[i] * b2 && s != base) {
           stop(i, z_new[i] * z_new[i] * rr_new);
           --left;
           continue;
@@ -148,7 +158,7 @@ MultiShiftResult multi_shift_cg(const Op& op, const SloppyOp& sop, std::vector<t
         z_old[i] = z[i];
         z[i] = z_new[i];
       }
-      if (active[std::size_t(base)] && rr_new <= tols[std::size_t(base)] * tols[std::size_t(base)] * b2) {
+      if (active[std::size_t(base)] && rr_new <= loop_tols[std::size_t(base)] * loop_tols[std::size_t(base)] * b2) {
         stop(std::size_t(base), rr_new);
         --left;
       }

@@ -9,7 +9,9 @@
 #include <kqcd/solvers/multi_shift_cg.hpp>
 #include <kqcd/stencil/staggered.hpp>
 
+#include <algorithm>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace kqcd {
@@ -52,12 +54,15 @@ MultiShiftResult staggered_multi_mass_solve(const Op& op, const SloppyOp& sop, s
     z.push_back(op.create_vector("staggered_z"));
   }
   // A_i y_i = b_e and A_i z_i = -D_eo b_o, so that x_e = 2 m_i y_i + z_i.
-  // Both parts unrefined: each mass is refined once, as their sum.
-  MultiShiftResult total = multi_shift_cg(op, sop, y, b[0], shifts, params, {}, false);
+  // Both parts unrefined (in mixed precision only as far as the sloppy precision reaches): each mass
+  // is refined once, as their sum.
+  constexpr bool mixed = !std::is_same_v<typename Op::vector_type, typename SloppyOp::vector_type>;
+  const std::vector<double> loop_tols(std::size_t(n), mixed ? std::max(params.tol, sloppy_reach) : params.tol);
+  MultiShiftResult total = multi_shift_cg(op, sop, y, b[0], shifts, params, loop_tols, false);
   auto c = op.create_vector("staggered_c");
   op.prepare(c, b, 0.0);
   const bool odd_source = blas::norm2(c) > 0.0;
-  if (odd_source) total.iterations += multi_shift_cg(op, sop, z, c, shifts, params, {}, false).iterations;
+  if (odd_source) total.iterations += multi_shift_cg(op, sop, z, c, shifts, params, loop_tols, false).iterations;
   auto be = op.create_vector("staggered_be");
   for (int i = 0; i < n; ++i) {
     const std::size_t k = std::size_t(i);
