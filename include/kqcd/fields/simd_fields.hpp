@@ -143,7 +143,7 @@ private:
   Lattice global_, local_;
   int lanes_ = 1;
   std::array<int, Nd> split_{1, 1, 1, 1};
-  std::array<int, Nd> level_{-1, -1, -1, -1};
+  int level_[Nd] = {-1, -1, -1, -1}; // a plain array: lane_coord reads it on devices too
 };
 
 namespace detail {
