@@ -15,7 +15,8 @@
 
 #include <algorithm>
 #include <chrono>
-#include <optional>
+#include <utility>
+#include <vector>
 
 namespace kqcd::bench {
 

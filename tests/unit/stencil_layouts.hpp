@@ -13,30 +13,24 @@
 
 namespace kqcd::test {
 
-/// (ES, Real, Layout) for each (ES, Real) of Configs and each layout ES has.
+/// (ES, compute_t<P>, Layout of storage precision P) for each (ES, P) of a configuration list and
+/// each layout ES has.
 template <class Tuple> struct with_layouts;
 template <class... C> struct with_layouts<std::tuple<C...>> {
-  template <class ES, class Real>
+  template <class ES, class P>
   using both = std::conditional_t<ArchTraits<ES>::simd_layout,
-                                  std::tuple<std::tuple<ES, Real, PlainStencilLayout<Real, ES>>, std::tuple<ES, Real, SIMDStencilLayout<Real, ES>>>,
-                                  std::tuple<std::tuple<ES, Real, PlainStencilLayout<Real, ES>>>>;
+                                  std::tuple<std::tuple<ES, compute_t<P>, PlainStencilLayout<P, ES>>,
+                                             std::tuple<ES, compute_t<P>, SIMDStencilLayout<P, ES>>>,
+                                  std::tuple<std::tuple<ES, compute_t<P>, PlainStencilLayout<P, ES>>>>;
   using type = decltype(std::tuple_cat(std::declval<both<space_of<C>, real_of<C>>>()...));
 };
 using StencilConfigs = typename with_layouts<Configs>::type;
+/// StencilConfigs and the same layouts in 16-bit storage (computed in float).
+using StencilConfigsWithHalf =
+    decltype(std::tuple_cat(std::declval<StencilConfigs>(),
+                            std::declval<typename with_layouts<typename CartesianProduct<EnabledExecutionSpaces, std::tuple<half>>::type>::type>()));
 template <class Config> using layout_of = std::tuple_element_t<2, Config>;
 template <class Layout> constexpr bool is_simd_layout = !std::is_same_v<typename Layout::geometry_type, Lattice>;
-
-/// (ES, float, Layout of 16-bit storage) for each backend and each layout it has.
-template <class Spaces> struct half_layouts;
-template <class... ES> struct half_layouts<std::tuple<ES...>> {
-  template <class S>
-  using both = std::conditional_t<ArchTraits<S>::simd_layout,
-                                  std::tuple<std::tuple<S, float, PlainStencilLayout<half, S>>, std::tuple<S, float, SIMDStencilLayout<half, S>>>,
-                                  std::tuple<std::tuple<S, float, PlainStencilLayout<half, S>>>>;
-  using type = decltype(std::tuple_cat(std::declval<both<ES>>()...));
-};
-/// StencilConfigs and the same layouts in 16-bit storage (computed in float).
-using StencilConfigsWithHalf = decltype(std::tuple_cat(std::declval<StencilConfigs>(), std::declval<typename half_layouts<EnabledExecutionSpaces>::type>()));
 /// The tolerance of a stencil test relative to the host reference: the arithmetic precision's, or
 /// 16-bit storage's (a site to 1 part in 2^15 of its largest component, the links to 2^-15).
 template <class Config> constexpr double stencil_tol() {

@@ -65,8 +65,9 @@ inline constexpr double sloppy_reach = 1e-6;
 /// contents are ignored (the multi-shift loop starts from zero). params.tol applies to every shift
 /// unless tols gives one per shift. Shifts must be finite and at least -(the smallest eigenvalue of
 /// A): the smallest is the base system, the others are >= it. refine = false leaves the shared
-/// loop's solutions as they are (a caller that refines a combination of them itself); each shift's
-/// result then reports the loop's iterated residual.
+/// loop's solutions as they are (a caller that refines a combination of them itself; in mixed
+/// precision they reach only sloppy_reach); each shift's result then reports the loop's iterated
+/// residual.
 template <class Op, class SloppyOp>
 MultiShiftResult multi_shift_cg(const Op& op, const SloppyOp& sop, std::vector<typename Op::vector_type>& x, const typename Op::vector_type& b,
                                 const std::vector<double>& shifts, const SolverParams& params, std::vector<double> tols = {},
@@ -80,10 +81,11 @@ MultiShiftResult multi_shift_cg(const Op& op, const SloppyOp& sop, std::vector<t
   if (tols.empty()) tols.assign(std::size_t(n), params.tol);
   if (int(tols.size()) != n) throw invalid_argument("multi_shift_cg: " + std::to_string(tols.size()) + " tolerances for " + std::to_string(n) + " shifts");
   // In mixed precision the shared loop goes as far as the sloppy precision reaches (its iterated
-  // residual drifts from the true one below that); each shift's refinement does the rest.
+  // residual drifts from the true one below that); each shift's refinement (here, or the caller's
+  // without refine) does the rest.
   constexpr bool mixed = !std::is_same_v<typename Op::vector_type, typename SloppyOp::vector_type>;
   std::vector<double> loop_tols = tols;
-  if (mixed && refine)
+  if (mixed)
     for (auto& t : loop_tols) t = std::max(t, sloppy_reach);
   for (int s = 0; s < n; ++s) {
     if (!std::isfinite(shifts[std::size_t(s)])) throw invalid_argument("multi_shift_cg: shift " + std::to_string(s) + " is not finite");
@@ -93,7 +95,7 @@ MultiShiftResult multi_shift_cg(const Op& op, const SloppyOp& sop, std::vector<t
   const double sigma0 = shifts[std::size_t(base)];
   MultiShiftResult out;
   out.shifts.resize(std::size_t(n));
-  std::vector<double> iterated(std::size_t(n), 0.0); // each shift's |zeta_s r| / |b| when it stopped
+  std::vector<double> iterated(std::size_t(n), 0.0); // each shift's |zeta_s r| / |b| when it stopped updating
 
   {
     auto compute = prof.phase(ProfilePhase::compute);
@@ -109,16 +111,14 @@ MultiShiftResult multi_shift_cg(const Op& op, const SloppyOp& sop, std::vector<t
       blas::zero(xs.back());
       blas::copy(ps.back(), r);
     }
-    // zeta_s at k (z), k - 1 (z_old); alpha and beta of the base system at k - 1.
-    std::vector<double> z(std::size_t(n), 1.0), z_old(std::size_t(n), 1.0);
-    std::vector<bool> active(std::size_t(n), b2 > 0.0);
-    auto stop = [&](std::size_t i, double r2) {
-      active[i] = false;
-      iterated[i] = b2 > 0.0 ? std::sqrt(r2 / b2) : 0.0;
-    };
+    // zeta_s at k (z), k - 1 (z_old) and k + 1 (z_new); alpha and beta of the base system at k - 1.
+    std::vector<double> z(std::size_t(n), 1.0), z_old(std::size_t(n), 1.0), z_new(std::size_t(n), 1.0);
+    // A shift is done once its iterated residual |zeta_s r| reaches its tolerance; a done shift stops
+    // updating, except the base system, which drives the loop while any shift goes on.
+    std::vector<bool> done(std::size_t(n), !(b2 > 0.0));
+    auto updating = [&](int s) { return s == base || !done[std::size_t(s)]; };
     double rr = b2, alpha_old = 1.0, beta_old = 0.0;
-    int left = b2 > 0.0 ? n : 0;
-    while (left > 0 && out.iterations < params.max_iter) {
+    while (std::find(done.begin(), done.end(), false) != done.end() && out.iterations < params.max_iter) {
       // The base system's step: ap = (A + sigma0) p_base.
       const SV& pb = ps[std::size_t(base)];
       sop.apply(ap, pb, 1);
@@ -127,13 +127,10 @@ MultiShiftResult multi_shift_cg(const Op& op, const SloppyOp& sop, std::vector<t
       if (!(pap > 0.0) || !std::isfinite(pap)) break; // reported per shift by the refinement below
       const double alpha = rr / pap;
       // Each shift's zeta at k + 1 and its step alpha_s; x_s += alpha_s p_s.
-      std::vector<double> z_new(std::size_t(n), 0.0);
       for (int s = 0; s < n; ++s) {
         const std::size_t i = std::size_t(s);
-        if (!active[i]) continue;
-        if (s == base) {
-          z_new[i] = 1.0;
-        } else {
+        if (!updating(s)) continue;
+        if (s != base) {
           const double d = shifts[i] - sigma0;
           const double den = alpha * beta_old * (z_old[i] - z[i]) + z_old[i] * alpha_old * (1.0 + alpha * d);
           z_new[i] = den != 0.0 ? z[i] * z_old[i] * alpha_old / den : 0.0;
@@ -146,21 +143,17 @@ MultiShiftResult multi_shift_cg(const Op& op, const SloppyOp& sop, std::vector<t
       const double beta = rr_new / rr;
       for (int s = 0; s < n; ++s) {
         const std::size_t i = std::size_t(s);
-        if (!active[i]) continue;
-        // |r_s| = |zeta_s| |r|: the shift is done once it reaches its tolerance.
-        if (z_new[i] * z_new[i] * rr_new <= loop_tols[i] * loop_tols[i] * b2 && s != base) {
-          stop(i, z_new[i] * z_new[i] * rr_new);
-          --left;
-          continue;
+        if (!updating(s)) continue;
+        // |r_s| = |zeta_s| |r|.
+        if (z_new[i] * z_new[i] * rr_new <= loop_tols[i] * loop_tols[i] * b2 && !done[i]) {
+          done[i] = true;
+          iterated[i] = std::abs(z_new[i]) * std::sqrt(rr_new / b2);
         }
+        if (!updating(s)) continue; // its direction is no longer needed
         const double zr = z[i] != 0.0 ? z_new[i] / z[i] : 0.0;
         blas::axpby(z_new[i], r, beta * zr * zr, ps[i]); // p_s = zeta_s r + beta_s p_s
         z_old[i] = z[i];
         z[i] = z_new[i];
-      }
-      if (active[std::size_t(base)] && rr_new <= loop_tols[std::size_t(base)] * loop_tols[std::size_t(base)] * b2) {
-        stop(std::size_t(base), rr_new);
-        --left;
       }
       detail::solver_progress(params, 2, "[kqcd] %s multi-shift CG iteration %d: base residual %.3e\n", out.iterations,
                               std::sqrt(rr_new / b2));
@@ -171,12 +164,12 @@ MultiShiftResult multi_shift_cg(const Op& op, const SloppyOp& sop, std::vector<t
     for (int s = 0; s < n; ++s) {
       const std::size_t i = std::size_t(s);
       blas::copy(x[i], xs[i]);
-      if (active[i]) iterated[i] = std::sqrt(z[i] * z[i] * rr / std::max(b2, 1e-300));
+      if (updating(s) && b2 > 0.0) iterated[i] = std::abs(z[i]) * std::sqrt(rr / b2); // the base's and the unfinished ones' now
       if (!refine) {
         SolverResult& res = out.shifts[i];
-        res.status = active[i] ? SolverStatus::max_iterations : SolverStatus::converged;
+        res.status = done[i] ? SolverStatus::converged : SolverStatus::max_iterations;
         res.true_residual = iterated[i];
-        res.message = active[i] ? "iteration limit or breakdown of the shared loop (not refined)" : "iterated residual below tolerance (not refined)";
+        res.message = done[i] ? "iterated residual below tolerance (not refined)" : "iteration limit or breakdown of the shared loop (not refined)";
       }
     }
   }

@@ -9,9 +9,8 @@
 #include <kqcd/solvers/multi_shift_cg.hpp>
 #include <kqcd/stencil/staggered.hpp>
 
-#include <algorithm>
 #include <string>
-#include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace kqcd {
@@ -47,22 +46,28 @@ MultiShiftResult staggered_multi_mass_solve(const Op& op, const SloppyOp& sop, s
     if (!(m > 0.0)) throw invalid_argument("staggered multi-mass solve: masses must be positive, found " + std::to_string(m));
     shifts.push_back(4.0 * (m * m - op.mass() * op.mass()));
   }
+  // A_i y_i = b_e and A_i z_i = -D_eo b_o, so that x_e = 2 m_i y_i + z_i: both parts unrefined, each
+  // mass refined once, as their sum.
   using V = typename Op::vector_type;
-  std::vector<V> y, z;
-  for (int i = 0; i < n; ++i) {
-    y.push_back(op.create_vector("staggered_y"));
-    z.push_back(op.create_vector("staggered_z"));
-  }
-  // A_i y_i = b_e and A_i z_i = -D_eo b_o, so that x_e = 2 m_i y_i + z_i.
-  // Both parts unrefined (in mixed precision only as far as the sloppy precision reaches): each mass
-  // is refined once, as their sum.
-  constexpr bool mixed = !std::is_same_v<typename Op::vector_type, typename SloppyOp::vector_type>;
-  const std::vector<double> loop_tols(std::size_t(n), mixed ? std::max(params.tol, sloppy_reach) : params.tol);
-  MultiShiftResult total = multi_shift_cg(op, sop, y, b[0], shifts, params, loop_tols, false);
+  auto solve_all = [&](const V& source) {
+    std::vector<V> parts;
+    for (int i = 0; i < n; ++i) parts.push_back(op.create_vector("staggered_part"));
+    const int iterations = multi_shift_cg(op, sop, parts, source, shifts, params, {}, false).iterations;
+    return std::pair(std::move(parts), iterations);
+  };
+  auto [y, total_iterations] = solve_all(b[0]);
   auto c = op.create_vector("staggered_c");
   op.prepare(c, b, 0.0);
   const bool odd_source = blas::norm2(c) > 0.0;
-  if (odd_source) total.iterations += multi_shift_cg(op, sop, z, c, shifts, params, loop_tols, false).iterations;
+  std::vector<V> z;
+  if (odd_source) {
+    auto [parts, iterations] = solve_all(c);
+    z = std::move(parts);
+    total_iterations += iterations;
+  }
+  MultiShiftResult total;
+  total.iterations = total_iterations;
+  total.shifts.resize(std::size_t(n));
   auto be = op.create_vector("staggered_be");
   for (int i = 0; i < n; ++i) {
     const std::size_t k = std::size_t(i);
