@@ -157,4 +157,8 @@ std::string format_table_foot();
 /// Every record carries these; the table and the plot script read them.
 void finish_record(nlohmann::json& r, const std::string& family, const std::string& backend);
 
+/// Whether a staggered operator has long (Naik) links: random ones (improved-staggered) or asqtad's
+/// and HISQ's, built from the gauge field (gauge/staggered_links.hpp).
+inline bool improved_staggered_operator(const std::string& op) { return op == "improved-staggered" || op == "asqtad" || op == "hisq"; }
+
 } // namespace kqcd::bench

@@ -5,7 +5,7 @@
 // Every case also runs in half precision (16-bit spinors, links and clover blocks; on either
 // layout); the Wilson cases also with gauge reconstruct-12/8 and with a block of
 // right-hand sides (multi-RHS hopping term); bytes count the stored sizes (no-reuse model).
-// The colour-hop stencils (--operator staggered, improved-staggered, laplace, covdev) run on colour
+// The colour-hop stencils (--operator staggered, improved-staggered, asqtad, hisq, laplace, covdev) run on colour
 // vectors on either layout, with bytes also in the perfect-reuse model. This file: the dispatch and
 // the Wilson cases on the plain layout; the other families beside it (dslash_cases.hpp).
 #include "dslash_cases.hpp"
@@ -122,7 +122,7 @@ nlohmann::json run_dslash(const DslashOptions& opts, double copy_gbytes_per_s) {
   const bool colour_hops = colour_hop_operator(opts.op);
   if (!wilson && !colour_hops && opts.op != "clover" && opts.op != "clover-dynamic" && opts.op != "twisted" && opts.op != "twisted-clover")
     throw invalid_argument("operator '" + opts.op + "': expected dslash (or wilson), eo, clover, clover-dynamic, twisted, twisted-clover, "
-                           "staggered, improved-staggered, laplace or covdev");
+                           "staggered, improved-staggered, asqtad, hisq, laplace or covdev");
   if (opts.layout != "auto" && opts.layout != "scalar" && opts.layout != "simd")
     throw invalid_argument("layout '" + opts.layout + "': expected auto, scalar or simd");
   if (opts.precision != "single" && opts.precision != "double" && opts.precision != "half")
@@ -148,7 +148,7 @@ nlohmann::json run_dslash(const DslashOptions& opts, double copy_gbytes_per_s) {
   // The staggered hopping term with fat and Naik links is QUDA's asqtad Dslash (HISQ's too): its name there.
   r["benchmark"] = opts.op == "eo"                   ? "wilson_eo_operator"
                    : wilson                          ? "wilson_dslash"
-                   : opts.op == "improved-staggered" ? "asqtad_dslash"
+                   : improved_staggered_operator(opts.op) ? (opts.op == "hisq" ? "hisq_dslash" : "asqtad_dslash")
                                                      : opts.op + "_dslash";
   r["case"] = opts.op;
   r["lattice"] = {dims[0], dims[1], dims[2], dims[3]};

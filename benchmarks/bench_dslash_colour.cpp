@@ -3,6 +3,7 @@
 // perfect-reuse model.
 #include "dslash_cases.hpp"
 
+#include <kqcd/gauge/staggered_links.hpp>
 #include <kqcd/stencil/staggered.hpp>
 
 #include <bit>
@@ -20,8 +21,14 @@ template <class ES, class Layout> nlohmann::json time_colour_hops_on(const Dslas
   using Unit = ColourHopStencil<UnitSigns, 1, Real, ES, Layout>;
   typename Stencil::gauge_type u(opts.lattice), w(opts.lattice);
   random_gauge(u, 1234);
-  const bool staggered = opts.op == "staggered" || opts.op == "improved-staggered";
+  const bool staggered = opts.op == "staggered" || improved_staggered_operator(opts.op);
   if (opts.op == "improved-staggered") random_gauge(w, 1235);
+  if (opts.op == "asqtad" || opts.op == "hisq") {
+    // The links of the action from the random thin links (distributed: the rank's part).
+    const auto links = make_staggered_links(u, StaggeredLinkParams{parse_staggered_action(opts.op), 1.0, 0.0});
+    convert_gauge(u, links.fat);
+    convert_gauge(w, links.lng);
+  }
   const auto bc = BoundaryPhases::antiperiodic_time();
   // d on in (a spinor, or a block of n_rhs right-hand sides), out = a out + H in.
   auto time_on = [&](auto& d, auto& in, auto& out, int n_rhs, unsigned mask, Real a) {
@@ -115,7 +122,7 @@ template <class ES, class Layout> nlohmann::json time_colour_hops_on(const Dslas
     }
   };
   if (staggered) {
-    Stencil d("StaggeredDslash", u, bc, opts.op == "improved-staggered" ? &w : nullptr);
+    Stencil d("StaggeredDslash", u, bc, improved_staggered_operator(opts.op) ? &w : nullptr);
     return run(d, d.available_hops(), Real(0));
   }
   Unit d(opts.op == "laplace" ? "Laplacian" : "CovariantDerivative", u, bc);
@@ -149,7 +156,7 @@ template <class ES, class P> nlohmann::json time_colour_hops(const DslashOptions
   const bool simd = use_simd_layout<ES>(parse_layout_choice(layout), [&]() -> std::string {
     // A right-hand side per lane keeps the lattice whole.
     if constexpr (ArchTraits<ES>::simd_layout)
-      return opts.rhs > 1 ? "" : SIMDStencilLayout<P, ES>::misfit(opts.lattice, opts.op == "improved-staggered" ? 3 : 1);
+      return opts.rhs > 1 ? "" : SIMDStencilLayout<P, ES>::misfit(opts.lattice, improved_staggered_operator(opts.op) ? 3 : 1);
     else return "";
   });
   if constexpr (ArchTraits<ES>::simd_layout) {

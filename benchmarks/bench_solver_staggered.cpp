@@ -11,6 +11,7 @@
 #include <kqcd/fields/host_convert.hpp>
 #include <kqcd/fields/random_fields.hpp>
 #include <kqcd/io/gauge_io.hpp>
+#include <kqcd/gauge/staggered_links.hpp>
 #include <kqcd/solvers/staggered_solve.hpp>
 
 #include <algorithm>
@@ -87,10 +88,14 @@ template <class ES> nlohmann::json time_staggered(const SolverOptions& o, const 
   GaugeField<Kokkos::complex<double>, ES> u(lattice), w;
   if (cfg) import_gauge(u, cfg->links, HostGaugeOrder::milc);
   else random_gauge(u, 2024);
-  const bool naik = o.op == "improved-staggered";
-  if (naik) {
+  const bool naik = improved_staggered_operator(o.op);
+  if (o.op == "improved-staggered") {
     w = GaugeField<Kokkos::complex<double>, ES>(lattice);
     random_gauge(w, 2025);
+  } else if (naik) {
+    const auto links = make_staggered_links(u, StaggeredLinkParams{parse_staggered_action(o.op), 1.0, 0.0});
+    u = links.fat;
+    w = links.lng;
   }
   GaugeField<Kokkos::complex<float>, ES> uf, wf;
   if (o.precision != "double") {
@@ -159,6 +164,7 @@ nlohmann::json run_staggered_solver(const SolverOptions& o, double copy_gbytes_p
   r["lattice"] = {d[0], d[1], d[2], d[3]};
   r["gauge"] = o.config.empty() ? std::string("random (hot start, seed 2024)") : o.config;
   if (o.op == "improved-staggered") r["long_links"] = "random (seed 2025)";
+  if (o.op == "asqtad" || o.op == "hisq") r["links"] = o.op + " links of the gauge field (u0 = 1, Naik epsilon 0)";
   r["precision"] = o.precision;
   r["tol"] = o.precision == "single" ? std::max(o.tol, 1e-6) : o.tol;
   if (o.precision == "mixed") r["reliable_delta"] = o.reliable_delta;

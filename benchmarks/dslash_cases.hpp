@@ -174,13 +174,13 @@ template <class F> nlohmann::json with_backend_and_precision(const DslashOptions
 nlohmann::json time_wilson_simd(const DslashOptions& opts);
 /// A site-local operator's A^-1 H (clover, clover-dynamic, twisted, twisted-clover).
 nlohmann::json time_local_dslash(const DslashOptions& opts);
-/// A colour-hop stencil (staggered, improved-staggered, laplace, covdev).
+/// A colour-hop stencil (staggered, improved-staggered, asqtad, hisq, laplace, covdev).
 nlohmann::json time_colour_hop_dslash(const DslashOptions& opts);
 ///@}
 
 /// Whether an operator is a colour-hop stencil (stencil/colour_hop_stencil.hpp).
 inline bool colour_hop_operator(const std::string& op) {
-  return op == "staggered" || op == "improved-staggered" || op == "laplace" || op == "covdev";
+  return op == "staggered" || op == "improved-staggered" || op == "asqtad" || op == "hisq" || op == "laplace" || op == "covdev";
 }
 
 } // namespace kqcd::bench

@@ -157,10 +157,11 @@ void add_bench_command(CLI::App& app, Action& action) {
                      "dslash or wilson (hopping term), eo (even-odd preconditioned Wilson operator), or the hopping term "
                      "with the site-local term A^-1 of the preconditioned clover (stored inverse), clover-dynamic (Cholesky "
                      "in the kernel), twisted (mass) or twisted-clover operator (m = 0.1, c_sw = 1, mu = 0.1); or a colour-hop "
-                     "stencil on colour vectors (single, double or half, either layout): staggered (naive), improved-staggered (fat "
-                     "and Naik links), laplace (4D, a x + H in) or covdev (forward along t)")
+                     "stencil on colour vectors (single, double or half, either layout): staggered (naive), improved-staggered (random fat "
+                     "and Naik links), asqtad or hisq (their fat and long links built from the random gauge field), laplace (4D, "
+                     "a x + H in) or covdev (forward along t)")
       ->check(CLI::IsMember({"dslash", "wilson", "eo", "clover", "clover-dynamic", "twisted", "twisted-clover", "staggered",
-                             "improved-staggered", "laplace", "covdev"}))
+                             "improved-staggered", "asqtad", "hisq", "laplace", "covdev"}))
       ->capture_default_str();
   dslash->add_option("--neighbours", s->dslash.neighbours, "auto, table or on-the-fly (with recon 18)")
       ->check(CLI::IsMember({"auto", "table", "on-the-fly"}))
@@ -214,8 +215,9 @@ void add_bench_command(CLI::App& app, Action& action) {
       ->capture_default_str();
   cg->add_option("--operator", s->cg.op,
                  "wilson, clover, twisted (mass) or twisted-clover (one right-hand side; cg or bicgstab); or staggered "
-                 "(naive) or improved-staggered (random long links): CG on the even sites, multi-shift CG for several --masses")
-      ->check(CLI::IsMember({"wilson", "clover", "twisted", "twisted-clover", "staggered", "improved-staggered"}))
+                 "(naive), improved-staggered (random long links), asqtad or hisq (links built from the gauge field, u0 = 1, "
+                 "epsilon 0): CG on the even sites, multi-shift CG for several --masses")
+      ->check(CLI::IsMember({"wilson", "clover", "twisted", "twisted-clover", "staggered", "improved-staggered", "asqtad", "hisq"}))
       ->capture_default_str();
   cg->add_option("--masses", s->cg.masses, "Staggered quark masses M[,M...] (several: one multi-shift solve)")
       ->delimiter(',')

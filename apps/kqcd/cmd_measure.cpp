@@ -1,7 +1,9 @@
 // kqcd measure: from a gauge configuration to meson correlators. Reads (or builds) the gauge
 // field, solves the 12 spin-colour columns of the Wilson propagator from one source with CG on the
 // even-odd system in double precision, optionally Gaussian-smears source and sink, and contracts
-// the meson two-point functions of all 16 Gamma(n) (conventions.md) on the device.
+// the meson two-point functions of all 16 Gamma(n) (conventions.md) on the device. With --action
+// staggered|asqtad|hisq: builds the staggered links, solves the three source colours for every
+// mass at once (multi-shift CG) and contracts MILC's local staggered mesons.
 #include "commands.hpp"
 #include "gauge_summary.hpp"
 
@@ -10,17 +12,21 @@
 #include <kqcd/fields/host_convert.hpp>
 #include <kqcd/fields/random_fields.hpp>
 #include <kqcd/gauge/gauge_files.hpp>
+#include <kqcd/gauge/gauge_observables.hpp>
+#include <kqcd/gauge/staggered_links.hpp>
 #include <kqcd/gauge/smearing.hpp>
 #include <kqcd/io/atomic_file.hpp>
 #include <kqcd/io/gauge_io.hpp>
 #include <kqcd/measure/contraction.hpp>
 #include <kqcd/measure/gaussian_smear.hpp>
 #include <kqcd/measure/sources.hpp>
+#include <kqcd/measure/staggered_spectrum.hpp>
 #include <kqcd/solvers/propagator.hpp>
 #include <kqcd/stencil/operator_handle.hpp>
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -32,6 +38,10 @@ namespace kqcd::cli {
 
 namespace {
 struct MeasureSettings {
+  std::string action = "wilson";
+  std::string masses;
+  double naik_epsilon = 0;
+  double u0 = 1;
   std::string config;
   std::string grid = "auto";
   std::string format = "auto";
@@ -150,7 +160,115 @@ Gauge load_measure_gauge(const MeasureSettings& s, std::unique_ptr<ProcessGrid>&
   return loaded.u;
 }
 
+/// "M[,M...]": positive masses.
+std::vector<double> parse_masses(const std::string& text) {
+  std::vector<double> m;
+  for (const auto& part : split(text, ',')) {
+    double v = 0;
+    if (!parse_double(part, v) || !(v > 0) || !std::isfinite(v))
+      throw invalid_argument("--mass '" + text + "': '" + part + "' is not a positive number");
+    m.push_back(v);
+  }
+  return m;
+}
+
+/// kqcd measure --action staggered|asqtad|hisq.
+int run_staggered_measure(const MeasureSettings& s) {
+  const StaggeredAction action = parse_staggered_action(s.action);
+  if (s.kappa != 0 || s.csw != 0 || s.mu != 0)
+    throw invalid_argument("--kappa, --csw and --mu belong to the Wilson-type operators; --action " + s.action + " takes --mass");
+  if (!s.source_smear.empty() || !s.sink_smear.empty() || !s.link_smear.empty() || !s.momenta.empty())
+    throw invalid_argument("--source-smear, --sink-smear, --link-smear and --momenta belong to the Wilson-type measurement, not to --action " + s.action);
+  if (s.masses.empty()) throw invalid_argument("--action " + s.action + " needs --mass M[,M...]");
+  const std::vector<double> masses = parse_masses(s.masses);
+  const StaggeredLinkParams link_params{action, s.u0, s.naik_epsilon};
+  check_staggered_link_params(link_params);
+  const BoundaryPhases bc = parse_boundary_phases(s.bc);
+  parse_source(s.source);
+  if (!(s.tol > 0)) throw invalid_argument("--tol must be positive, found " + std::to_string(s.tol));
+
+  std::unique_ptr<ProcessGrid> grid;
+  const Gauge u = load_measure_gauge(s, grid);
+  const Lattice global(u.lattice().global_dims());
+  const bool root = grid->rank() == 0;
+  const SourceSpec src = parse_source(s.source, &u.lattice());
+  const auto links = make_staggered_links(u, link_params);
+  const PlaquetteValues fat_plaq = plaquette(links.fat);
+  // The solver's operator: the lightest mass is the multi-shift base system.
+  const double base = *std::min_element(masses.begin(), masses.end());
+  const auto A = make_staggered_operator<double>(links.fat, bc, base, links.long_links(), parse_layout_choice(s.layout));
+  SolverParams params;
+  params.tol = s.tol;
+  params.max_iter = s.max_iter;
+  params.label = "measure";
+  bool all_converged = true;
+  const StaggeredMesons m = staggered_mesons(A, src, masses, params, [&](int colour, const MultiShiftResult& r) {
+    all_converged = all_converged && r.converged();
+    if (!root) return;
+    std::fprintf(stderr, "kqcd: colour %d/3: %d shared iterations", colour + 1, r.iterations);
+    for (std::size_t i = 0; i < r.shifts.size(); ++i)
+      std::fprintf(stderr, "; m = %g: %s, +%d, true residual %.3e", masses[i], r.shifts[i].converged() ? "converged" : to_string(r.shifts[i].status),
+                   r.shifts[i].iterations, r.shifts[i].true_residual);
+    std::fprintf(stderr, "\n");
+  });
+
+  nlohmann::json j;
+  j["lattice"] = global.dims();
+  j["config"] = s.config;
+  j["action"] = to_string(action);
+  j["masses"] = masses;
+  j["u0"] = s.u0;
+  j["naik_epsilon"] = s.naik_epsilon;
+  j["bc"] = s.bc;
+  j["layout"] = A.layout_name();
+  j["source"] = {{"text", src.text}, {"kind", to_string(src.kind)}, {"origin", {src.origin.x[0], src.origin.x[1], src.origin.x[2], src.origin.x[3]}}};
+  j["fat_plaquette"] = {{"total", fat_plaq.total}, {"spatial", fat_plaq.spatial}, {"temporal", fat_plaq.temporal}};
+  nlohmann::json per_mass = nlohmann::json::array();
+  for (std::size_t i = 0; i < masses.size(); ++i) {
+    nlohmann::json c;
+    for (std::size_t n = 0; n < staggered_meson_labels.size(); ++n) c[staggered_meson_labels[n]] = m.correlators[i][n];
+    per_mass.push_back({{"mass", masses[i]}, {"correlators", c}});
+  }
+  j["mesons"] = per_mass;
+  nlohmann::json solves = nlohmann::json::array();
+  for (std::size_t a = 0; a < m.solves.size(); ++a) {
+    nlohmann::json shifts = nlohmann::json::array();
+    for (std::size_t i = 0; i < masses.size(); ++i) {
+      const SolverResult& r = m.solves[a].shifts[i];
+      shifts.push_back({{"mass", masses[i]}, {"refinement_iterations", r.iterations}, {"true_residual", r.true_residual}, {"converged", r.converged()}});
+    }
+    solves.push_back({{"colour", int(a)}, {"iterations", m.solves[a].iterations}, {"masses", shifts}});
+  }
+  j["solver"] = solves;
+  j["provenance"] = bench::provenance_json();
+
+  if (!s.out.empty()) detail::on_root([&] { write_file_atomically(s.out, j.dump(2) + "\n", s.force); });
+  if (s.json) {
+    std::cout << std::setprecision(17) << j.dump(2) << "\n";
+  } else {
+    std::printf("%s: lattice %s, %s, source %s, fat-link plaquette %.12f\n", s.config.c_str(), global.to_string().c_str(),
+                to_string(action), src.text.c_str(), fat_plaq.total);
+    std::printf("%3s", "t");
+    for (double mass : masses) std::printf(" %22s", ("pion5 m=" + std::to_string(mass)).c_str());
+    std::printf("\n");
+    for (int t = 0; t < global.dim(3); ++t) {
+      std::printf("%3d", t);
+      for (std::size_t i = 0; i < masses.size(); ++i) std::printf(" %22.15e", m.correlators[i][0][std::size_t(t)]);
+      std::printf("\n");
+    }
+  }
+  if (!all_converged) {
+    if (root) std::fprintf(stderr, "kqcd: error: not every solve converged to --tol %.3e\n", s.tol);
+    return 1;
+  }
+  return 0;
+}
+
 int run_measure(const MeasureSettings& s) {
+  if (s.action != "wilson") return run_staggered_measure(s);
+  if (!s.masses.empty() || s.naik_epsilon != 0 || s.u0 != 1)
+    throw invalid_argument("--mass, --naik-epsilon and --u0 belong to --action staggered|asqtad|hisq; the Wilson-type operators take --kappa");
+  if (s.kappa == 0) throw invalid_argument("--kappa is required for the Wilson-type operators (--action wilson)");
   // Everything that can be checked without the configuration first.
   if (!std::isfinite(s.csw)) throw invalid_argument("--csw must be a finite number");
   if (!std::isfinite(s.mu)) throw invalid_argument("--mu must be a finite number");
@@ -280,14 +398,25 @@ int run_measure(const MeasureSettings& s) {
 
 void add_measure_command(CLI::App& app, Action& action) {
   auto s = std::make_shared<MeasureSettings>();
-  auto* cmd = app.add_subcommand("measure", "Solve a Wilson-type (Wilson, clover, twisted mass) propagator from a source and print meson correlators of all 16 Gamma(n)");
+  auto* cmd = app.add_subcommand("measure", "Solve a Wilson-type (Wilson, clover, twisted mass) or staggered (naive, asqtad, HISQ) propagator from a source and print meson correlators");
   cmd->footer(
       "Correlators (conventions.md): C_n(t) = sum_x Re tr[g5 S^dag g5 Gamma(n) S Gamma(n)], t counted from the source\n"
       "timeslice; 'mesons' in the JSON holds C_n for n = 0..15, 'prop_corr' sum_x |S|^2 (equal to C_15), 'momenta' the\n"
       "projections sum_x exp(-i p.(x - x0)) tr[...] with p_i = 2 pi PX / L_i (real and imaginary parts), 'solver' the\n"
       "iterations and true residual of each of the 12 solves. S is the mass-normalised propagator D^-1 eta, D the\n"
       "Wilson, clover (--csw), twisted-mass (--mu) or twisted-clover operator. With --mu the contractions use the\n"
-      "formula above with S = D(mu)^-1 on both quark lines: C_15 = sum_x |S|^2 is then the charged pion.");
+      "formula above with S = D(mu)^-1 on both quark lines: C_15 = sum_x |S|^2 is then the charged pion.\n"
+      "--action staggered|asqtad|hisq (MILC's conventions): the links are built from the configuration (asqtad: fat7 +\n"
+      "Lepage + Naik with tadpole factor --u0; hisq: fat7, U(3) projection, fat7 + 2 x Lepage + Naik with --naik-epsilon),\n"
+      "G = (2m + D)^-1 is solved for every --mass at once from each source colour, and 'mesons' holds per mass MILC's\n"
+      "local meson correlators C(t) = sum_x phase(x - x0) sum_ab |G_ab(x; x0)|^2: pion5 (1), pion05 ((-1)^(x+y+z+t)),\n"
+      "rhox, rhoy, rhoz ((-1)^x, ...), rhox0, rhoy0, rhoz0 ((-1)^(y+z), ...); 'fat_plaquette' the fat links' plaquette.");
+  cmd->add_option("--action", s->action, "wilson (Wilson-type: --kappa), or staggered, asqtad, hisq (--mass)")
+      ->check(CLI::IsMember({"wilson", "staggered", "asqtad", "hisq"}))
+      ->capture_default_str();
+  cmd->add_option("--mass", s->masses, "Staggered quark masses M[,M...] (M = 2m + D, MILC's normalisation)");
+  cmd->add_option("--naik-epsilon", s->naik_epsilon, "HISQ: epsilon of the Naik term (heavy quarks)")->capture_default_str();
+  cmd->add_option("--u0", s->u0, "asqtad: tadpole factor u0")->capture_default_str();
   cmd->add_option("--config", s->config,
                   "Gauge configuration file (any supported format), or unit:LXxLYxLZxLT for a unit gauge field of that size")
       ->required();
@@ -295,14 +424,14 @@ void add_measure_command(CLI::App& app, Action& action) {
       ->check(CLI::IsMember({"auto", "nersc", "ildg", "milc"}))
       ->capture_default_str();
   cmd->add_flag("--accept-bad", s->accept_bad, "Accept failed checksums, header values or SU(3) checks with a warning");
-  cmd->add_option("--kappa", s->kappa, "Hopping parameter kappa = 1 / (2 (4 + m))")->required();
+  cmd->add_option("--kappa", s->kappa, "Hopping parameter kappa = 1 / (2 (4 + m)) (Wilson-type operators)");
   cmd->add_option("--csw", s->csw, "Clover coefficient c_sw (Sheikholeslami-Wohlert, conventions.md); 0: no clover term")
       ->capture_default_str();
   cmd->add_option("--mu", s->mu, "Twisted mass mu: D + i mu g5 (with --csw: twisted clover); 0: no twist")
       ->capture_default_str();
   cmd->add_option("--bc", s->bc, "Boundary phases BX,BY,BZ,BT: p periodic, a antiperiodic, 0 zero, t:THETA twisted by exp(i THETA)")
       ->required();
-  cmd->add_option("--source", s->source, "Source: point:X,Y,Z,T, wall:T, z2:T[,SEED] or z4:T[,SEED]")->required();
+  cmd->add_option("--source", s->source, "Source: point:X,Y,Z,T, wall:T, even_wall:T, corner_wall:T, z2:T[,SEED] or z4:T[,SEED]")->required();
   cmd->add_option("--source-smear", s->source_smear, "Gaussian source smearing gaussian:w=W,n=N: (1 + w^2/(4N) Lap)^N");
   cmd->add_option("--sink-smear", s->sink_smear, "Gaussian sink smearing gaussian:w=W,n=N");
   cmd->add_option("--link-smear", s->link_smear, "Links for the Gaussian quark smearing, smeared in the spatial directions: ape:alpha=C,steps=N (C: coefficient of the original link, U' = Proj_SU3(C U + staples)) or stout:rho=R,steps=N");

@@ -12,12 +12,15 @@
 #include <kqcd/gauge/gauge_observables.hpp>
 #include <kqcd/gauge/gradient_flow.hpp>
 #include <kqcd/gauge/smearing.hpp>
+#include <kqcd/gauge/staggered_links.hpp>
 #include <kqcd/gauge/topology.hpp>
 #include <kqcd/measure/contraction.hpp>
 #include <kqcd/measure/gaussian_smear.hpp>
 #include <kqcd/measure/sources.hpp>
+#include <kqcd/measure/staggered_spectrum.hpp>
 #include <kqcd/solvers/bicgstab.hpp>
 #include <kqcd/solvers/cg.hpp>
+#include <kqcd/stencil/operator_handle.hpp>
 #include <kqcd/stencil/operators.hpp>
 
 #include "host_fields.hpp"
@@ -139,6 +142,46 @@ TEMPLATE_LIST_TEST_CASE("distributed gauge observables equal the single-process 
       CAPTURE(dir);
       const auto l = polyakov_loop(sl, dir), r = polyakov_loop(sg, dir);
       CHECK(Kokkos::abs(l - r) < 10 * tol<Real>());
+    }
+  }
+}
+
+TEMPLATE_LIST_TEST_CASE("distributed asqtad and HISQ links and staggered mesons equal the single-process ones", "[mpi]",
+                        EnabledExecutionSpaces) {
+  using ES = TestType;
+  using Gauge = GaugeField<Kokkos::complex<double>, ES>;
+  // Local extents of 4 and 6: the paths reach two (asqtad) and three (HISQ) sites into the neighbours.
+  const Lattice global({8, 6, 8, 12});
+  std::vector<std::array<int, Nd>> grids{{1, 1, 1, 1}};
+  if (ProcessGrid::world_size() == 2) grids = {{2, 1, 1, 1}, {1, 1, 1, 2}, {1, 1, 2, 1}};
+  if (ProcessGrid::world_size() == 4) grids = {{2, 1, 2, 1}, {1, 1, 2, 2}, {2, 1, 1, 2}};
+  Gauge ug(global);
+  random_gauge(ug, 731);
+  const BoundaryPhases bc = parse_boundary_phases("p,p,p,a");
+  const std::vector<double> masses{0.4, 0.8};
+  SolverParams sp;
+  sp.tol = 1e-10;
+  for (const auto& params : {StaggeredLinkParams{StaggeredAction::asqtad, 0.9, 0.0}, StaggeredLinkParams{StaggeredAction::hisq, 1.0, 0.2}}) {
+    CAPTURE(to_string(params.action));
+    const auto lg = make_staggered_links(ug, params);
+    const auto mg = staggered_mesons(make_staggered_operator<double, ES>(lg.fat, bc, masses[0], lg.long_links()),
+                                     parse_source("point:1,2,3,4"), masses, sp);
+    for (const auto& g : grids) {
+      ProcessGrid pg(global, g);
+      CAPTURE(pg.to_string());
+      Gauge ul(pg.lattice());
+      random_gauge(ul, 731);
+      const auto ll = make_staggered_links(ul, params);
+      CHECK(gauge_diff(ll.fat, lg.fat) < 1e-13);
+      CHECK(gauge_diff(ll.lng, lg.lng) < 1e-13);
+      const auto ml = staggered_mesons(make_staggered_operator<double, ES>(ll.fat, bc, masses[0], ll.long_links()),
+                                       parse_source("point:1,2,3,4"), masses, sp);
+      double worst = 0;
+      for (std::size_t i = 0; i < masses.size(); ++i)
+        for (std::size_t n = 0; n < staggered_meson_labels.size(); ++n)
+          for (std::size_t t = 0; t < mg.correlators[i][n].size(); ++t)
+            worst = std::max(worst, std::abs(ml.correlators[i][n][t] - mg.correlators[i][n][t]) / mg.correlators[i][0][0]);
+      CHECK(global_max(worst) < 1e-9);
     }
   }
 }

@@ -102,7 +102,8 @@ std::vector<cd> transform_field(const std::vector<cd>& psi, const std::vector<cd
   return out;
 }
 
-std::vector<cd> free_staggered_propagator(const Dims& d, double mass, const std::array<double, 4>& theta, const std::array<int, 4>& x0) {
+std::vector<cd> free_staggered_propagator(const Dims& d, double mass, const std::array<double, 4>& theta, const std::array<int, 4>& x0,
+                                          double c1, double c3) {
   const long long V = volume_of(d);
   // g(y) for every displacement y = x - x0 + e, e in {0, +-mu}: evaluated on unwrapped coordinates,
   // so that the twisted periodicity g(y + L_mu) = b_mu g(y) comes from the plane waves themselves.
@@ -113,7 +114,8 @@ std::vector<cd> free_staggered_propagator(const Dims& d, double mass, const std:
       double denom = 4 * mass * mass, phase = 0;
       for (int mu = 0; mu < 4; ++mu) {
         const double p = (2 * std::numbers::pi * n[mu] + theta[mu]) / d[mu];
-        denom += 4 * std::sin(p) * std::sin(p);
+        const double k = c1 * std::sin(p) + c3 * std::sin(3 * p);
+        denom += 4 * k * k;
         phase += p * y[mu];
       }
       sum += std::polar(1.0, phase) / denom;
@@ -127,11 +129,13 @@ std::vector<cd> free_staggered_propagator(const Dims& d, double mass, const std:
     for (int mu = 0; mu < 4; ++mu) y[mu] = x[mu] - x0[mu];
     cd v = 2 * mass * g(y);
     for (int mu = 0; mu < 4; ++mu) {
-      X f = y, r = y;
+      X f = y, r = y, f3 = y, r3 = y;
       ++f[mu];
       --r[mu];
-      // (D g)(x) with x + mu and x - mu taken without wrapping: g's plane waves carry the phases.
-      v -= double(staggered_eta(mu, x)) * (g(f) - g(r));
+      f3[mu] += 3;
+      r3[mu] -= 3;
+      // (D g)(x) with x +- mu and x +- 3 mu taken without wrapping: g's plane waves carry the phases.
+      v -= double(staggered_eta(mu, x)) * (c1 * (g(f) - g(r)) + (c3 != 0.0 ? c3 * (g(f3) - g(r3)) : cd(0)));
     }
     out[std::size_t(i)] = v;
   }

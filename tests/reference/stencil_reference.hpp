@@ -27,9 +27,11 @@ std::vector<cd> covariant_derivative(const Dims& d, const std::vector<cd>& u, co
                                      const std::array<cd, 4>& b);
 /// psi(x) -> g(x) psi(x) for every spin component (g: [site][row][col]).
 std::vector<cd> transform_field(const std::vector<cd>& psi, const std::vector<cd>& g, int n_spin);
-/// The free staggered propagator G(x; x0) = (2m + D)^-1 on unit links, from the exact momentum-space
-/// sum (colour-diagonal; one value per site): G = (2m - D) g, g(y) = (1/V) sum_p e^{i p y} /
-/// (4 m^2 + 4 sum_mu sin^2 p_mu), p_mu = (2 pi n + theta_mu) / L_mu with b_mu = e^{i theta_mu}.
-std::vector<cd> free_staggered_propagator(const Dims& d, double mass, const std::array<double, 4>& theta, const std::array<int, 4>& x0);
+/// The free staggered propagator G(x; x0) = (2m + D)^-1 with fat links c1 and long links c3 times the
+/// unit matrix (naive: c1 = 1, c3 = 0), from the exact momentum-space sum (colour-diagonal; one value
+/// per site): G = (2m - D) g, g(y) = (1/V) sum_p e^{i p y} / (4 m^2 + 4 sum_mu (c1 sin p_mu +
+/// c3 sin 3 p_mu)^2), p_mu = (2 pi n + theta_mu) / L_mu with b_mu = e^{i theta_mu}.
+std::vector<cd> free_staggered_propagator(const Dims& d, double mass, const std::array<double, 4>& theta, const std::array<int, 4>& x0,
+                                          double c1 = 1.0, double c3 = 0.0);
 
 } // namespace kqcd::ref

@@ -121,6 +121,39 @@ KOKKOS_INLINE_FUNCTION SU3<T> project_su3(const SU3<T>& v, const ProjectionParam
   return w;
 }
 
+/// The unitary part of the polar decomposition, W = V (V^dag V)^(-1/2): the U(3) matrix closest to
+/// V, as HISQ's intermediate links use it (MILC's analytic U(3) projection). (V^dag V)^(-1/2) =
+/// f0 + f1 Q + f2 Q^2 by Cayley-Hamilton, Q = V^dag V, from the square roots of Q's eigenvalues
+/// (the roots of its characteristic cubic in trigonometric form). A singular V (no unique polar
+/// factor) falls back to reunitarise(V).
+template <class T> KOKKOS_INLINE_FUNCTION SU3<T> project_u3(const SU3<T>& v) {
+  const SU3<T> q = adj_mul(v, v);
+  const SU3<T> q2 = q * q;
+  const T c0 = trace(q).real(), c1 = T(0.5) * trace(q2).real(), c2 = trace(q2 * q).real() / T(3);
+  // Eigenvalues a + 2 sqrt(s) cos(theta/3 + 2 pi k/3) of Q, a its mean.
+  const T a = c0 / T(3);
+  const T s = c1 / T(3) - c0 * c0 / T(18);
+  T g[3] = {a, a, a};
+  if (s > T(1e-15) * a * a) {
+    const T r = c2 / T(2) - a * (c1 - c0 * c0 / T(9));
+    const T ratio = Kokkos::fmax(T(-1), Kokkos::fmin(T(1), r / (s * Kokkos::sqrt(s))));
+    const T theta = Kokkos::acos(ratio) / T(3), rs = T(2) * Kokkos::sqrt(s);
+    const T third = T(2.0943951023931954923); // 2 pi / 3
+    g[0] = a + rs * Kokkos::cos(theta - third);
+    g[1] = a + rs * Kokkos::cos(theta);
+    g[2] = a + rs * Kokkos::cos(theta + third);
+  }
+  const T r0 = Kokkos::sqrt(Kokkos::fmax(g[0], T(0))), r1 = Kokkos::sqrt(Kokkos::fmax(g[1], T(0))),
+          r2 = Kokkos::sqrt(Kokkos::fmax(g[2], T(0)));
+  const T u = r0 + r1 + r2, w = r0 * r1 * r2, vv = r0 * r1 + r0 * r2 + r1 * r2;
+  const T den = w * (u * vv - w);
+  if (!(den > T(1e-30) * u * u * u * u * u * u)) return reunitarise(v);
+  const T f0 = (-w * (u * u + vv) + u * vv * vv) / den, f1 = (-w - u * u * u + T(2) * u * vv) / den, f2 = u / den;
+  SU3<T> inv_sqrt = f1 * q + f2 * q2;
+  for (int k = 0; k < Nc; ++k) inv_sqrt.m[k][k] += Kokkos::complex<T>(f0, 0);
+  return v * inv_sqrt;
+}
+
 /// exp(i Q) for Hermitian traceless Q by Cayley-Hamilton (Morningstar and Peardon, hep-lat/0311018).
 /// exp(iQ) = f0 + f1 Q + f2 Q^2 with their closed forms; c0 < 0 through
 /// f_j(-c0) = (-1)^j conj f_j(c0), sin(w)/w by its series for small w. For small c1 = tr(Q^2)/2

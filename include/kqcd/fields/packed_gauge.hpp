@@ -16,6 +16,7 @@
 #include <Kokkos_MathematicalConstants.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 #include <type_traits>
 
@@ -182,6 +183,7 @@ template <class Recon, class View, class Real> struct LinkAccessor {
   static constexpr bool keeps_fixed_point =
       std::is_same_v<pair_type, short2_t> && requires(const cplx* p, cplx (*U)[3], Real s) { Recon::unpack(p, U, s); };
   View data; ///< [site][mu][vector] of one parity.
+  float range = 1.0f; ///< 16-bit links: the value of the fixed point's one (a power of two; LinkField's link_range).
   /// U = link (site, mu), reconstructed.
   KOKKOS_FORCEINLINE_FUNCTION void load(int site, int mu, cplx U[3][3]) const {
     cplx p[Recon::pairs];
@@ -192,7 +194,7 @@ template <class Recon, class View, class Real> struct LinkAccessor {
   /// multiply per element: the hopping kernel folds one scale per hop into its multiply-adds).
   KOKKOS_FORCEINLINE_FUNCTION Real load_scaled(int site, int mu, cplx U[3][3]) const {
     if constexpr (keeps_fixed_point) {
-      constexpr Real scale = Real(1.0f / half_scale);
+      const Real scale = Real(range * (1.0f / half_scale));
       cplx p[Recon::pairs];
       read_pairs<true>(site, mu, p);
       Recon::unpack(p, U, scale);
@@ -211,7 +213,7 @@ private:
       const packed_type q = data(site, mu, k);
       for (int j = 0; j < width; ++j) {
         if constexpr (fixed_point) p[k * width + j] = cplx(Real(q.v[j].x), Real(q.v[j].y));
-        else p[k * width + j] = decode_pair<Real>(q.v[j], Recon::range(k * width + j));
+        else p[k * width + j] = decode_pair<Real>(q.v[j], Recon::range(k * width + j) * range);
       }
     }
   }
@@ -248,6 +250,33 @@ template <class Recon> void require_reconstructible(double dev, double a1max) {
   if (Recon::pairs == 4 && !(a1max < 1.0 - 1e-6))
     throw invalid_argument("gauge reconstruct-8 cannot represent links with |U_00| = 1 (found |U_00|^2 = " +
                            std::to_string(a1max) + "; the unit gauge is one): use recon 12 or 18");
+}
+} // namespace detail
+
+/// Kernel: the largest |Re|, |Im| of the elements of one parity's links (ghost zone included).
+template <class View> struct LinkMaxAbs {
+  View v; ///< The links.
+  /// Folds the links of site s into m.
+  KOKKOS_INLINE_FUNCTION void operator()(int s, double& m) const {
+    for (int mu = 0; mu < Nd; ++mu)
+      for (int a = 0; a < Nc; ++a)
+        for (int b = 0; b < Nc; ++b) m = Kokkos::fmax(m, Kokkos::fmax(Kokkos::abs(double(v(s, mu, a, b).real())), Kokkos::abs(double(v(s, mu, a, b).imag()))));
+  }
+};
+
+namespace detail {
+/// The least power of two at least the largest |Re|, |Im| of u's elements (1 for a zero field): the
+/// range of 16-bit whole matrices, exact in float, the same on every rank unless their maxima
+/// straddle a power of two.
+template <class GT, class ES> float link_range(const GaugeField<GT, ES>& u) {
+  double m = 0.0;
+  for (int p = 0; p < 2; ++p) {
+    double mp = 0.0;
+    const auto v = u[p].view();
+    Kokkos::parallel_reduce("kqcd::link_range", Kokkos::RangePolicy<ES>(0, int(v.extent(0))), LinkMaxAbs<decltype(v)>{v}, Kokkos::Max<double>(mp));
+    m = std::max(m, mp);
+  }
+  return m > 0.0 ? float(std::exp2(std::ceil(std::log2(m)))) : 1.0f;
 }
 } // namespace detail
 
@@ -289,6 +318,7 @@ template <class P, class Recon = Recon18, class ExecSpace = Kokkos::DefaultExecu
                                        typename traits::memory_space, Kokkos::MemoryTraits<Kokkos::RandomAccess>>;
   template <class Real> using accessor_type = LinkAccessor<Recon, const_view_type, Real>; ///< Device-side reader in precision Real.
   static constexpr double bytes_per_link = double(sizeof(pair_type)) * Recon::pairs; ///< Bytes stored per link.
+  static constexpr bool fixed_point = std::is_same_v<pair_type, short2_t>; ///< Whether the links are 16-bit fixed point.
 
   /// The lattice of shape l (itself).
   static const Lattice& lattice(const Lattice& l) { return l; }
@@ -298,14 +328,15 @@ template <class P, class Recon = Recon18, class ExecSpace = Kokkos::DefaultExecu
   static void check(const Lattice&, int) {}
   /// Storage of one parity.
   static view_type allocate(const Lattice& l, int) { return view_type(Kokkos::view_alloc(Kokkos::WithoutInitializing, "packed_gauge"), sites(l)); }
-  /// The reader of one parity's links for a functor computing in Real.
-  template <class Real> static accessor_type<Real> reader(const view_type& v) { return {v}; }
+  /// The reader of one parity's links for a functor computing in Real (16-bit: of range `range`).
+  template <class Real> static accessor_type<Real> reader(const view_type& v, float range) { return {v, range}; }
 
   /// Gathers the links of parity p of a GaugeField and stores them packed.
   template <class SrcView> struct Packer {
     static constexpr int matrices = Nd; ///< Matrices per stored site: its forward links.
     SrcView src; ///< The source links of the parity.
     view_type dst; ///< Their storage.
+    float range = 1.0f; ///< 16-bit: the value stored as the fixed point's one.
     /// U = link k of site s; every stored link counts in the SU(3) check.
     KOKKOS_INLINE_FUNCTION bool gather(int s, int k, Kokkos::complex<double> U[Nc][Nc]) const {
       for (int a = 0; a < Nc; ++a)
@@ -316,7 +347,7 @@ template <class P, class Recon = Recon18, class ExecSpace = Kokkos::DefaultExecu
     KOKKOS_INLINE_FUNCTION void store(int s, int k, const Kokkos::complex<double> p[Recon::pairs]) const {
       for (int v = 0; v < Recon::pairs / pack_width; ++v) {
         packed_type q;
-        for (int j = 0; j < pack_width; ++j) encode_pair(q.v[j], p[v * pack_width + j], Recon::range(v * pack_width + j));
+        for (int j = 0; j < pack_width; ++j) encode_pair(q.v[j], p[v * pack_width + j], Recon::range(v * pack_width + j) * range);
         dst(s, k, v) = q;
       }
     }
@@ -350,10 +381,12 @@ public:
       throw invalid_argument("gauge links: gauge field on " + u.lattice().to_string() + ", laid out on " +
                              Storage::lattice(shape).to_string());
     Storage::check(shape, hop);
+    if constexpr (Storage::fixed_point && recon_type::pairs == 9) range_ = detail::link_range(u);
     double dev = 0.0, a1max = 0.0;
     for (int p = 0; p < 2; ++p) {
       data_[p] = Storage::allocate(shape, p);
-      const auto packer = Storage::packer(u, shape, data_[p], p, hop);
+      auto packer = Storage::packer(u, shape, data_[p], p, hop);
+      packer.range = range_;
       double d = 0.0, a = 0.0;
       Kokkos::parallel_reduce("kqcd::LinkField", Kokkos::RangePolicy<typename Storage::pack_space>(0, Storage::sites(shape)),
                               PackLinksFunctor<recon_type, decltype(packer)>{packer}, Kokkos::Max<double>(d), Kokkos::Max<double>(a));
@@ -376,7 +409,10 @@ public:
   const view_type& view(int parity) const { return data_[parity]; }
   /// The reader of one parity's links for a site functor computing in Arith: a real type, or a
   /// register of SIMD lanes (the storage's readers).
-  template <class Arith> auto reader(int parity) const { return Storage::template reader<Arith>(data_[parity]); }
+  template <class Arith> auto reader(int parity) const { return Storage::template reader<Arith>(data_[parity], range_); }
+  /// 16-bit whole matrices: the value of the fixed point's one, the least power of two at least the
+  /// largest |Re|, |Im| of an element (fat links exceed 1, long links stay far below); else 1.
+  float link_range() const { return range_; }
   /// max(|U U^dag - 1|, |det U - 1|) over the stored matrices.
   double su3_deviation() const { return su3_deviation_; }
   /// Bytes stored per matrix.
@@ -386,6 +422,7 @@ private:
   shape_type shape_;
   view_type data_[2];
   double su3_deviation_ = 0.0;
+  float range_ = 1.0f;
 };
 
 /// A gauge field in compressed or 16-bit storage per site, both parities.

@@ -506,10 +506,10 @@ template <class V, class Recon = Recon18, class Store = typename V::real_type> s
   static constexpr int R = 2 * V::lanes; ///< Reals per stored element (2 per lane).
   static constexpr bool fixed_point = std::is_same_v<Store, short>; ///< Whether the links are 16-bit fixed point.
   static constexpr bool unit_scale = !fixed_point; ///< Whether elements need no scale (not fixed point).
-  static constexpr real scale = fixed_point ? real(1.0f / half_scale) : real(1); ///< Factor elements in fixed-point units are to be scaled by.
   static_assert(Recon::pairs % Nc == 0, "rows of the hop matrix stored whole");
   static constexpr int rows = Recon::pairs / Nc; ///< Rows of the matrix stored (2 or 3).
   const Store* p; ///< [Recon::pairs][R]
+  real scale = fixed_point ? real(1.0f / half_scale) : real(1); ///< Factor elements in fixed-point units are to be scaled by.
   /// Element (a, b) as stored (a < rows).
   KOKKOS_FORCEINLINE_FUNCTION V stored(int a, int b) const { return detail::load_stored<V>(p + (a * Nc + b) * R); }
   /// Element (a, b), the third row rebuilt if not stored.
@@ -593,9 +593,12 @@ template <class V, int L, class Recon = Recon18, class Store = typename V::real_
   using link_type = std::conditional_t<L == 1, BroadcastLink<V, Recon>, LaneLink<V, Recon, Store>>;
   static constexpr bool doubled = true; ///< Each site stores the matrices of its forward and backward hops.
   const Store* p; ///< [site][2 Nd][Recon::pairs][2 L]
+  float range = 1.0f; ///< 16-bit whole matrices: the value of the fixed point's one (LinkField's link_range).
   /// The matrix of the hop from site in direction dir along mu.
   template <int mu, int dir> KOKKOS_FORCEINLINE_FUNCTION link_type hop_link(int site) const {
-    return link_type{p + (std::size_t(site) * (2 * Nd) + 2 * mu + (dir > 0 ? 0 : 1)) * (Recon::pairs * 2 * L)};
+    const Store* q = p + (std::size_t(site) * (2 * Nd) + 2 * mu + (dir > 0 ? 0 : 1)) * (Recon::pairs * 2 * L);
+    if constexpr (L > 1 && std::is_same_v<Store, short> && !std::is_same_v<Recon, Recon8>) return link_type{q, real(range * (1.0f / half_scale))};
+    else return link_type{q};
   }
 };
 
@@ -615,6 +618,7 @@ template <class V, class ExecSpace, class Recon = Recon18, class Store = typenam
   /// [vsite][2 Nd hops][pairs][2 lanes reals] of one target parity.
   using view_type = Kokkos::View<Store* [2 * Nd][pairs][2 * lanes], Kokkos::LayoutRight, Kokkos::HostSpace>;
   static constexpr double bytes_per_link = double(Recon::reals) * sizeof(Store); ///< Bytes stored per matrix and lane.
+  static constexpr bool fixed_point = std::is_same_v<Store, short>; ///< Whether the links are 16-bit fixed point.
 
   /// The lattice of geometry g.
   static const Lattice& lattice(const SIMDGeometry& g) { return g.global(); }
@@ -631,7 +635,7 @@ template <class V, class ExecSpace, class Recon = Recon18, class Store = typenam
   static view_type allocate(const SIMDGeometry& g, int) { return view_type("simd_gauge", sites(g)); }
   /// The reader of one parity's links for a site functor computing in registers W (W's lanes: the
   /// storage's, or broadcast from one lane).
-  template <class W> static DoubledLinkAccessor<W, lanes, Recon, Store> reader(const view_type& v) { return {v.data()}; }
+  template <class W> static DoubledLinkAccessor<W, lanes, Recon, Store> reader(const view_type& v, float range) { return {v.data(), range}; }
 
   /// Gathers the hop matrices of the sites of target parity p and stores them doubled.
   template <class SrcView> struct Packer {
@@ -642,6 +646,7 @@ template <class V, class ExecSpace, class Recon = Recon18, class Store = typenam
     int p; ///< The target parity.
     int hop; ///< Sites per hop.
     view_type dst; ///< The storage.
+    float range = 1.0f; ///< 16-bit: the value stored as the fixed point's one.
     /// U = matrix k of vector site vs (lane k / (2 Nd), hop k % (2 Nd)). Every on-rank link is some
     /// site's forward hop: a backward hop counts in the SU(3) check only from the ghost zone.
     KOKKOS_INLINE_FUNCTION bool gather(int vs, int k, Kokkos::complex<double> U[Nc][Nc]) const {
@@ -663,8 +668,8 @@ template <class V, class ExecSpace, class Recon = Recon18, class Store = typenam
       const int lane = k / (2 * Nd), h = k % (2 * Nd);
       for (int j = 0; j < pairs; ++j) {
         if constexpr (std::is_same_v<Store, short>) {
-          dst(vs, h, j, 2 * lane) = to_fixed16(float(q[j].real()) / Recon::range(j));
-          dst(vs, h, j, 2 * lane + 1) = to_fixed16(float(q[j].imag()) / Recon::range(j));
+          dst(vs, h, j, 2 * lane) = to_fixed16(float(q[j].real()) / (Recon::range(j) * range));
+          dst(vs, h, j, 2 * lane + 1) = to_fixed16(float(q[j].imag()) / (Recon::range(j) * range));
         } else {
           dst(vs, h, j, 2 * lane) = Store(q[j].real());
           dst(vs, h, j, 2 * lane + 1) = Store(q[j].imag());

@@ -92,6 +92,30 @@ MultiShiftResult staggered_multi_mass_solve(const StaggeredEvenOddOperator<Real,
   return staggered_multi_mass_solve(op, op, x, b, masses, params);
 }
 
+/// M_i x_i = b for every mass of `masses` through a run-time staggered handle (one dispatch), b and
+/// the x_i plain colour-vector fields; in the handle's layout as staggered_multi_mass_solve above.
+template <class Handle>
+  requires detail::OperatorHandle<Handle> && requires(const Handle& h, typename Handle::vector_type& v, const typename Handle::field_type& f) {
+    h.even_part(v, f);
+  }
+MultiShiftResult staggered_multi_mass_solve(const Handle& op, std::vector<typename Handle::field_type>& x, const typename Handle::field_type& b,
+                                            const std::vector<double>& masses, const SolverParams& params) {
+  return op.visit([&](const auto& A) {
+    using F = typename std::decay_t<decltype(A)>::field_type;
+    if constexpr (std::is_same_v<F, typename Handle::field_type>) {
+      return staggered_multi_mass_solve(A, x, b, masses, params);
+    } else {
+      F bl = A.create_field("staggered_mass_b");
+      to_simd(bl, b);
+      std::vector<F> xl;
+      for (std::size_t i = 0; i < masses.size(); ++i) xl.push_back(A.create_field("staggered_mass_x"));
+      const MultiShiftResult r = staggered_multi_mass_solve(A, xl, bl, masses, params);
+      for (std::size_t i = 0; i < masses.size() && i < x.size(); ++i) from_simd(x[i], xl[i]);
+      return r;
+    }
+  });
+}
+
 /// The same through a run-time handle (StaggeredEvenOddHandle, stencil/operator_handle.hpp: the
 /// layout chosen when it was built) on plain fields x and b; x's even sites are the initial guess.
 template <class Handle>
