@@ -160,6 +160,21 @@ Gauge load_measure_gauge(const MeasureSettings& s, std::unique_ptr<ProcessGrid>&
   return loaded.u;
 }
 
+/// Writes j to --out (atomically, on the root rank) and prints it with --json; returns whether the
+/// text output is wanted instead.
+bool emit_json(const MeasureSettings& s, const nlohmann::json& j) {
+  if (!s.out.empty()) detail::on_root([&] { write_file_atomically(s.out, j.dump(2) + "\n", s.force); });
+  if (s.json) std::cout << std::setprecision(17) << j.dump(2) << "\n";
+  return !s.json;
+}
+
+/// The exit code: 1, with a message on the root rank, unless every solve converged.
+int exit_code(bool all_converged, const MeasureSettings& s, bool root) {
+  if (all_converged) return 0;
+  if (root) std::fprintf(stderr, "kqcd: error: not every solve converged to --tol %.3e\n", s.tol);
+  return 1;
+}
+
 /// "M[,M...]": positive masses.
 std::vector<double> parse_masses(const std::string& text) {
   std::vector<double> m;
@@ -242,10 +257,7 @@ int run_staggered_measure(const MeasureSettings& s) {
   j["solver"] = solves;
   j["provenance"] = bench::provenance_json();
 
-  if (!s.out.empty()) detail::on_root([&] { write_file_atomically(s.out, j.dump(2) + "\n", s.force); });
-  if (s.json) {
-    std::cout << std::setprecision(17) << j.dump(2) << "\n";
-  } else {
+  if (emit_json(s, j)) {
     std::printf("%s: lattice %s, %s, source %s, fat-link plaquette %.12f\n", s.config.c_str(), global.to_string().c_str(),
                 to_string(action), src.text.c_str(), fat_plaq.total);
     std::printf("%3s", "t");
@@ -257,11 +269,7 @@ int run_staggered_measure(const MeasureSettings& s) {
       std::printf("\n");
     }
   }
-  if (!all_converged) {
-    if (root) std::fprintf(stderr, "kqcd: error: not every solve converged to --tol %.3e\n", s.tol);
-    return 1;
-  }
-  return 0;
+  return exit_code(all_converged, s, root);
 }
 
 int run_measure(const MeasureSettings& s) {
@@ -378,21 +386,14 @@ int run_measure(const MeasureSettings& s) {
   j["solver"] = solves;
   j["provenance"] = bench::provenance_json();
 
-  if (!s.out.empty()) detail::on_root([&] { write_file_atomically(s.out, j.dump(2) + "\n", s.force); });
-  if (s.json) {
-    std::cout << std::setprecision(17) << j.dump(2) << "\n";
-  } else {
+  if (emit_json(s, j)) {
     std::printf("%s: lattice %s, kappa %.6f (m = %.6f), c_sw %.6f, mu %.6f, source %s\n", s.config.c_str(),
                 global.to_string().c_str(), s.kappa, mass, s.csw, s.mu, src.text.c_str());
     std::printf("%3s %22s %22s %22s\n", "t", "prop_corr", "C_15 (g5, pion)", "C_8 (g4)");
     for (int t = 0; t < Lt; ++t)
       std::printf("%3d %22.15e %22.15e %22.15e\n", t, prop_corr[std::size_t(t)], corr[0][t][15].real(), corr[0][t][8].real());
   }
-  if (!all_converged) {
-    if (root) std::fprintf(stderr, "kqcd: error: not every solve converged to --tol %.3e\n", s.tol);
-    return 1;
-  }
-  return 0;
+  return exit_code(all_converged, s, root);
 }
 } // namespace
 

@@ -73,6 +73,12 @@ inline std::vector<std::complex<double>> random_host_gauge(const Lattice& lat, s
   random_gauge(u, seed);
   return export_gauge(u);
 }
+/// A colour point source on the host: 1 in colour `colour` of site x0, colour vectors in lexicographic order.
+inline std::vector<std::complex<double>> colour_point_source(const Lattice& lat, const std::array<int, 4>& x0, int colour) {
+  std::vector<std::complex<double>> src(std::size_t(lat.volume()) * Nc, 0.0);
+  src[std::size_t(lat.lex_index(Coords{{x0[0], x0[1], x0[2], x0[3]}}) * Nc + colour)] = 1.0;
+  return src;
+}
 inline std::vector<std::complex<double>> random_host_spinor(const Lattice& lat, std::uint64_t seed) {
   SpinorField<Kokkos::complex<double>, Ns, Kokkos::DefaultHostExecutionSpace> s(lat);
   random_spinor(s, seed);

@@ -283,10 +283,8 @@ TEMPLATE_LIST_TEST_CASE("free staggered propagator equals the momentum-space sum
   const std::array<int, 4> x0{1, 2, 0, 3};
   const int colour = 1;
   // A colour point source at x0.
-  cvec src(std::size_t(lat.volume()) * Nc, 0.0);
-  src[std::size_t(lat.lex_index(Coords{{x0[0], x0[1], x0[2], x0[3]}}) * Nc + colour)] = 1.0;
   auto b = op.create_field(), x = op.create_field();
-  import_spinor(b, src);
+  import_spinor(b, colour_point_source(lat, x0, colour));
   SolverParams params;
   params.tol = sizeof(Real) == 4 ? 1e-5 : 1e-12;
   const SolverResult res = staggered_solve(op, x, b, params);
