@@ -26,4 +26,11 @@ if [ "$(printf '%s\n' "$out" | grep -c '^ *[0-9]')" != 8 ]; then
   echo "examples: quick_start printed no correlator of 8 timeslices" >&2
   exit 1
 fi
-echo "examples: 3 passed, 0 failed"
+# HISQ mesons on MILC's sample lattice: pion5 at t = 0 for m = 0.01 as MILC prints it (2.793146e-01).
+out=$(OMP_PROC_BIND=false "$examples/staggered_mesons/staggered_mesons" "$repo/../shared/data/milc-l8888-b6.0.milc" hisq 0.01,0.05)
+printf '%s\n' "$out"
+if ! printf '%s\n' "$out" | grep -q '^ 0  2\.7931458'; then
+  echo "examples: staggered_mesons did not print MILC's pion5(0) = 2.793146e-01 for m = 0.01" >&2
+  exit 1
+fi
+echo "examples: 4 passed, 0 failed"

@@ -105,22 +105,33 @@ std::vector<cd> transform_field(const std::vector<cd>& psi, const std::vector<cd
 std::vector<cd> free_staggered_propagator(const Dims& d, double mass, const std::array<double, 4>& theta, const std::array<int, 4>& x0,
                                           double c1, double c3) {
   const long long V = volume_of(d);
-  // g(y) for every displacement y = x - x0 + e, e in {0, +-mu}: evaluated on unwrapped coordinates,
-  // so that the twisted periodicity g(y + L_mu) = b_mu g(y) comes from the plane waves themselves.
-  auto g = [&](const X& y) {
+  // g on one period, y in [0, L): the momentum sum for each site.
+  std::vector<cd> period(static_cast<std::size_t>(V));
+  for (long long i = 0; i < V; ++i) {
+    const X y = coords_of(d, i);
     cd sum = 0;
     for (long long k = 0; k < V; ++k) {
       const X n = coords_of(d, k);
       double denom = 4 * mass * mass, phase = 0;
       for (int mu = 0; mu < 4; ++mu) {
         const double p = (2 * std::numbers::pi * n[mu] + theta[mu]) / d[mu];
-        const double k = c1 * std::sin(p) + c3 * std::sin(3 * p);
-        denom += 4 * k * k;
+        const double kk = c1 * std::sin(p) + c3 * std::sin(3 * p);
+        denom += 4 * kk * kk;
         phase += p * y[mu];
       }
       sum += std::polar(1.0, phase) / denom;
     }
-    return sum / double(V);
+    period[std::size_t(i)] = sum / double(V);
+  }
+  // g at any displacement: its plane waves give g(y + w L) = e^{i theta w} g(y) (twisted periodicity).
+  auto g = [&](X y) {
+    double phase = 0;
+    for (int mu = 0; mu < 4; ++mu) {
+      const int w = (y[mu] >= 0 ? y[mu] : y[mu] - d[mu] + 1) / d[mu];
+      y[mu] -= w * d[mu];
+      phase += theta[mu] * w;
+    }
+    return std::polar(1.0, phase) * period[std::size_t(index_of(d, y))];
   };
   std::vector<cd> out(static_cast<std::size_t>(V));
   for (long long i = 0; i < V; ++i) {

@@ -194,7 +194,8 @@ template <class Recon, class View, class Real> struct LinkAccessor {
   /// multiply per element: the hopping kernel folds one scale per hop into its multiply-adds).
   KOKKOS_FORCEINLINE_FUNCTION Real load_scaled(int site, int mu, cplx U[3][3]) const {
     if constexpr (keeps_fixed_point) {
-      const Real scale = Real(range * (1.0f / half_scale));
+      // Only whole matrices carry a range; compressed ones are SU(3), in units of 1.
+      const Real scale = Real((Recon::pairs == 9 ? range : 1.0f) * (1.0f / half_scale));
       cplx p[Recon::pairs];
       read_pairs<true>(site, mu, p);
       Recon::unpack(p, U, scale);
@@ -213,7 +214,7 @@ private:
       const packed_type q = data(site, mu, k);
       for (int j = 0; j < width; ++j) {
         if constexpr (fixed_point) p[k * width + j] = cplx(Real(q.v[j].x), Real(q.v[j].y));
-        else p[k * width + j] = decode_pair<Real>(q.v[j], Recon::range(k * width + j) * range);
+        else p[k * width + j] = decode_pair<Real>(q.v[j], Recon::range(k * width + j) * (Recon::pairs == 9 ? range : 1.0f));
       }
     }
   }

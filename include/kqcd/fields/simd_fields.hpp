@@ -597,7 +597,7 @@ template <class V, int L, class Recon = Recon18, class Store = typename V::real_
   /// The matrix of the hop from site in direction dir along mu.
   template <int mu, int dir> KOKKOS_FORCEINLINE_FUNCTION link_type hop_link(int site) const {
     const Store* q = p + (std::size_t(site) * (2 * Nd) + 2 * mu + (dir > 0 ? 0 : 1)) * (Recon::pairs * 2 * L);
-    if constexpr (L > 1 && std::is_same_v<Store, short> && !std::is_same_v<Recon, Recon8>) return link_type{q, real(range * (1.0f / half_scale))};
+    if constexpr (L > 1 && std::is_same_v<Store, short> && Recon::pairs == 9) return link_type{q, real(range * (1.0f / half_scale))};
     else return link_type{q};
   }
 };
