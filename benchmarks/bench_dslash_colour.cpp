@@ -130,12 +130,12 @@ template <class ES, class Layout> nlohmann::json time_colour_hops_on(const Dslas
   return run(d, hop_bit(3, +1), Real(0));
 }
 
-/// The stencil on Layout with the links stored as --recon asks (with the backend's neighbours), or
-/// recon 18 with the neighbours --neighbours asks.
+/// The stencil on Layout with the links stored as --recon asks (with the layout's default neighbours),
+/// or recon 18 with the neighbours --neighbours asks.
 /// P: the storage precision (float, double, kqcd::half).
 template <class ES, class P, template <class, class, class, NeighbourMode> class Layout>
 nlohmann::json time_colour_hops_stored(const DslashOptions& opts) {
-  constexpr NeighbourMode native = ArchTraits<ES>::neighbour_mode;
+  constexpr NeighbourMode native = default_neighbour_mode<P, ES>;
   if (opts.neighbours != "auto" && opts.recon != 18) throw invalid_argument("--recon 12/8 run with --neighbours auto only");
   if (opts.recon == 12) return time_colour_hops_on<ES, Layout<P, ES, Recon12, native>>(opts);
   if (opts.recon == 8) return time_colour_hops_on<ES, Layout<P, ES, Recon8, native>>(opts);

@@ -30,11 +30,17 @@
 
 namespace kqcd {
 
+/// The neighbour mode a plain layout of storage precision P takes by default: the backend's, except
+/// that 16-bit storage reads its neighbours from the table on every backend (computed on the fly,
+/// their integer arithmetic bounds the 16-bit multi-hop stencils on GPUs).
+template <class P, class ES>
+inline constexpr NeighbourMode default_neighbour_mode = PrecisionTraits<P>::is_half ? NeighbourMode::table : ArchTraits<ES>::neighbour_mode;
+
 /// The plain layout: a site per thread, CBSpinor sites (16-bit HalfCBSpinor in half), PackedGauge
 /// links stored as Recon packs them (16-bit in half), the site table of neighbour mode `mode`, and
 /// blocks of right-hand sides as rows of their own (SpinorBlock). P: the storage precision (float,
 /// double, kqcd::half), computed in compute_t<P>.
-template <class P, class ES, class Recon = Recon18, NeighbourMode mode = ArchTraits<ES>::neighbour_mode> struct PlainStencilLayout {
+template <class P, class ES, class Recon = Recon18, NeighbourMode mode = default_neighbour_mode<P, ES>> struct PlainStencilLayout {
   using precision = P; ///< Storage precision.
   using real_type = compute_t<P>; ///< Arithmetic precision.
   using recon_type = Recon; ///< How the links are stored.
