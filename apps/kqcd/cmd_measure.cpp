@@ -39,7 +39,7 @@ namespace kqcd::cli {
 namespace {
 struct MeasureSettings {
   std::string action = "wilson";
-  std::string masses;
+  std::vector<double> masses;
   double naik_epsilon = 0;
   double u0 = 1;
   std::string config;
@@ -175,18 +175,6 @@ int exit_code(bool all_converged, const MeasureSettings& s, bool root) {
   return 1;
 }
 
-/// "M[,M...]": positive masses.
-std::vector<double> parse_masses(const std::string& text) {
-  std::vector<double> m;
-  for (const auto& part : split(text, ',')) {
-    double v = 0;
-    if (!parse_double(part, v) || !(v > 0) || !std::isfinite(v))
-      throw invalid_argument("--mass '" + text + "': '" + part + "' is not a positive number");
-    m.push_back(v);
-  }
-  return m;
-}
-
 /// kqcd measure --action staggered|asqtad|hisq.
 int run_staggered_measure(const MeasureSettings& s) {
   const StaggeredAction action = parse_staggered_action(s.action);
@@ -195,7 +183,9 @@ int run_staggered_measure(const MeasureSettings& s) {
   if (!s.source_smear.empty() || !s.sink_smear.empty() || !s.link_smear.empty() || !s.momenta.empty())
     throw invalid_argument("--source-smear, --sink-smear, --link-smear and --momenta belong to the Wilson-type measurement, not to --action " + s.action);
   if (s.masses.empty()) throw invalid_argument("--action " + s.action + " needs --mass M[,M...]");
-  const std::vector<double> masses = parse_masses(s.masses);
+  const std::vector<double>& masses = s.masses;
+  for (const double m : masses)
+    if (!std::isfinite(m)) throw invalid_argument("--mass: every mass must be a finite positive number, found " + std::to_string(m));
   const StaggeredLinkParams link_params{action, s.u0, s.naik_epsilon};
   check_staggered_link_params(link_params);
   const BoundaryPhases bc = parse_boundary_phases(s.bc);
@@ -415,7 +405,9 @@ void add_measure_command(CLI::App& app, Action& action) {
   cmd->add_option("--action", s->action, "wilson (Wilson-type: --kappa), or staggered, asqtad, hisq (--mass)")
       ->check(CLI::IsMember({"wilson", "staggered", "asqtad", "hisq"}))
       ->capture_default_str();
-  cmd->add_option("--mass", s->masses, "Staggered quark masses M[,M...] (M = 2m + D, MILC's normalisation)");
+  cmd->add_option("--mass", s->masses, "Staggered quark masses M[,M...] (M = 2m + D, MILC's normalisation)")
+      ->delimiter(',')
+      ->check(CLI::PositiveNumber);
   cmd->add_option("--naik-epsilon", s->naik_epsilon, "HISQ: epsilon of the Naik term (heavy quarks)")->capture_default_str();
   cmd->add_option("--u0", s->u0, "asqtad: tadpole factor u0")->capture_default_str();
   cmd->add_option("--config", s->config,

@@ -100,6 +100,8 @@ template <class Handle>
   }
 MultiShiftResult staggered_multi_mass_solve(const Handle& op, std::vector<typename Handle::field_type>& x, const typename Handle::field_type& b,
                                             const std::vector<double>& masses, const SolverParams& params) {
+  if (x.size() != masses.size())
+    throw invalid_argument("staggered multi-mass solve: " + std::to_string(x.size()) + " solutions for " + std::to_string(masses.size()) + " masses");
   return op.visit([&](const auto& A) {
     using F = typename std::decay_t<decltype(A)>::field_type;
     if constexpr (std::is_same_v<F, typename Handle::field_type>) {
@@ -110,7 +112,7 @@ MultiShiftResult staggered_multi_mass_solve(const Handle& op, std::vector<typena
       std::vector<F> xl;
       for (std::size_t i = 0; i < masses.size(); ++i) xl.push_back(A.create_field("staggered_mass_x"));
       const MultiShiftResult r = staggered_multi_mass_solve(A, xl, bl, masses, params);
-      for (std::size_t i = 0; i < masses.size() && i < x.size(); ++i) from_simd(x[i], xl[i]);
+      for (std::size_t i = 0; i < masses.size(); ++i) from_simd(x[i], xl[i]);
       return r;
     }
   });
