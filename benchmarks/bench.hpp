@@ -45,7 +45,7 @@ double stream_copy_gbytes_per_s(const std::string& backend, bool quick);
 struct DslashOptions {
   Lattice lattice{{16, 16, 16, 16}};
   std::string precision = "single"; ///< single | double | half (16-bit spinors and links, float arithmetic)
-  int recon = 18;                   ///< gauge reconstruction 18 | 12 | 8 (Wilson dslash / eo)
+  int recon = 18;                   ///< gauge reconstruction 18 | 12 | 8; the long links' 18 | 13 | 9 of the improved staggered operators
   int rhs = 1;                      ///< right-hand sides per call (multi-RHS dslash, 1..16)
   std::string backend;              ///< empty: the default execution space
   std::string neighbours = "auto";  ///< auto | table | on-the-fly

@@ -127,8 +127,14 @@ nlohmann::json run_dslash(const DslashOptions& opts, double copy_gbytes_per_s) {
     throw invalid_argument("layout '" + opts.layout + "': expected auto, scalar or simd");
   if (opts.precision != "single" && opts.precision != "double" && opts.precision != "half")
     throw invalid_argument("precision '" + opts.precision + "': expected single, double or half");
-  if (opts.recon != 18 && opts.recon != 12 && opts.recon != 8)
-    throw invalid_argument("recon " + std::to_string(opts.recon) + ": expected 18, 12 or 8");
+  // The improved staggered operators' --recon is their long links' (QUDA's): the fat links stay whole.
+  if (improved_staggered_operator(opts.op)) {
+    if (opts.recon != 18 && opts.recon != 13 && opts.recon != 9)
+      throw invalid_argument("recon " + std::to_string(opts.recon) + " of the long links of --operator " + opts.op +
+                             ": expected 18, 13 or 9 (the fat links are stored whole)");
+  } else if (opts.recon != 18 && opts.recon != 12 && opts.recon != 8) {
+    throw invalid_argument("recon " + std::to_string(opts.recon) + ": expected 18, 12 or 8 (13 and 9: long links of asqtad, hisq or improved-staggered)");
+  }
   if (opts.rhs < 1 || opts.rhs > MultiCBSpinor<Kokkos::complex<float>>::max_rhs)
     throw invalid_argument("rhs " + std::to_string(opts.rhs) + ": expected 1 to 16");
   if (!wilson && !colour_hops && (opts.recon != 18 || opts.rhs > 1))
@@ -160,6 +166,7 @@ nlohmann::json run_dslash(const DslashOptions& opts, double copy_gbytes_per_s) {
                    : colour_hops ? "no-reuse (a link and a colour vector per hop; gbytes_per_s_reuse: each once per site)"
                                  : "no-reuse";
   r["recon"] = opts.recon;
+  if (improved_staggered_operator(opts.op)) r["fat_recon"] = 18;
   r["rhs"] = opts.rhs;
   if (wilson) r["flops_per_site"] = opts.op == "eo" ? 2688 : 1320;
   r["copy_gbytes_per_s"] = copy_gbytes_per_s;

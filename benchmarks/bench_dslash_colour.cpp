@@ -1,6 +1,7 @@
-// The colour-hop stencils' benchmark cases (--operator staggered, improved-staggered, laplace,
-// covdev): colour vectors on either layout in single, double or 16-bit storage, bytes also in the
-// perfect-reuse model.
+// The colour-hop stencils' benchmark cases (--operator staggered, improved-staggered, asqtad, hisq,
+// laplace, covdev): colour vectors on either layout in single, double or 16-bit storage, the long
+// links of the improved operators also compressed (--recon 13, 9), bytes also in the perfect-reuse
+// model.
 #include "dslash_cases.hpp"
 
 #include <kqcd/gauge/staggered_links.hpp>
@@ -60,6 +61,7 @@ template <class ES, class Layout> nlohmann::json time_colour_hops_on(const Dslas
                      {"neighbours", Layout::neighbour_mode == NeighbourMode::table ? "table" : "on-the-fly"},
                      {"graph", opts.graph},
                      {"link_bytes", Layout::bytes_per_link()},
+                     {"long_link_bytes", d.has_long_links() ? nlohmann::json(Layout::bytes_per_long_link()) : nlohmann::json()},
                      {"launch", d.launcher().last_launch_config().to_string()}};
     if (n_rhs > 1) r["time_per_rhs_s"] = per_call / n_rhs;
     add_rates(r, opts.lattice, flops, bytes, per_call, opts.overlap);
@@ -125,18 +127,25 @@ template <class ES, class Layout> nlohmann::json time_colour_hops_on(const Dslas
     Stencil d("StaggeredDslash", u, bc, improved_staggered_operator(opts.op) ? &w : nullptr);
     return run(d, d.available_hops(), Real(0));
   }
-  Unit d(opts.op == "laplace" ? "Laplacian" : "CovariantDerivative", u, bc);
-  if (opts.op == "laplace") return run(d, hops::one_site, Real(-8));
-  return run(d, hop_bit(3, +1), Real(0));
+  if constexpr (std::is_same_v<typename Layout::long_recon_type, Recon18>) {
+    Unit d(opts.op == "laplace" ? "Laplacian" : "CovariantDerivative", u, bc);
+    if (opts.op == "laplace") return run(d, hops::one_site, Real(-8));
+    return run(d, hop_bit(3, +1), Real(0));
+  } else {
+    throw invalid_argument("--operator " + opts.op + " has no long links to compress");
+  }
 }
 
-/// The stencil on Layout with the links stored as --recon asks (with the layout's default neighbours),
-/// or recon 18 with the neighbours --neighbours asks.
-/// P: the storage precision (float, double, kqcd::half).
+/// The stencil on Layout with the links stored as --recon asks (with the layout's default neighbours;
+/// for the improved staggered operators the long links, the fat links whole), or recon 18 with the
+/// neighbours --neighbours asks. P: the storage precision (float, double, kqcd::half).
 template <class ES, class P, template <class, class, class, NeighbourMode> class Layout>
 nlohmann::json time_colour_hops_stored(const DslashOptions& opts) {
   constexpr NeighbourMode native = default_neighbour_mode<P, ES>;
-  if (opts.neighbours != "auto" && opts.recon != 18) throw invalid_argument("--recon 12/8 run with --neighbours auto only");
+  if (opts.neighbours != "auto" && opts.recon != 18) throw invalid_argument("--recon other than 18 runs with --neighbours auto only");
+  using Whole = Layout<P, ES, Recon18, native>;
+  if (opts.recon == 13) return time_colour_hops_on<ES, typename Whole::template with_long_links<Recon13>>(opts);
+  if (opts.recon == 9) return time_colour_hops_on<ES, typename Whole::template with_long_links<Recon9>>(opts);
   if (opts.recon == 12) return time_colour_hops_on<ES, Layout<P, ES, Recon12, native>>(opts);
   if (opts.recon == 8) return time_colour_hops_on<ES, Layout<P, ES, Recon8, native>>(opts);
   if (opts.neighbours == "table") return time_colour_hops_on<ES, Layout<P, ES, Recon18, NeighbourMode::table>>(opts);

@@ -146,8 +146,10 @@ void add_bench_command(CLI::App& app, Action& action) {
   dslash->add_option("--precision", s->dslash.precision, "single, double or half (16-bit spinors and links; every operator, either layout)")
       ->check(CLI::IsMember({"single", "double", "half"}))
       ->capture_default_str();
-  dslash->add_option("--recon", s->dslash.recon, "Gauge reconstruction 18, 12 or 8 (Wilson dslash and eo, the colour-hop stencils)")
-      ->check(CLI::IsMember({18, 12, 8}))
+  dslash->add_option("--recon", s->dslash.recon,
+                     "Gauge reconstruction 18, 12 or 8 (Wilson dslash and eo, the colour-hop stencils); for asqtad, hisq and "
+                     "improved-staggered the long links' 18, 13 or 9 (a constant times U(3), as QUDA's), the fat links whole")
+      ->check(CLI::IsMember({18, 13, 12, 9, 8}))
       ->capture_default_str();
   dslash->add_option("--rhs", s->dslash.rhs, "Right-hand sides per call (multi-RHS hopping term; Wilson and the colour-hop stencils in half, "
                      "single or double: rows of the scalar layout, or with --layout simd one per SIMD lane)")

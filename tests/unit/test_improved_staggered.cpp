@@ -6,6 +6,8 @@
 // correlators (measure/staggered_spectrum.hpp) of the free field against the same sum.
 #include "test_harness.hpp"
 
+#include <catch2/matchers/catch_matchers_string.hpp>
+
 #include <kqcd/fields/host_convert.hpp>
 #include <kqcd/fields/random_fields.hpp>
 #include <kqcd/gauge/staggered_links.hpp>
@@ -130,20 +132,29 @@ TEMPLATE_LIST_TEST_CASE("improved staggered operator of asqtad and HISQ links ma
   const cvec u = rough_host_gauge(lat, 81), psi = random_colour_field(lat, 82);
   const auto bc = mixed_bc();
   const double mass = 0.06;
-  for (const auto action : {StaggeredAction::asqtad, StaggeredAction::hisq}) {
-    CAPTURE(to_string(action));
-    const auto links = make_staggered_links(to_device<ES>(lat, u), params_of(action));
-    Gauge fat(lat), lng(lat);
-    convert_gauge(fat, links.fat);
-    convert_gauge(lng, links.lng);
-    const Op M(fat, bc, mass, &lng);
+  // M psi with the long links stored whole, or compressed (a constant times U(3): recon 13 and 9).
+  Gauge fat(lat), lng(lat);
+  auto apply = [&]<class LongRecon>() {
+    const StaggeredOperator<Real, ES, typename Layout::template with_long_links<LongRecon>> M(fat, bc, mass, &lng);
     auto in = M.create_vector(), out = M.create_vector();
     import_spinor(in, psi);
     M.apply(out, in);
+    return host(out);
+  };
+  for (const auto action : {StaggeredAction::asqtad, StaggeredAction::hisq}) {
+    CAPTURE(to_string(action));
+    const auto links = make_staggered_links(to_device<ES>(lat, u), params_of(action));
+    convert_gauge(fat, links.fat);
+    convert_gauge(lng, links.lng);
     cvec want = milc_dslash_of(lat, action, u, psi, bc);
     for (std::size_t k = 0; k < want.size(); ++k) want[k] += 2 * mass * psi[k];
-    CHECK(ref::rel_diff(host(out), want) < 10 * stencil_tol<TestType>());
+    CHECK(ref::rel_diff(apply.template operator()<Recon18>(), want) < 10 * stencil_tol<TestType>());
+    CHECK(ref::rel_diff(apply.template operator()<Recon13>(), want) < 10 * stencil_tol<TestType>());
+    CHECK(ref::rel_diff(apply.template operator()<Recon9>(), want) < 10 * stencil_tol<TestType>());
   }
+  // Fat links are no constant times U(3): compressed, they are refused.
+  using Compressed = StaggeredOperator<Real, ES, typename Layout::template with_long_links<Recon13>>;
+  CHECK_THROWS_WITH(Compressed(fat, bc, mass, &fat), Catch::Matchers::ContainsSubstring("constant times U(3)"));
 }
 
 TEMPLATE_LIST_TEST_CASE("HISQ links are gauge covariant", "[staggered][links]", EnabledExecutionSpaces) {

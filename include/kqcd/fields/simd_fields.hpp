@@ -497,11 +497,14 @@ template <class V, class S> KOKKOS_FORCEINLINE_FUNCTION V load_stored(const S* p
 } // namespace detail
 
 /// A hop matrix of a doubled SIMD gauge field: element (a, b) is one register, lane-aligned. Stored
-/// whole or as two rows (Recon18, Recon12), an element is read, and an element of row 2 rebuilt,
-/// where the hop asks for it; stored as eight reals (Recon8), the matrix is unpacked once.
-/// 16-bit links (Store = short) stay in units of the fixed point (scale: the hopping functor folds
-/// it into each hop's reconstruction), the rebuilt third row rescaled once.
-template <class V, class Recon = Recon18, class Store = typename V::real_type> struct LaneLink {
+/// whole or as two rows (Recon18, Recon12: whole_rows), an element is read, and an element of row 2
+/// rebuilt, where the hop asks for it; stored otherwise (Recon8, and the U(3) reconstructions
+/// Recon13 and Recon9 with their lanes' phases), the matrix is unpacked once (the specialisation
+/// below). 16-bit links (Store = short) stay in units of the fixed point (scale: the hopping functor
+/// folds it into each hop's reconstruction), the rebuilt third row rescaled once.
+template <class V, class Recon = Recon18, class Store = typename V::real_type,
+          bool unpacked = !Recon::whole_rows || Recon::group == LinkGroup::u3>
+struct LaneLink {
   using real = typename V::real_type; ///< Real type of V.
   static constexpr int R = 2 * V::lanes; ///< Reals per stored element (2 per lane).
   static constexpr bool fixed_point = std::is_same_v<Store, short>; ///< Whether the links are 16-bit fixed point.
@@ -525,21 +528,23 @@ template <class V, class Recon = Recon18, class Store = typename V::real_type> s
   /// Element (a, b) times h, plus c.
   KOKKOS_FORCEINLINE_FUNCTION V madd(int a, int b, const V& h, const V& c) const { return cmadd(element(a, b), h, c); }
 };
-/// Doubled SIMD links in reconstruct-8 form.
-template <class V, class Store> struct LaneLink<V, Recon8, Store> {
+/// Doubled SIMD links unpacked once per hop (Recon8, Recon13, Recon9): the stored registers decoded
+/// (16-bit: by their ranges), the matrix rebuilt in registers; scale: the constant of U(3)
+/// reconstructions (else 1).
+template <class V, class Recon, class Store> struct LaneLink<V, Recon, Store, true> {
   using real = typename V::real_type; ///< Real type of V.
   static constexpr int R = 2 * V::lanes; ///< Reals per stored element (2 per lane).
-  static constexpr bool unit_scale = true; ///< Elements need no scale.
-  static constexpr real scale = real(1); ///< Factor elements are to be scaled by (1).
+  static constexpr bool unit_scale = Recon::group != LinkGroup::u3; ///< Whether elements need no scale.
   V U[Nc][Nc]; ///< The unpacked matrix.
-  /// Unpacks the eight stored reals at p.
-  KOKKOS_FORCEINLINE_FUNCTION explicit LaneLink(const Store* p) {
-    V packed[Recon8::pairs];
-    for (int k = 0; k < Recon8::pairs; ++k) {
+  real scale; ///< Factor elements are to be scaled by.
+  /// Unpacks the stored reals at p of a field stored divided by s.
+  KOKKOS_FORCEINLINE_FUNCTION LaneLink(const Store* p, real s) : scale(s) {
+    V packed[Recon::pairs];
+    for (int k = 0; k < Recon::pairs; ++k) {
       packed[k] = detail::load_stored<V>(p + k * R);
-      if constexpr (std::is_same_v<Store, short>) packed[k] = real(Recon8::range(k) / half_scale) * packed[k];
+      if constexpr (std::is_same_v<Store, short>) packed[k] = real(Recon::range(k) / half_scale) * packed[k];
     }
-    Recon8::unpack(packed, U);
+    Recon::unpack(packed, U);
   }
   /// Element (a, b) times h.
   KOKKOS_FORCEINLINE_FUNCTION V mul(int a, int b, const V& h) const { return cmul(U[a][b], h); }
@@ -548,16 +553,16 @@ template <class V, class Store> struct LaneLink<V, Recon8, Store> {
 };
 /// A hop matrix stored as Recon packs it, one complex number per stored pair, each element
 /// broadcast to every lane: the links of a block whose lanes are right-hand sides of one site.
-/// Recon18 reads an element where the hop asks for it; Recon12 and Recon8 rebuild the matrix once
-/// per hop in complex numbers (a site's lanes share it).
+/// Recon18 reads an element where the hop asks for it; the others rebuild the matrix once per hop
+/// in complex numbers (a site's lanes share it).
 template <class V, class Recon = Recon18> struct BroadcastLink {
   using real = typename V::real_type; ///< Real type of V.
   using complex = Kokkos::complex<real>; ///< One element.
-  static constexpr bool unit_scale = true; ///< Elements need no scale.
-  static constexpr real scale = real(1); ///< Factor elements are to be scaled by (1).
+  static constexpr bool unit_scale = Recon::group != LinkGroup::u3; ///< Whether elements need no scale.
   complex U[Nc][Nc]; ///< The rebuilt matrix.
-  /// Rebuilds the matrix from the Recon::pairs complex numbers at p.
-  KOKKOS_FORCEINLINE_FUNCTION explicit BroadcastLink(const real* p) {
+  real scale; ///< Factor elements are to be scaled by (the constant of U(3) reconstructions, else 1).
+  /// Rebuilds the matrix from the Recon::pairs complex numbers at p of a field stored divided by s.
+  KOKKOS_FORCEINLINE_FUNCTION BroadcastLink(const real* p, real s) : scale(s) {
     complex packed[Recon::pairs];
     for (int k = 0; k < Recon::pairs; ++k) packed[k] = complex(p[2 * k], p[2 * k + 1]);
     Recon::unpack(packed, U);
@@ -593,12 +598,19 @@ template <class V, int L, class Recon = Recon18, class Store = typename V::real_
   using link_type = std::conditional_t<L == 1, BroadcastLink<V, Recon>, LaneLink<V, Recon, Store>>;
   static constexpr bool doubled = true; ///< Each site stores the matrices of its forward and backward hops.
   const Store* p; ///< [site][2 Nd][Recon::pairs][2 L]
-  float range = 1.0f; ///< 16-bit whole matrices: the value of the fixed point's one (LinkField's link_range).
+  real scale = real(1); ///< The matrices are stored divided by it (LinkField::scale).
   /// The matrix of the hop from site in direction dir along mu.
   template <int mu, int dir> KOKKOS_FORCEINLINE_FUNCTION link_type hop_link(int site) const {
     const Store* q = p + (std::size_t(site) * (2 * Nd) + 2 * mu + (dir > 0 ? 0 : 1)) * (Recon::pairs * 2 * L);
-    if constexpr (L > 1 && std::is_same_v<Store, short> && Recon::pairs == 9) return link_type{q, real(range * (1.0f / half_scale))};
-    else return link_type{q};
+    if constexpr (L > 1 && Recon::whole_rows && Recon::group != LinkGroup::u3) {
+      // Whole 16-bit matrices carry the field's range; SU(3) rows are stored as they are.
+      if constexpr (std::is_same_v<Store, short> && Recon::group == LinkGroup::any) return link_type{q, real(scale * (1.0 / half_scale))};
+      else return link_type{q};
+    } else if constexpr (L == 1 && std::is_same_v<Recon, Recon18>) {
+      return link_type{q};
+    } else {
+      return link_type(q, scale);
+    }
   }
 };
 
@@ -617,7 +629,7 @@ template <class V, class ExecSpace, class Recon = Recon18, class Store = typenam
   static constexpr int pairs = Recon::pairs; ///< Complex numbers stored per matrix.
   /// [vsite][2 Nd hops][pairs][2 lanes reals] of one target parity.
   using view_type = Kokkos::View<Store* [2 * Nd][pairs][2 * lanes], Kokkos::LayoutRight, Kokkos::HostSpace>;
-  static constexpr double bytes_per_link = double(Recon::reals) * sizeof(Store); ///< Bytes stored per matrix and lane.
+  static constexpr double bytes_per_link = 2.0 * pairs * sizeof(Store); ///< Bytes stored per matrix and lane.
   static constexpr bool fixed_point = std::is_same_v<Store, short>; ///< Whether the links are 16-bit fixed point.
 
   /// The lattice of geometry g.
@@ -635,7 +647,9 @@ template <class V, class ExecSpace, class Recon = Recon18, class Store = typenam
   static view_type allocate(const SIMDGeometry& g, int) { return view_type("simd_gauge", sites(g)); }
   /// The reader of one parity's links for a site functor computing in registers W (W's lanes: the
   /// storage's, or broadcast from one lane).
-  template <class W> static DoubledLinkAccessor<W, lanes, Recon, Store> reader(const view_type& v, float range) { return {v.data(), range}; }
+  template <class W> static DoubledLinkAccessor<W, lanes, Recon, Store> reader(const view_type& v, double scale) {
+    return {v.data(), typename W::real_type(scale)};
+  }
 
   /// Gathers the hop matrices of the sites of target parity p and stores them doubled.
   template <class SrcView> struct Packer {
@@ -646,7 +660,6 @@ template <class V, class ExecSpace, class Recon = Recon18, class Store = typenam
     int p; ///< The target parity.
     int hop; ///< Sites per hop.
     view_type dst; ///< The storage.
-    float range = 1.0f; ///< 16-bit: the value stored as the fixed point's one.
     /// U = matrix k of vector site vs (lane k / (2 Nd), hop k % (2 Nd)). Every on-rank link is some
     /// site's forward hop: a backward hop counts in the SU(3) check only from the ghost zone.
     KOKKOS_INLINE_FUNCTION bool gather(int vs, int k, Kokkos::complex<double> U[Nc][Nc]) const {
@@ -668,8 +681,8 @@ template <class V, class ExecSpace, class Recon = Recon18, class Store = typenam
       const int lane = k / (2 * Nd), h = k % (2 * Nd);
       for (int j = 0; j < pairs; ++j) {
         if constexpr (std::is_same_v<Store, short>) {
-          dst(vs, h, j, 2 * lane) = to_fixed16(float(q[j].real()) / (Recon::range(j) * range));
-          dst(vs, h, j, 2 * lane + 1) = to_fixed16(float(q[j].imag()) / (Recon::range(j) * range));
+          dst(vs, h, j, 2 * lane) = to_fixed16(float(q[j].real()) / Recon::range(j));
+          dst(vs, h, j, 2 * lane + 1) = to_fixed16(float(q[j].imag()) / Recon::range(j));
         } else {
           dst(vs, h, j, 2 * lane) = Store(q[j].real());
           dst(vs, h, j, 2 * lane + 1) = Store(q[j].imag());

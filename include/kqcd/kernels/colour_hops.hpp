@@ -55,15 +55,16 @@ struct StaggeredSigns {
   }
 };
 
-/// The arguments of a colour-hop stencil on one parity.
-template <class Real, class GaugeAcc, class InAcc, class OutAcc, class SiteTableT> struct ColourHopArg {
+/// The arguments of a colour-hop stencil on one parity (FarAcc: the long links' accessor, whose
+/// storage may differ from the links').
+template <class Real, class GaugeAcc, class FarAcc, class InAcc, class OutAcc, class SiteTableT> struct ColourHopArg {
   using real_type = Real; ///< Arithmetic precision.
   using cplx = typename InAcc::cplx; ///< The site vector: a complex number, or a register of SIMD lanes.
   using gauge_accessor = GaugeAcc; ///< The gauge accessor type.
   using execution_space = typename SiteTableT::execution_space; ///< The execution space.
   static constexpr int n_spin = InAcc::n_spin; ///< Spin components per site (1: a colour vector).
   GaugeAcc gauge[2];  ///< Links of the one-site hops, of the even and odd sites.
-  GaugeAcc far[2];    ///< Links of the three-site hops (read only where the mask has them).
+  FarAcc far[2];      ///< Links of the three-site hops (read only where the mask has them).
   InAcc in;           ///< Source, parity 1 - target_cb.
   OutAcc out;         ///< Result, parity target_cb.
   InAcc x;            ///< Addend, parity target_cb (read only where a != 0).
@@ -86,15 +87,22 @@ template <class Arg, class Signs, int target_cb> struct ColourHopFunctor {
   static constexpr int source_cb = 1 - target_cb; ///< Parity of the source sites.
   Arg arg; ///< The kernel arguments.
 
-  /// acc += sign U in(x + hop) of right-hand side r for hop (mu, dir), where the mask has it.
+  /// acc += sign U in(x + hop) of right-hand side r for hop (mu, dir), where the mask has it: the
+  /// links for one-site hops, the long links for three-site hops.
   template <int mu, int dir> KOKKOS_FORCEINLINE_FUNCTION void hop(int site, const Coords& c, int r, cplx acc[Nc][n_spin]) const {
     if (!(arg.mask & hop_bit(mu, dir))) return;
+    if constexpr (dir == 1 || dir == -1) hop_on<mu, dir>(arg.gauge, site, c, r, acc);
+    else hop_on<mu, dir>(arg.far, site, c, r, acc);
+  }
+  /// The hop (mu, dir) on the links `links` of both parities.
+  template <int mu, int dir, class Acc>
+  KOKKOS_FORCEINLINE_FUNCTION void hop_on(const Acc (&links)[2], int site, const Coords& c, int r, cplx acc[Nc][n_spin]) const {
     const Neighbour nb = arg.sites.template neighbour<mu, dir>(site, target_cb);
     cplx v[Nc][n_spin];
     arg.in.load(nb.index * arg.n_rhs + r, v);
     if (nb.crossed)
       for (int k = 0; k < Nc; ++k) arg.sites.template cross<mu, dir, real>(v[k]);
-    const auto U = load_hop_link<mu, dir, target_cb, real>((dir == 1 || dir == -1) ? arg.gauge : arg.far, site, nb.index);
+    const auto U = load_hop_link<mu, dir, target_cb, real>(links, site, nb.index);
     const real w = real(Signs::template sign<mu, dir>(c)) * U.scale;
     for (int i = 0; i < Nc; ++i)
       for (int s = 0; s < n_spin; ++s) {

@@ -1,6 +1,6 @@
 // ColourHopStencil: the launcher side of the colour-hop stencils (kernels/colour_hops.hpp): their
-// links (recon-18 in the precision of the arithmetic), site table, ghost zone and halo, and their
-// cost model, on either layout (stencil/stencil_layout.hpp: plain sites, or SIMD lanes on host
+// links (stored as the layout's reconstructions: the links' and the long links'), site table, ghost
+// zone and halo, and their cost model, on either layout (stencil/stencil_layout.hpp: plain sites, or SIMD lanes on host
 // backends). Staggered fermions, the covariant Laplacian and the covariant derivative are thin
 // operators over it (stencil/staggered.hpp, stencil/laplace.hpp); nothing here is specific to one.
 // With long links (the Naik term) the stencil hops three sites and every field it reads has a
@@ -78,7 +78,7 @@ public:
       : name_(name), geometry_(make_geometry(name, u, w, opt)), sites_(Layout::site_table(geometry_, bc)),
         launcher_(Layout::sites(geometry_)), halo_(Layout::sites(geometry_)) {
     links_ = Layout::links(detail::with_ghost_zone_of(u, lattice()), geometry_, 1);
-    if (w) far_ = Layout::links(detail::with_ghost_zone_of(*w, lattice()), geometry_, 3);
+    if (w) far_ = Layout::long_links(detail::with_ghost_zone_of(*w, lattice()), geometry_);
   }
 
   /// The lattice, with the ghost zone the stencil's fields need.
@@ -135,16 +135,19 @@ public:
     const int n = std::popcount(mask);
     return double(n_rhs) * lattice().cb_volume() * n_spin * (n * flops_per_hop + (n - 1) * 6.0 + (xpay ? Nc * 6.0 : 0.0));
   }
-  /// Bytes of one apply() on one parity in the no-reuse model of stored sizes: per site a link and
-  /// a source site per hop, the result written and, with xpay, the addend read (with n_rhs
-  /// right-hand sides the links once, the sites n_rhs times).
+  /// Bytes of one apply() on one parity in the no-reuse model of stored sizes: per site a link (or
+  /// long link) and a source site per hop, the result written and, with xpay, the addend read (with
+  /// n_rhs right-hand sides the links once, the sites n_rhs times).
   double bytes(unsigned mask, bool xpay, int n_rhs = 1) const {
-    return double(lattice().cb_volume()) *
-           (std::popcount(mask) * (Layout::bytes_per_link() + n_rhs * site_bytes) + n_rhs * (xpay ? 2 : 1) * site_bytes);
+    return double(lattice().cb_volume()) * (link_bytes(mask) + std::popcount(mask) * n_rhs * site_bytes + n_rhs * (xpay ? 2 : 1) * site_bytes);
   }
   /// Bytes in the perfect-reuse model: every link and source site read once per output site.
   double bytes_reuse(unsigned mask, bool xpay, int n_rhs = 1) const {
-    return double(lattice().cb_volume()) * (std::popcount(mask) * Layout::bytes_per_link() + n_rhs * (xpay ? 3 : 2) * site_bytes);
+    return double(lattice().cb_volume()) * (link_bytes(mask) + n_rhs * (xpay ? 3 : 2) * site_bytes);
+  }
+  /// Bytes of the links the hops of `mask` read at one site, as stored.
+  static double link_bytes(unsigned mask) {
+    return std::popcount(mask & hops::one_site) * Layout::bytes_per_link() + std::popcount(mask & hops::three_site) * Layout::bytes_per_long_link();
   }
 
   /// The launcher (overlap, timing, launch shape).
@@ -197,7 +200,7 @@ private:
   std::string name_;
   geometry_type geometry_;
   typename Layout::links_type links_;
-  std::optional<typename Layout::links_type> far_;
+  std::optional<typename Layout::long_links_type> far_;
   site_table_type sites_;
   StencilLauncher<ES> launcher_;
   mutable detail::SourceHalo<spinor_type, block_type, ES> halo_;
@@ -233,12 +236,15 @@ void ColourHopStencil<Signs, n_spin, Real, ES, Layout>::launch(S& out, const S& 
   const int n_rhs = n_rhs_of(in);
   if (n_rhs_of(out) != n_rhs || (a != Real(0) && n_rhs_of(*x) != n_rhs))
     throw invalid_argument(name_ + ": the output and addend need the input's " + std::to_string(n_rhs) + " right-hand sides");
-  using Arg = ColourHopArg<Real, typename Layout::link_accessor, decltype(Layout::reader(in)), decltype(Layout::writer(out)),
+  using FarAcc = typename Layout::long_link_accessor;
+  using Arg = ColourHopArg<Real, typename Layout::link_accessor, FarAcc, decltype(Layout::reader(in)), decltype(Layout::writer(out)),
                            site_table_type>;
-  const auto& far = far_ ? *far_ : links_;
   const Lattice& swept = Layout::sites(geometry_);
+  FarAcc far[2] = {};
+  if (far_)
+    for (int p = 0; p < 2; ++p) far[p] = Layout::long_accessor(*far_, p);
   Arg arg{{Layout::accessor(links_, 0), Layout::accessor(links_, 1)},
-          {Layout::accessor(far, 0), Layout::accessor(far, 1)},
+          {far[0], far[1]},
           Layout::reader(in),
           Layout::writer(out),
           Layout::reader(x ? *x : in),
@@ -253,9 +259,9 @@ void ColourHopStencil<Signs, n_spin, Real, ES, Layout>::launch(S& out, const S& 
           n_rhs};
   char hex[16];
   std::snprintf(hex, sizeof hex, "%04x", mask);
-  const std::string variant =
-      name_ + ", " + Layout::name + ", spins " + std::to_string(n_spin) + ", hops " + hex + (a != Real(0) ? ", xpay" : "") +
-      (n_rhs > 1 ? ", rhs " + std::to_string(n_rhs) : "");
+  const std::string variant = name_ + ", " + Layout::name + ", spins " + std::to_string(n_spin) + ", hops " + hex +
+                              ", recon " + Layout::recon_type::name + (far_ ? std::string("/") + Layout::long_recon_type::name : "") +
+                              (a != Real(0) ? ", xpay" : "") + (n_rhs > 1 ? ", rhs " + std::to_string(n_rhs) : "");
   auto start = [&] { halo_.start(in, WholeRows{}); };
   auto finish = [&] { halo_.finish(in, WholeRows{}); };
   auto go = [&](auto cb) {

@@ -37,13 +37,16 @@ template <class P, class ES>
 inline constexpr NeighbourMode default_neighbour_mode = PrecisionTraits<P>::is_half ? NeighbourMode::table : ArchTraits<ES>::neighbour_mode;
 
 /// The plain layout: a site per thread, CBSpinor sites (16-bit HalfCBSpinor in half), PackedGauge
-/// links stored as Recon packs them (16-bit in half), the site table of neighbour mode `mode`, and
-/// blocks of right-hand sides as rows of their own (SpinorBlock). P: the storage precision (float,
-/// double, kqcd::half), computed in compute_t<P>.
-template <class P, class ES, class Recon = Recon18, NeighbourMode mode = default_neighbour_mode<P, ES>> struct PlainStencilLayout {
+/// links stored as Recon packs them (16-bit in half; the long links of three-site hops as
+/// LongRecon packs them), the site table of neighbour mode `mode`, and blocks of right-hand sides as
+/// rows of their own (SpinorBlock). P: the storage precision (float, double, kqcd::half), computed
+/// in compute_t<P>.
+template <class P, class ES, class Recon = Recon18, NeighbourMode mode = default_neighbour_mode<P, ES>, class LongRecon = Recon18>
+struct PlainStencilLayout {
   using precision = P; ///< Storage precision.
   using real_type = compute_t<P>; ///< Arithmetic precision.
   using recon_type = Recon; ///< How the links are stored.
+  using long_recon_type = LongRecon; ///< How the long links are stored.
   using execution_space = ES; ///< The execution space.
   using geometry_type = Lattice; ///< What fields are built on.
   struct options {}; ///< Nothing to choose.
@@ -59,10 +62,14 @@ template <class P, class ES, class Recon = Recon18, NeighbourMode mode = default
   /// A block of right-hand sides of fields with n_spin spin components, a row each.
   template <int n_spin> using block_type = SpinorBlock<RowBlocks<spinor_type<n_spin>>>;
   using links_type = PackedGauge<P, Recon, ES>; ///< The links as the functor reads them.
+  using long_links_type = PackedGauge<P, LongRecon, ES>; ///< The long links as the functor reads them.
   using link_accessor = decltype(std::declval<links_type>().template reader<real_type>(0)); ///< Their reader.
+  using long_link_accessor = decltype(std::declval<long_links_type>().template reader<real_type>(0)); ///< The long links' reader.
   using site_table_type = SiteTable<mode, ES>; ///< Neighbours and boundary phases.
   /// The same layout with links stored as R and neighbour mode m.
-  template <class R, NeighbourMode m> using with_storage = PlainStencilLayout<P, ES, R, m>;
+  template <class R, NeighbourMode m> using with_storage = PlainStencilLayout<P, ES, R, m, LongRecon>;
+  /// The same layout with long links stored as R.
+  template <class R> using with_long_links = PlainStencilLayout<P, ES, Recon, mode, R>;
 
   /// The geometry of the lattice lat (its ghost zone as deep as the stencil hops).
   static geometry_type geometry(const Lattice& lat, const options&) { return lat; }
@@ -73,10 +80,18 @@ template <class P, class ES, class Recon = Recon18, NeighbourMode mode = default
   ///@}
   /// The links of u (ghost zone filled) for hops of `hop` sites.
   template <class GT> static links_type links(const GaugeField<GT, ES>& u, const geometry_type&, int) { return links_type(u); }
-  /// The reader of the links used by the sites of parity p.
+  /// The long links of w (ghost zone filled) for three-site hops.
+  template <class GT> static long_links_type long_links(const GaugeField<GT, ES>& w, const geometry_type&) { return long_links_type(w); }
+  /// The readers of the links, and of the long links, used by the sites of parity p.
+  ///@{
   static link_accessor accessor(const links_type& l, int p) { return l.template reader<real_type>(p); }
-  /// Bytes of one link as stored.
+  static long_link_accessor long_accessor(const long_links_type& l, int p) { return l.template reader<real_type>(p); }
+  ///@}
+  /// Bytes of one link, and of one long link, as stored.
+  ///@{
   static constexpr double bytes_per_link() { return links_type::bytes_per_link(); }
+  static constexpr double bytes_per_long_link() { return long_links_type::bytes_per_link(); }
+  ///@}
   /// The site table of boundary phases bc.
   static site_table_type site_table(const geometry_type& g, const BoundaryPhases& bc) { return site_table_type(g, bc); }
   /// A spinor S of parity `parity` on geometry g.
@@ -91,15 +106,16 @@ template <class P, class ES, class Recon = Recon18, NeighbourMode mode = default
 };
 
 /// The virtual-node SIMD layout of host backends (ArchTraits<ES>::simd_layout): SIMDSpinor sites
-/// (V's lanes; SIMDHalfSpinor in half), doubled links stored as Recon packs them (16-bit in half),
-/// the site table of the vector sites with the lanes' crossing. options: the lane split (zeros:
-/// the automatic one, SIMDGeometry's).
+/// (V's lanes; SIMDHalfSpinor in half), doubled links stored as Recon packs them (16-bit in half;
+/// long links as LongRecon packs them), the site table of the vector sites with the lanes'
+/// crossing. options: the lane split (zeros: the automatic one, SIMDGeometry's).
 template <class P, class ES, class Recon = Recon18, NeighbourMode mode = ArchTraits<ES>::neighbour_mode,
-          class V = typename ArchTraits<ES>::template simd_complex<compute_t<P>>>
+          class V = typename ArchTraits<ES>::template simd_complex<compute_t<P>>, class LongRecon = Recon18>
 struct SIMDStencilLayout {
   using precision = P; ///< Storage precision.
   using real_type = compute_t<P>; ///< Arithmetic precision.
   using recon_type = Recon; ///< How the links are stored.
+  using long_recon_type = LongRecon; ///< How the long links are stored.
   using execution_space = ES; ///< The execution space.
   using simd_type = V; ///< The register of lanes.
   using geometry_type = SIMDGeometry; ///< What fields are built on.
@@ -122,10 +138,14 @@ struct SIMDStencilLayout {
   using multi_spinor_type = detail::no_blocks; ///< Blocks are a layout of their own (SIMDBlockStencilLayout).
   template <int n_spin> using block_type = detail::no_blocks; ///< No blocks as rows.
   using links_type = LinkField<LaneLinks<V, ES, Recon, link_store_type>>; ///< The links as the functor reads them.
+  using long_links_type = LinkField<LaneLinks<V, ES, LongRecon, link_store_type>>; ///< The long links as the functor reads them.
   using link_accessor = decltype(std::declval<links_type>().template reader<V>(0)); ///< Their reader.
+  using long_link_accessor = decltype(std::declval<long_links_type>().template reader<V>(0)); ///< The long links' reader.
   using site_table_type = SiteTable<mode, ES, LaneCrossing<V>>; ///< Neighbours, lane exchanges and boundary phases.
   /// The same layout with links stored as R and neighbour mode m.
-  template <class R, NeighbourMode m> using with_storage = SIMDStencilLayout<P, ES, R, m, V>;
+  template <class R, NeighbourMode m> using with_storage = SIMDStencilLayout<P, ES, R, m, V, LongRecon>;
+  /// The same layout with long links stored as R.
+  template <class R> using with_long_links = SIMDStencilLayout<P, ES, Recon, mode, V, R>;
 
   /// The geometry of the lattice lat (its ghost zone as deep as the stencil hops) in V's lanes.
   static geometry_type geometry(const Lattice& lat, const options& o) { return SIMDGeometry(lat, V::lanes, o.split); }
@@ -155,10 +175,21 @@ struct SIMDStencilLayout {
     check_simd_isa();
     return links_type(u, g, hop);
   }
-  /// The reader of the links used by the sites of parity p.
+  /// The doubled long links of w (ghost zone filled) for three-site hops.
+  template <class GT> static long_links_type long_links(const GaugeField<GT, ES>& w, const geometry_type& g) {
+    check_simd_isa();
+    return long_links_type(w, g, 3);
+  }
+  /// The readers of the links, and of the long links, used by the sites of parity p.
+  ///@{
   static link_accessor accessor(const links_type& l, int p) { return l.template reader<V>(p); }
-  /// Bytes of one link as stored (each hop's matrix).
+  static long_link_accessor long_accessor(const long_links_type& l, int p) { return l.template reader<V>(p); }
+  ///@}
+  /// Bytes of one link, and of one long link, as stored (each hop's matrix).
+  ///@{
   static constexpr double bytes_per_link() { return links_type::bytes_per_link(); }
+  static constexpr double bytes_per_long_link() { return long_links_type::bytes_per_link(); }
+  ///@}
   /// The site table of boundary phases bc.
   static site_table_type site_table(const geometry_type& g, const BoundaryPhases& bc) { return site_table_type(g, bc); }
   /// A spinor S of parity `parity` on geometry g.
@@ -175,12 +206,14 @@ struct SIMDStencilLayout {
 /// Blocks of right-hand sides in SIMD lanes on host backends: a site per vector, right-hand side r
 /// of every site in lane r (SIMDBlockSpinor; 16-bit lanes with a norm each in half), each link
 /// element read once per site and broadcast to the lanes (one-lane doubled links in compute_t<P>,
-/// stored as Recon packs them), the plain site table.
-template <class P, class ES, class Recon = Recon18, class V = typename ArchTraits<ES>::template simd_complex<compute_t<P>>>
+/// stored as Recon packs them, long links as LongRecon), the plain site table.
+template <class P, class ES, class Recon = Recon18, class V = typename ArchTraits<ES>::template simd_complex<compute_t<P>>,
+          class LongRecon = Recon18>
 struct SIMDBlockStencilLayout {
   using precision = P; ///< Storage precision.
   using real_type = compute_t<P>; ///< Arithmetic precision.
   using recon_type = Recon; ///< How the links are stored.
+  using long_recon_type = LongRecon; ///< How the long links are stored.
   using execution_space = ES; ///< The execution space.
   using simd_type = V; ///< The register of lanes.
   using geometry_type = Lattice; ///< What fields are built on.
@@ -197,10 +230,16 @@ struct SIMDBlockStencilLayout {
   ///@}
   using multi_spinor_type = detail::no_blocks; ///< The spinor is the block.
   template <int n_spin> using block_type = detail::no_blocks; ///< No blocks as rows.
-  /// One-lane doubled links.
+  /// One-lane doubled links, and long links.
+  ///@{
   using links_type = LinkField<LaneLinks<SIMDComplex<real_type, 1, simd::Portable<real_type, 1>>, ES, Recon>>;
+  using long_links_type = LinkField<LaneLinks<SIMDComplex<real_type, 1, simd::Portable<real_type, 1>>, ES, LongRecon>>;
+  ///@}
   using link_accessor = decltype(std::declval<links_type>().template reader<V>(0)); ///< Their reader (broadcast to V's lanes).
+  using long_link_accessor = decltype(std::declval<long_links_type>().template reader<V>(0)); ///< The long links' reader.
   using site_table_type = SiteTable<NeighbourMode::table, ES>; ///< Neighbours and boundary phases.
+  /// The same layout with long links stored as R.
+  template <class R> using with_long_links = SIMDBlockStencilLayout<P, ES, Recon, V, R>;
 
   /// The geometry of the lattice lat.
   static geometry_type geometry(const Lattice& lat, const options&) { return lat; }
@@ -214,10 +253,21 @@ struct SIMDBlockStencilLayout {
     check_simd_isa();
     return links_type(u, SIMDGeometry(g, 1), hop);
   }
-  /// The reader of the links used by the sites of parity p.
+  /// The one-lane doubled long links of w (ghost zone filled) for three-site hops.
+  template <class GT> static long_links_type long_links(const GaugeField<GT, ES>& w, const geometry_type& g) {
+    check_simd_isa();
+    return long_links_type(w, SIMDGeometry(g, 1), 3);
+  }
+  /// The readers of the links, and of the long links, used by the sites of parity p.
+  ///@{
   static link_accessor accessor(const links_type& l, int p) { return l.template reader<V>(p); }
-  /// Bytes of one link as stored.
+  static long_link_accessor long_accessor(const long_links_type& l, int p) { return l.template reader<V>(p); }
+  ///@}
+  /// Bytes of one link, and of one long link, as stored.
+  ///@{
   static constexpr double bytes_per_link() { return links_type::bytes_per_link(); }
+  static constexpr double bytes_per_long_link() { return long_links_type::bytes_per_link(); }
+  ///@}
   /// The site table of boundary phases bc.
   static site_table_type site_table(const geometry_type& g, const BoundaryPhases& bc) { return site_table_type(g, bc); }
   /// A block S of parity `parity` on geometry g, every lane a right-hand side.
