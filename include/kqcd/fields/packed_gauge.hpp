@@ -57,10 +57,14 @@ template <class T> KOKKOS_FORCEINLINE_FUNCTION Kokkos::complex<T> unit_phase(T x
   sincos_small(x, s, c);
   return {c, s};
 }
+/// det U.
+template <class T> KOKKOS_INLINE_FUNCTION Kokkos::complex<T> det3(const Kokkos::complex<T> U[3][3]) {
+  return U[0][0] * (U[1][1] * U[2][2] - U[1][2] * U[2][1]) - U[0][1] * (U[1][0] * U[2][2] - U[1][2] * U[2][0]) +
+         U[0][2] * (U[1][0] * U[2][1] - U[1][1] * U[2][0]);
+}
 /// arg det U in [-pi, pi].
 template <class T> KOKKOS_INLINE_FUNCTION T det_phase(const Kokkos::complex<T> U[3][3]) {
-  const Kokkos::complex<T> d = U[0][0] * (U[1][1] * U[2][2] - U[1][2] * U[2][1]) - U[0][1] * (U[1][0] * U[2][2] - U[1][2] * U[2][0]) +
-                               U[0][2] * (U[1][0] * U[2][1] - U[1][1] * U[2][0]);
+  const Kokkos::complex<T> d = det3(U);
   return Kokkos::atan2(d.imag(), d.real());
 }
 } // namespace detail
@@ -340,9 +344,7 @@ KOKKOS_INLINE_FUNCTION void fold_su3_deviation(const Kokkos::complex<double> U[3
       if (a == b) s -= C(1.0, 0.0);
       dev = Kokkos::fmax(dev, Kokkos::abs(s));
     }
-  const C d = U[0][0] * (U[1][1] * U[2][2] - U[1][2] * U[2][1]) - U[0][1] * (U[1][0] * U[2][2] - U[1][2] * U[2][0]) +
-              U[0][2] * (U[1][0] * U[2][1] - U[1][1] * U[2][0]);
-  if (det) dev = Kokkos::fmax(dev, Kokkos::abs(d - C(1.0, 0.0)));
+  if (det) dev = Kokkos::fmax(dev, Kokkos::abs(det3(U) - C(1.0, 0.0)));
   a1max = Kokkos::fmax(a1max, norm_of(U[0][0]));
 }
 
@@ -388,9 +390,7 @@ template <class View> struct LinkMaxDet {
       Kokkos::complex<double> U[Nc][Nc];
       for (int a = 0; a < Nc; ++a)
         for (int b = 0; b < Nc; ++b) U[a][b] = Kokkos::complex<double>(v(s, mu, a, b).real(), v(s, mu, a, b).imag());
-      const Kokkos::complex<double> d = U[0][0] * (U[1][1] * U[2][2] - U[1][2] * U[2][1]) - U[0][1] * (U[1][0] * U[2][2] - U[1][2] * U[2][0]) +
-                                        U[0][2] * (U[1][0] * U[2][1] - U[1][1] * U[2][0]);
-      m = Kokkos::fmax(m, Kokkos::abs(d));
+      m = Kokkos::fmax(m, Kokkos::abs(det3(U)));
     }
   }
 };
