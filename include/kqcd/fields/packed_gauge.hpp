@@ -32,8 +32,8 @@ template <class C> KOKKOS_FORCEINLINE_FUNCTION C third_row_element(const C r0[3]
   const int j = b == 2 ? 0 : b + 1, k = b == 0 ? 2 : b - 1;
   return conjc(r0[j] * r1[k] - r0[k] * r1[j]);
 }
-/// Row 2 of an SU(3) matrix from rows 0 and 1.
-template <class T> KOKKOS_INLINE_FUNCTION void third_row(Kokkos::complex<T> U[3][3]) {
+/// Row 2 of an SU(3) matrix from rows 0 and 1 (C: a complex number or a register of SIMD lanes).
+template <class C> KOKKOS_INLINE_FUNCTION void third_row(C U[3][3]) {
   for (int b = 0; b < 3; ++b) U[2][b] = third_row_element(U[0], U[1], b);
 }
 /// sin x and cos x for |x| <= pi: on the device CUDA's fast single-precision intrinsic (absolute
@@ -120,8 +120,8 @@ struct Recon12 {
     for (int a = 0; a < 2; ++a)
       for (int b = 0; b < 3; ++b) p[3 * a + b] = U[a][b];
   }
-  /// U from its stored pairs p, row 2 from unitarity.
-  template <class T> KOKKOS_INLINE_FUNCTION static void unpack(const Kokkos::complex<T> p[pairs], Kokkos::complex<T> U[3][3]) {
+  /// U from its stored pairs p, row 2 from unitarity (C: a complex number or a register of SIMD lanes).
+  template <class C> KOKKOS_INLINE_FUNCTION static void unpack(const C p[pairs], C U[3][3]) {
     for (int a = 0; a < 2; ++a)
       for (int b = 0; b < 3; ++b) U[a][b] = p[3 * a + b];
     detail::third_row(U);
@@ -175,8 +175,9 @@ struct Recon8 {
   }
 };
 
-/// Reconstruct-13: rows 0 and 1 of a U(3) matrix and the phase theta of its determinant (pair 6:
-/// (theta, 0), stored as one real); row 2 = e^{i theta} conj(r0 x r1). QUDA's for long links.
+/// Reconstruct-13: rows 0 and 1 of a U(3) matrix as Recon12 stores them and the phase theta of its
+/// determinant (pair 6: (theta, 0), stored as one real); row 2 = e^{i theta} conj(r0 x r1), Recon12's
+/// row 2 times the phase. QUDA's for long links.
 struct Recon13 {
   /// Complex numbers (the last holding the phase) and reals stored per matrix; the name in messages.
   ///@{
@@ -191,16 +192,14 @@ struct Recon13 {
   KOKKOS_INLINE_FUNCTION static constexpr float range(int k) { return k == 6 ? Kokkos::numbers::pi_v<float> : 1.0f; }
   /// p = the stored pairs of U.
   template <class T> KOKKOS_INLINE_FUNCTION static void pack(const Kokkos::complex<T> U[3][3], Kokkos::complex<T> p[pairs]) {
-    for (int a = 0; a < 2; ++a)
-      for (int b = 0; b < 3; ++b) p[3 * a + b] = U[a][b];
+    Recon12::pack(U, p);
     p[6] = Kokkos::complex<T>(detail::det_phase(U), T(0));
   }
   /// U from its stored pairs p (C: a complex number or a register of SIMD lanes).
   template <class C> KOKKOS_INLINE_FUNCTION static void unpack(const C p[pairs], C U[3][3]) {
-    for (int a = 0; a < 2; ++a)
-      for (int b = 0; b < 3; ++b) U[a][b] = p[3 * a + b];
+    Recon12::unpack(p, U);
     const C e = detail::unit_phase(detail::real_part(p[6]));
-    for (int b = 0; b < 3; ++b) U[2][b] = e * detail::third_row_element(U[0], U[1], b);
+    for (int b = 0; b < 3; ++b) U[2][b] = e * U[2][b];
   }
   /// U / scale from rows 0, 1 divided by scale (and the phase as it is): row 2 rescaled once.
   template <class T> KOKKOS_INLINE_FUNCTION static void unpack(const Kokkos::complex<T> p[pairs], Kokkos::complex<T> U[3][3], T scale) {
@@ -364,13 +363,11 @@ template <class Recon> void require_reconstructible(double dev, double a1max) {
                            "matrices (as long links are): found |U U^dag / c^2 - 1| = " + std::to_string(dev) + ", expected at most " +
                            std::to_string(su3_tolerance) + " (use recon 18)");
   if (Recon::needs_a1_below_one && !(a1max < 1.0 - 1e-6))
-      throw invalid_argument(std::string("gauge reconstruct-") + Recon::name + " cannot represent links with |U_00| = 1 (found |U_00|^2 = " +
-                             std::to_string(a1max) + "; the unit gauge is one): use recon " + (Recon::group == LinkGroup::u3 ? "13" : "12") +
-                             " or 18");
+    throw invalid_argument(std::string("gauge reconstruct-") + Recon::name + " cannot represent links with |U_00| = 1 (found |U_00|^2 = " +
+                           std::to_string(a1max) + "; the unit gauge is one): use recon " + (Recon::group == LinkGroup::u3 ? "13" : "12") +
+                           " or 18");
 }
-} // namespace detail
 
-namespace detail {
 /// Kernel: the largest |Re|, |Im| of the elements of one parity's links (ghost zone included).
 template <class View> struct LinkMaxAbs {
   View v; ///< The links.
