@@ -4,7 +4,6 @@ namespace kqcd::ref {
 
 namespace {
 using M3 = std::array<cd, 9>;
-using M4 = std::array<std::array<cd, 4>, 4>;
 std::int64_t lex(const Dims& d, std::array<int, 4> x) {
   for (int mu = 0; mu < 4; ++mu) x[mu] = ((x[mu] % d[mu]) + d[mu]) % d[mu];
   return x[0] + std::int64_t(d[0]) * (x[1] + std::int64_t(d[1]) * (x[2] + std::int64_t(d[2]) * x[3]));
@@ -20,13 +19,6 @@ M3 dag(const M3& a) {
   M3 r{};
   for (int i = 0; i < 3; ++i)
     for (int j = 0; j < 3; ++j) r[i * 3 + j] = std::conj(a[j * 3 + i]);
-  return r;
-}
-M4 mul4(const M4& a, const M4& b) {
-  M4 r{};
-  for (int i = 0; i < 4; ++i)
-    for (int j = 0; j < 4; ++j)
-      for (int k = 0; k < 4; ++k) r[i][j] += a[i][k] * b[k][j];
   return r;
 }
 } // namespace
@@ -72,7 +64,7 @@ std::vector<cd> clover_site_matrices(const Dims& d, const std::vector<cd>& u, do
         const M3 qmn = Q(x, m, n), qnm = Q(x, n, m);
         M3 F;
         for (int k = 0; k < 9; ++k) F[std::size_t(k)] = (qmn[std::size_t(k)] - qnm[std::size_t(k)]) / 8.0;
-        const M4 gg = mul4(gamma(m), gamma(n)), hh = mul4(gamma(n), gamma(m));
+        const Mat4 gg = mul4(gamma(m), gamma(n)), hh = mul4(gamma(n), gamma(m));
         for (int s = 0; s < 4; ++s)
           for (int t = 0; t < 4; ++t) {
             const cd sigma = I / 2.0 * (gg[std::size_t(s)][std::size_t(t)] - hh[std::size_t(s)][std::size_t(t)]);

@@ -6,13 +6,6 @@
 namespace kqcd::ref {
 
 namespace {
-Mat4 mul(const Mat4& a, const Mat4& b) {
-  Mat4 r{};
-  for (int i = 0; i < 4; ++i)
-    for (int j = 0; j < 4; ++j)
-      for (int k = 0; k < 4; ++k) r[i][j] += a[i][k] * b[k][j];
-  return r;
-}
 std::array<int, 4> coords(const Dims& d, std::int64_t i) {
   std::array<int, 4> c{};
   for (int mu = 0; mu < 4; ++mu) {
@@ -30,7 +23,7 @@ Mat4 gamma_n(int n) {
   Mat4 r{};
   for (int i = 0; i < 4; ++i) r[i][i] = 1.0;
   for (int mu = 0; mu < 4; ++mu)
-    if ((n >> mu) & 1) r = mul(r, gamma(mu));
+    if ((n >> mu) & 1) r = mul4(r, gamma(mu));
   return r;
 }
 

@@ -8,8 +8,6 @@
 
 namespace kqcd::ref {
 
-using Mat4 = std::array<std::array<cd, 4>, 4>;
-
 /// Gamma(n) = g1^n0 g2^n1 g3^n2 g4^n3 (n = n0 + 2 n1 + 4 n2 + 8 n3) by matrix multiplication.
 Mat4 gamma_n(int n);
 

@@ -50,7 +50,6 @@ std::vector<cd> solve(std::vector<cd> A, std::vector<cd> b) {
   }
   return x;
 }
-using Mat4 = std::array<std::array<cd, 4>, 4>;
 Mat4 identity4() {
   Mat4 m{};
   for (int a = 0; a < 4; ++a) m[a][a] = 1.0;
@@ -62,13 +61,6 @@ Mat4 projector(int sign) {
   const auto& g5 = gamma(4);
   for (int a = 0; a < 4; ++a)
     for (int c = 0; c < 4; ++c) m[a][c] = 0.5 * ((a == c ? 1.0 : 0.0) + double(sign) * g5[a][c]);
-  return m;
-}
-Mat4 mul(const Mat4& x, const Mat4& y) {
-  Mat4 m{};
-  for (int a = 0; a < 4; ++a)
-    for (int c = 0; c < 4; ++c)
-      for (int k = 0; k < 4; ++k) m[a][c] += x[a][k] * y[k][c];
   return m;
 }
 Mat4 combine(cd a, const Mat4& x, cd b, const Mat4& y) {
@@ -149,7 +141,7 @@ std::vector<cd> free_domain_wall_propagator(const Dims& d, const DomainWall& p, 
           Mat4 dw = combine(diag, one, 0.0, one);
           for (int mu = 0; mu < 4; ++mu) dw = combine(1.0, dw, cd(0, std::sin(pm[mu])), gamma(mu));
           const Mat4 diag_block = combine(p.b5, dw, 1.0, one), hop = combine(p.c5, dw, -1.0, one);
-          const Mat4 up = mul(hop, Pm), down = mul(hop, Pp), dminus = combine(1.0, one, -p.c5, dw);
+          const Mat4 up = mul4(hop, Pm), down = mul4(hop, Pp), dminus = combine(1.0, one, -p.c5, dw);
           std::vector<cd> A(std::size_t(n * n), cd(0));
           auto add = [&](int s, int t, const Mat4& m, double w) {
             for (int a = 0; a < 4; ++a)
@@ -160,7 +152,7 @@ std::vector<cd> free_domain_wall_propagator(const Dims& d, const DomainWall& p, 
             add(s, (s + 1) % Ls, up, s + 1 < Ls ? 1.0 : -p.mf);
             add(s, (s + Ls - 1) % Ls, down, s > 0 ? 1.0 : -p.mf);
           }
-          const Mat4 src0 = mul(dminus, Pp), src1 = mul(dminus, Pm);
+          const Mat4 src0 = mul4(dminus, Pp), src1 = mul4(dminus, Pm);
           for (int sigma = 0; sigma < 4; ++sigma) {
             std::vector<cd> B(std::size_t(n), cd(0));
             for (int a = 0; a < 4; ++a) {

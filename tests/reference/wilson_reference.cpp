@@ -7,7 +7,7 @@ namespace kqcd::ref {
 
 std::int64_t volume(const Dims& d) { return std::int64_t(d[0]) * d[1] * d[2] * d[3]; }
 
-const std::array<std::array<cd, 4>, 4>& gamma(int mu) {
+const Mat4& gamma(int mu) {
   static const cd I(0, 1), O(0, 0), P(1, 0);
   static const std::array<std::array<std::array<cd, 4>, 4>, 5> g = {{
       {{{O, O, O, I}, {O, O, I, O}, {O, -I, O, O}, {-I, O, O, O}}},   // g1
@@ -17,6 +17,14 @@ const std::array<std::array<cd, 4>, 4>& gamma(int mu) {
       {{{P, O, O, O}, {O, P, O, O}, {O, O, -P, O}, {O, O, O, -P}}},   // g5
   }};
   return g[mu];
+}
+
+Mat4 mul4(const Mat4& a, const Mat4& b) {
+  Mat4 r{};
+  for (int i = 0; i < 4; ++i)
+    for (int j = 0; j < 4; ++j)
+      for (int k = 0; k < 4; ++k) r[i][j] += a[i][k] * b[k][j];
+  return r;
 }
 
 namespace {

@@ -13,9 +13,13 @@ namespace kqcd::ref {
 using cd = std::complex<double>;
 using Dims = std::array<int, 4>;
 
+using Mat4 = std::array<std::array<cd, 4>, 4>; ///< A 4x4 spin matrix.
+
 std::int64_t volume(const Dims& d);
 /// Gamma(n) of the DeGrand-Rossi basis as 4x4 matrices (mu = 0..3 -> g1..g4, 4 -> g5).
-const std::array<std::array<cd, 4>, 4>& gamma(int mu);
+const Mat4& gamma(int mu);
+/// a b of 4x4 matrices.
+Mat4 mul4(const Mat4& a, const Mat4& b);
 
 /// H psi = sum_mu [(1 - s g_mu) U_mu(x) psi(x+mu) + (1 + s g_mu) U_mu^dag(x-mu) psi(x-mu)],
 /// s = +1 (D) or -1 (D^dag), with boundary phases b (forward b_mu, backward conj(b_mu)).

@@ -8,7 +8,7 @@
 #include "host_fields.hpp"
 #include <domain_wall_reference.hpp>
 
-#include <random>
+#include <numbers>
 
 using namespace kqcd;
 using namespace kqcd::test;
