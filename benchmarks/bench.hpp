@@ -46,7 +46,8 @@ struct DslashOptions {
   Lattice lattice{{16, 16, 16, 16}};
   std::string precision = "single"; ///< single | double | half (16-bit spinors and links, float arithmetic)
   int recon = 18;                   ///< gauge reconstruction 18 | 12 | 8; the long links' 18 | 13 | 9 of the improved staggered operators
-  int rhs = 1;                      ///< right-hand sides per call (multi-RHS dslash, 1..16)
+  int rhs = 1;                      ///< right-hand sides per call (multi-RHS dslash, 1..32)
+  int Ls = 16;                      ///< slices of the fifth dimension (shamir, moebius)
   std::string backend;              ///< empty: the default execution space
   std::string neighbours = "auto";  ///< auto | table | on-the-fly
   std::string op = "dslash";        ///< dslash or wilson (hopping term, one parity) | eo (even-odd operator) |

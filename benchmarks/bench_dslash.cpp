@@ -119,10 +119,11 @@ template <class ES, class Real> nlohmann::json time_dslash_layout(const DslashOp
 nlohmann::json run_dslash(const DslashOptions& opts, double copy_gbytes_per_s) {
   const std::string backend = backend_or_default(opts.backend);
   const bool wilson = opts.op == "dslash" || opts.op == "wilson" || opts.op == "eo";
-  const bool colour_hops = colour_hop_operator(opts.op);
-  if (!wilson && !colour_hops && opts.op != "clover" && opts.op != "clover-dynamic" && opts.op != "twisted" && opts.op != "twisted-clover")
+  const bool colour_hops = colour_hop_operator(opts.op), dwf = domain_wall_operator(opts.op);
+  if (!wilson && !colour_hops && !dwf && opts.op != "clover" && opts.op != "clover-dynamic" && opts.op != "twisted" &&
+      opts.op != "twisted-clover")
     throw invalid_argument("operator '" + opts.op + "': expected dslash (or wilson), eo, clover, clover-dynamic, twisted, twisted-clover, "
-                           "staggered, improved-staggered, asqtad, hisq, laplace or covdev");
+                           "staggered, improved-staggered, asqtad, hisq, laplace, covdev, shamir or moebius");
   if (opts.layout != "auto" && opts.layout != "scalar" && opts.layout != "simd")
     throw invalid_argument("layout '" + opts.layout + "': expected auto, scalar or simd");
   if (opts.precision != "single" && opts.precision != "double" && opts.precision != "half")
@@ -135,8 +136,8 @@ nlohmann::json run_dslash(const DslashOptions& opts, double copy_gbytes_per_s) {
   } else if (opts.recon != 18 && opts.recon != 12 && opts.recon != 8) {
     throw invalid_argument("recon " + std::to_string(opts.recon) + ": expected 18, 12 or 8 (13 and 9: long links of asqtad, hisq or improved-staggered)");
   }
-  if (opts.rhs < 1 || opts.rhs > MultiCBSpinor<Kokkos::complex<float>>::max_rhs)
-    throw invalid_argument("rhs " + std::to_string(opts.rhs) + ": expected 1 to 16");
+  constexpr int max_rhs = MultiCBSpinor<Kokkos::complex<float>>::max_rhs;
+  if (opts.rhs < 1 || opts.rhs > max_rhs) throw invalid_argument("rhs " + std::to_string(opts.rhs) + ": expected 1 to " + std::to_string(max_rhs));
   if (!wilson && !colour_hops && (opts.recon != 18 || opts.rhs > 1))
     throw invalid_argument("operator '" + opts.op + "' runs with --recon 18 and --rhs 1 only");
   nlohmann::json r;
@@ -145,6 +146,7 @@ nlohmann::json run_dslash(const DslashOptions& opts, double copy_gbytes_per_s) {
   DslashOptions local = opts;
   local.lattice = grid.lattice();
   if (colour_hops) r = time_colour_hop_dslash(local);
+  else if (dwf) r = time_domain_wall_dslash(local);
   else if (!wilson) r = time_local_dslash(local);
   else {
     r = time_wilson_simd(local);
@@ -155,6 +157,7 @@ nlohmann::json run_dslash(const DslashOptions& opts, double copy_gbytes_per_s) {
   r["benchmark"] = opts.op == "eo"                   ? "wilson_eo_operator"
                    : wilson                          ? "wilson_dslash"
                    : improved_staggered_operator(opts.op) ? (opts.op == "hisq" ? "hisq_dslash" : "asqtad_dslash")
+                   : dwf                             ? opts.op + "_eo_operator"
                                                      : opts.op + "_dslash";
   r["case"] = opts.op;
   r["lattice"] = {dims[0], dims[1], dims[2], dims[3]};
@@ -164,7 +167,9 @@ nlohmann::json run_dslash(const DslashOptions& opts, double copy_gbytes_per_s) {
   r["backend"] = backend;
   r["byte_model"] = wilson ? "no-reuse (stored sizes: links as reconstructed reals, spinors 24 reals + half norm)"
                    : colour_hops ? "no-reuse (a link and a colour vector per hop; gbytes_per_s_reuse: each once per site)"
-                                 : "no-reuse";
+                   : dwf ? "no-reuse (stored sizes: per hop 8 links per 4D site, 8 neighbour rows and 1 written per 5D site; per "
+                           "fifth-dimension polynomial of n terms n rows read and 1 written per 5D site)"
+                         : "no-reuse";
   r["recon"] = opts.recon;
   if (improved_staggered_operator(opts.op)) r["fat_recon"] = 18;
   r["rhs"] = opts.rhs;

@@ -140,7 +140,8 @@ void add_bench_command(CLI::App& app, Action& action) {
   cmd->add_flag("--json", s->json, "Print JSON instead of a table");
   cmd->add_flag("--quick", s->quick, "A smoke run with minimal timing (for tests)");
 
-  auto* dslash = cmd->add_subcommand("dslash", "Hopping term (one parity) or even-odd operator throughput: Wilson-type, staggered, Laplace, covariant derivative");
+  auto* dslash = cmd->add_subcommand("dslash", "Hopping term (one parity) or even-odd operator throughput: Wilson-type, staggered, "
+                                               "domain wall, Laplace, covariant derivative");
   dslash->fallthrough();
   dslash->add_option("--lattice", s->dslash_lattice, "Lattice LXxLYxLZxLT")->capture_default_str();
   dslash->add_option("--precision", s->dslash.precision, "single, double or half (16-bit spinors and links; every operator, either layout)")
@@ -153,17 +154,19 @@ void add_bench_command(CLI::App& app, Action& action) {
       ->capture_default_str();
   dslash->add_option("--rhs", s->dslash.rhs, "Right-hand sides per call (multi-RHS hopping term; Wilson and the colour-hop stencils in half, "
                      "single or double: rows of the scalar layout, or with --layout simd one per SIMD lane)")
-      ->check(CLI::Range(1, 16))
+      ->check(CLI::Range(1, 32))
       ->capture_default_str();
+  dslash->add_option("--Ls", s->dslash.Ls, "Slices of the fifth dimension (shamir, moebius)")->check(CLI::Range(2, 32))->capture_default_str();
   dslash->add_option("--operator", s->dslash.op,
                      "dslash or wilson (hopping term), eo (even-odd preconditioned Wilson operator), or the hopping term "
                      "with the site-local term A^-1 of the preconditioned clover (stored inverse), clover-dynamic (Cholesky "
                      "in the kernel), twisted (mass) or twisted-clover operator (m = 0.1, c_sw = 1, mu = 0.1); or a colour-hop "
                      "stencil on colour vectors (single, double or half, either layout): staggered (naive), improved-staggered (random fat "
                      "and Naik links), asqtad or hisq (their fat and long links built from the random gauge field), laplace (4D, "
-                     "a x + H in) or covdev (forward along t)")
+                     "a x + H in) or covdev (forward along t); or the 4D even-odd preconditioned domain-wall operator, shamir or "
+                     "moebius (b5 1.5, c5 0.5; M5 1.8, m_f 0.01, --Ls slices; scalar layout), with its hopping term over all slices")
       ->check(CLI::IsMember({"dslash", "wilson", "eo", "clover", "clover-dynamic", "twisted", "twisted-clover", "staggered",
-                             "improved-staggered", "asqtad", "hisq", "laplace", "covdev"}))
+                             "improved-staggered", "asqtad", "hisq", "laplace", "covdev", "shamir", "moebius"}))
       ->capture_default_str();
   dslash->add_option("--neighbours", s->dslash.neighbours, "auto, table or on-the-fly (with recon 18)")
       ->check(CLI::IsMember({"auto", "table", "on-the-fly"}))

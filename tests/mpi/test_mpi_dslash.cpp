@@ -14,6 +14,7 @@
 #include <kqcd/solvers/block_cg.hpp>
 #include <kqcd/solvers/cg.hpp>
 #include <kqcd/solvers/cg_multi.hpp>
+#include <kqcd/stencil/domain_wall.hpp>
 #include <kqcd/stencil/operators.hpp>
 
 #include "host_fields.hpp"
@@ -411,5 +412,67 @@ TEMPLATE_LIST_TEST_CASE("gauge fields: global link trace; what is not distribute
       Gauge out(pg.lattice());
       CHECK_THROWS_AS(smear_step(ul, out, SmearParams{}), kqcd::invalid_argument);
     }
+  }
+}
+
+TEMPLATE_LIST_TEST_CASE("distributed domain-wall operator (D5, D_hat, its adjoint) and its even-odd CG equal the single-process ones",
+                        "[mpi][domain-wall]", Configs) {
+  using ES = space_of<TestType>;
+  using Real = real_of<TestType>;
+  using Op = DomainWallOperator<Real, ES>;
+  using Block = typename Op::vector_type;
+  using Single = typename Op::dslash_type::spinor_type;
+  const auto bc = mixed_bc();
+  const DomainWallParams p{4, 1.6, 1.5, 0.5, 0.1};
+  typename Op::gauge_type ug(global_lattice);
+  random_gauge(ug, 601);
+  const Op og(ug, bc, p);
+  // A 5D field from single spinors seeded seed + s (random fields are keyed by the global site).
+  auto make = [&](const Lattice& lat, int parity, unsigned seed) {
+    Block b(lat, parity, p.Ls);
+    for (int s = 0; s < p.Ls; ++s) {
+      Single one(lat, parity);
+      random_spinor(one, seed + unsigned(s));
+      b.insert(s, one);
+    }
+    return b;
+  };
+  auto diff = [&](const Block& local, const Block& global) {
+    double d = 0;
+    for (int s = 0; s < p.Ls; ++s) {
+      Single l(local.lattice(), local.parity()), g(global.lattice(), global.parity());
+      local.extract(s, l);
+      global.extract(s, g);
+      d = std::max(d, rel_diff(l, g));
+    }
+    return d;
+  };
+  for (const auto& g : process_grids()) {
+    ProcessGrid pg(global_lattice, g);
+    CAPTURE(pg.to_string());
+    typename Op::gauge_type ul(pg.lattice());
+    random_gauge(ul, 601);
+    const Op ol(ul, bc, p);
+    const Block el = make(pg.lattice(), 0, 610), eg = make(global_lattice, 0, 610);
+    const Block xl = make(pg.lattice(), 1, 620), xg = make(global_lattice, 1, 620);
+    for (int isign : {1, -1}) {
+      CAPTURE(isign);
+      Block al = ol.create_vector(), ag = og.create_vector(), bl = ol.create_spinor(1), bg = og.create_spinor(1);
+      ol.apply(al, el, isign);
+      og.apply(ag, eg, isign);
+      CHECK(diff(al, ag) < 8 * tol<Real>());
+      ol.apply_full(al, bl, el, xl, isign);
+      og.apply_full(ag, bg, eg, xg, isign);
+      CHECK(diff(al, ag) < 8 * tol<Real>());
+      CHECK(diff(bl, bg) < 8 * tol<Real>());
+    }
+    SolverParams params;
+    params.tol = sizeof(Real) == 4 ? 1e-5 : 1e-10;
+    params.max_iter = 1000;
+    Block sl = ol.create_vector(), sg = og.create_vector();
+    const auto rl = cg_normal(ol, sl, el, params), rg = cg_normal(og, sg, eg, params);
+    CHECK(rl.converged());
+    CHECK(std::abs(rl.iterations - rg.iterations) <= 2);
+    CHECK(diff(sl, sg) < (sizeof(Real) == 4 ? 2e-3 : 1e-7));
   }
 }

@@ -138,7 +138,7 @@ template <class Single> struct RowBlocks {
   ///@}
   /// The block storage policy's constants: capacity, right-hand sides in rows, labels.
   ///@{
-  static constexpr int max_rhs = 16;
+  static constexpr int max_rhs = 32; // a warp's width of vector lanes (stencil_launch.hpp)
   static constexpr int n_spin = Single::n_spin;
   static constexpr bool rhs_in_lanes = false;
   static constexpr const char* label = "multi_spinor";

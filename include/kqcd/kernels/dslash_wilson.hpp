@@ -37,7 +37,8 @@ struct XpayHopping {
 };
 
 /// Epilogue: out = Local(x) + b H psi, Local a site-local policy (kernels/local_terms.hpp):
-/// D psi on one parity with a site-local term A, or the A_ee part of a Schur complement.
+/// D psi on one parity with a site-local term A, or the A_ee part of a Schur complement. A term
+/// that couples the rows of a site (detail::row_coupling) reads x's rows itself: out must not alias x.
 template <class Local> struct LocalXpay {
   /// Kernel arguments of the epilogue.
   template <class Real> struct Arg {
@@ -48,6 +49,7 @@ template <class Local> struct LocalXpay {
 /// Epilogue: out = Local(a x + b H psi) (x unread when a == 0): A_oo^-1 H_oe psi in a Schur
 /// complement, and the odd-site reconstruction A_oo^-1 (b_o + H_oe x_e / 2).
 template <class Local> struct LocalAfter {
+  static_assert(!requires { requires Local::couples_rows; }, "LocalAfter: a term that couples rows needs the other rows' hops");
   /// Kernel arguments of the epilogue.
   template <class Real> struct Arg {
     Local local; ///< The site-local policy.
@@ -62,6 +64,13 @@ template <class E> struct is_local_xpay : std::false_type {};
 template <class L> struct is_local_xpay<LocalXpay<L>> : std::true_type {};
 template <class E> struct is_local_after : std::false_type {};
 template <class L> struct is_local_after<LocalAfter<L>> : std::true_type {};
+/// A site-local term that reads the other rows of its site (a block's rows coupled, as the fifth
+/// dimension of domain-wall fermions: kernels/fifth_dimension.hpp) through apply_rows(x, site, row,
+/// rows, out), instead of apply(site, in, out) on its own row.
+template <class L> concept row_coupling = requires { requires L::couples_rows; };
+/// Whether epilogue E's term couples rows.
+template <class E> struct epilogue_couples_rows : std::false_type {};
+template <class L> struct epilogue_couples_rows<LocalXpay<L>> : std::bool_constant<row_coupling<L>> {};
 } // namespace detail
 
 /// GaugeAcc: load_scaled(site, mu, U) or a doubled field's hop_link<mu, dir>(site); InAcc / OutAcc: load_projected, load / store.
@@ -259,7 +268,7 @@ template <class Arg, int isign, int target_cb, class Epilogue> struct DslashFunc
   KOKKOS_FORCEINLINE_FUNCTION void load_addend(int idx, cplx xv[Nc][Ns]) const {
     if constexpr (detail::is_local_after<Epilogue>::value) {
       if (arg.epilogue.a != real(0)) arg.x.load(idx, xv);
-    } else if constexpr (!std::is_same_v<Epilogue, StoreHopping>) {
+    } else if constexpr (!std::is_same_v<Epilogue, StoreHopping> && !detail::epilogue_couples_rows<Epilogue>::value) {
       arg.x.load(idx, xv);
     }
   }
@@ -274,7 +283,8 @@ template <class Arg, int isign, int target_cb, class Epilogue> struct DslashFunc
     } else if constexpr (detail::is_local_xpay<Epilogue>::value) {
       const real b = arg.epilogue.b;
       cplx ax[Nc][Ns];
-      arg.epilogue.local.apply(site, xv, ax);
+      if constexpr (detail::epilogue_couples_rows<Epilogue>::value) arg.epilogue.local.apply_rows(arg.x, site, idx - site * arg.n_rhs, arg.n_rhs, ax);
+      else arg.epilogue.local.apply(site, xv, ax);
       for (int c = 0; c < Nc; ++c)
         for (int s = 0; s < Ns; ++s) acc[c][s] = ax[c][s] + b * acc[c][s];
       arg.out.store(idx, acc);
