@@ -140,7 +140,7 @@ TEMPLATE_LIST_TEST_CASE("multi-RHS Dslash equals the single-RHS one for each rig
                                                            LaunchConfig{PolicyKind::mdrange, 0, 8, 2},
                                                            LaunchConfig{PolicyKind::range, 0, 0}};
   for (const auto& shape : shapes)
-  for (int n : {2, 5, 16}) {
+  for (int n : {2, 5, 16, Block::max_rhs}) {
     if (shape) d.set_block_launch(*shape);
     CAPTURE(n, shape ? shape->to_string() : "tuned");
     Block in(test_lattice, 1, n), x(test_lattice, 0, n), out(test_lattice, 0, n), out_xpay(test_lattice, 0, n);
@@ -176,7 +176,7 @@ TEMPLATE_LIST_TEST_CASE("multi-RHS Dslash equals the single-RHS one for each rig
   }
   Block wrong(test_lattice, 0, 3), in2(test_lattice, 1, 2);
   REQUIRE_THROWS_AS(d.apply(wrong, in2, 1, 0), invalid_argument);
-  REQUIRE_THROWS_AS(Block(test_lattice, 0, 17), invalid_argument);
+  REQUIRE_THROWS_AS(Block(test_lattice, 0, Block::max_rhs + 1), invalid_argument);
 }
 
 TEMPLATE_LIST_TEST_CASE("16-bit multi-RHS Dslash equals the 16-bit single-RHS one for each right-hand side, in every launch shape",

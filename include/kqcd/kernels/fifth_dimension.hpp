@@ -53,9 +53,15 @@ template <class Real> struct FifthDimensionLocal {
 /// false), A and B row-coupling terms: the fifth-dimension passes of the domain-wall operators.
 template <class InAcc, class OutAcc, class Local> struct FifthDimensionFunctor {
   using cplx = typename InAcc::cplx; ///< The site vector.
-  InAcc x, y; ///< The inputs.
+  /// The inputs.
+  ///@{
+  InAcc x, y;
+  ///@}
   OutAcc out; ///< The result (aliases neither input).
-  Local a, b; ///< The terms.
+  /// The terms.
+  ///@{
+  Local a, b;
+  ///@}
   int Ls; ///< Rows per site.
   bool with_y; ///< Whether B(y) is added.
   /// Row i = site * Ls + s.
@@ -80,7 +86,9 @@ template <class Acc4, class Acc5, bool to_5d> struct WallRowsFunctor {
   using cplx = typename Acc4::cplx; ///< The site vector.
   Acc4 four; ///< The 4D spinor.
   Acc5 five; ///< The block.
-  int Ls, plus, minus; ///< Rows per site, and the rows of each chirality.
+  int Ls; ///< Rows per site.
+  int plus; ///< The row of P+.
+  int minus; ///< The row of P-.
   /// One 4D site.
   KOKKOS_FUNCTION void operator()(int site) const {
     cplx v[Nc][Ns];
