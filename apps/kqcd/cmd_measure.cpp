@@ -3,7 +3,10 @@
 // even-odd system in double precision, optionally Gaussian-smears source and sink, and contracts
 // the meson two-point functions of all 16 Gamma(n) (conventions.md) on the device. With --action
 // staggered|asqtad|hisq: builds the staggered links, solves the three source colours for every
-// mass at once (multi-shift CG) and contracts MILC's local staggered mesons.
+// mass at once (multi-shift CG) and contracts MILC's local staggered mesons. With --action
+// shamir|moebius: solves the 5D domain-wall system for each column of the 4D propagator (mixed
+// double-single CG on the 4D even-odd system), contracts the 16 mesons of the 4D quark field and
+// the residual mass from the midpoint field.
 #include "commands.hpp"
 #include "gauge_summary.hpp"
 
@@ -22,6 +25,7 @@
 #include <kqcd/measure/sources.hpp>
 #include <kqcd/measure/staggered_spectrum.hpp>
 #include <kqcd/solvers/propagator.hpp>
+#include <kqcd/stencil/domain_wall.hpp>
 #include <kqcd/stencil/operator_handle.hpp>
 
 #include <nlohmann/json.hpp>
@@ -33,6 +37,7 @@
 #include <iomanip>
 #include <iostream>
 #include <memory>
+#include <optional>
 
 namespace kqcd::cli {
 
@@ -61,6 +66,8 @@ struct MeasureSettings {
   std::string out;
   bool force = false;
   std::string layout = "auto";
+  std::optional<int> Ls;
+  std::optional<double> M5, b5, c5;
 };
 
 bool parse_double(const std::string& s, double& v) {
@@ -260,11 +267,55 @@ int run_staggered_measure(const MeasureSettings& s) {
   return exit_code(all_converged, s, root);
 }
 
+/// The domain-wall parameters of --action shamir|moebius (checked), or none for the other actions
+/// (which refuse the domain-wall options).
+std::optional<DomainWallParams> domain_wall_params(const MeasureSettings& s) {
+  const bool dwf = s.action == "shamir" || s.action == "moebius";
+  if (!dwf) {
+    if (s.Ls || s.M5 || s.b5 || s.c5) throw invalid_argument("--Ls, --M5, --b5 and --c5 belong to --action shamir|moebius");
+    return std::nullopt;
+  }
+  if (s.kappa != 0 || s.csw != 0 || s.mu != 0)
+    throw invalid_argument("--kappa, --csw and --mu belong to the Wilson-type operators; --action " + s.action + " takes --mass");
+  if (s.naik_epsilon != 0 || s.u0 != 1) throw invalid_argument("--naik-epsilon and --u0 belong to --action staggered|asqtad|hisq");
+  if (s.masses.size() != 1) throw invalid_argument("--action " + s.action + " needs one quark mass --mass M (m_f)");
+  if (!s.Ls) throw invalid_argument("--action " + s.action + " needs --Ls (slices of the fifth dimension)");
+  if (s.layout == "simd") throw invalid_argument("--action " + s.action + " runs on the scalar layout (--layout auto or scalar)");
+  if (s.action == "shamir" && (s.b5 || s.c5)) throw invalid_argument("--b5 and --c5 belong to --action moebius (Shamir: b5 = 1, c5 = 0)");
+  DomainWallParams p;
+  p.Ls = *s.Ls;
+  p.M5 = s.M5.value_or(1.8);
+  p.b5 = s.b5.value_or(s.action == "moebius" ? 1.5 : 1.0);
+  p.c5 = s.c5.value_or(s.action == "moebius" ? 0.5 : 0.0);
+  p.mf = s.masses[0];
+  p.check();
+  return p;
+}
+
+/// m_res(t) = sum_x |S_mid|^2 / sum_x |S|^2 per timeslice (conventions.md), its plateau average over
+/// t = Lt/4 .. 3 Lt/4 and that window.
+struct ResidualMass {
+  std::vector<double> by_t;
+  double plateau = 0;
+  int t0 = 0, t1 = 0;
+};
+ResidualMass residual_mass(const std::vector<double>& mid, const std::vector<double>& quark) {
+  ResidualMass m;
+  for (std::size_t t = 0; t < quark.size(); ++t) m.by_t.push_back(mid[t] / quark[t]);
+  const int Lt = int(quark.size());
+  m.t0 = Lt / 4;
+  m.t1 = Lt - Lt / 4;
+  for (int t = m.t0; t <= m.t1; ++t) m.plateau += m.by_t[std::size_t(t)];
+  m.plateau /= double(m.t1 - m.t0 + 1);
+  return m;
+}
+
 int run_measure(const MeasureSettings& s) {
-  if (s.action != "wilson") return run_staggered_measure(s);
-  if (!s.masses.empty() || s.naik_epsilon != 0 || s.u0 != 1)
-    throw invalid_argument("--mass, --naik-epsilon and --u0 belong to --action staggered|asqtad|hisq; the Wilson-type operators take --kappa");
-  if (s.kappa == 0) throw invalid_argument("--kappa is required for the Wilson-type operators (--action wilson)");
+  const std::optional<DomainWallParams> dwf = domain_wall_params(s);
+  if (s.action != "wilson" && !dwf) return run_staggered_measure(s);
+  if (!dwf && (!s.masses.empty() || s.naik_epsilon != 0 || s.u0 != 1))
+    throw invalid_argument("--mass, --naik-epsilon and --u0 belong to --action staggered|asqtad|hisq|shamir|moebius; the Wilson-type operators take --kappa");
+  if (!dwf && s.kappa == 0) throw invalid_argument("--kappa is required for the Wilson-type operators (--action wilson)");
   // Everything that can be checked without the configuration first.
   if (!std::isfinite(s.csw)) throw invalid_argument("--csw must be a finite number");
   if (!std::isfinite(s.mu)) throw invalid_argument("--mu must be a finite number");
@@ -272,7 +323,7 @@ int run_measure(const MeasureSettings& s) {
   link_smear.steps = 0;
   if (!s.link_smear.empty()) link_smear = parse_link_smear(s.link_smear);
   const BoundaryPhases bc = parse_boundary_phases(s.bc);
-  const double mass = wilson_mass_from_kappa(s.kappa);
+  const double mass = dwf ? dwf->mf : wilson_mass_from_kappa(s.kappa);
   GaussianSmearParams src_smear, snk_smear;
   if (!s.source_smear.empty()) src_smear = parse_gaussian(s.source_smear, "--source-smear");
   if (!s.sink_smear.empty()) snk_smear = parse_gaussian(s.sink_smear, "--sink-smear");
@@ -297,22 +348,18 @@ int run_measure(const MeasureSettings& s) {
   params.label = "measure";
   int done = 0;
   bool all_converged = true;
-  // The operator: Wilson, Wilson-clover (--csw), twisted mass (--mu) or twisted clover (both).
-  auto solve = [&](const auto& op) {
-    return solve_propagator(
-      op, S,
-      [&](auto& b, int spin, int colour) {
-        make_source(b, src, spin, colour);
-        gaussian_smear(b, us, src_smear);
-      },
-      params,
-      [&](int spin, int colour, const SolverResult& r) {
-        ++done;
-        all_converged = all_converged && r.converged();
-        if (root) std::fprintf(stderr, "kqcd: solve %2d/12 (spin %d, colour %d): %s, %d iterations, true residual %.3e, %.3f s\n", done,
-                     spin, colour, r.converged() ? "converged" : to_string(r.status), r.iterations, r.true_residual, r.seconds);
-      });
+  auto source = [&](auto& b, int spin, int colour) {
+    make_source(b, src, spin, colour);
+    gaussian_smear(b, us, src_smear);
   };
+  auto on_solve = [&](int spin, int colour, const SolverResult& r) {
+    ++done;
+    all_converged = all_converged && r.converged();
+    if (root) std::fprintf(stderr, "kqcd: solve %2d/12 (spin %d, colour %d): %s, %d iterations, true residual %.3e, %.3f s\n", done,
+                           spin, colour, r.converged() ? "converged" : to_string(r.status), r.iterations, r.true_residual, r.seconds);
+  };
+  // The operator: Wilson, Wilson-clover (--csw), twisted mass (--mu) or twisted clover (both).
+  auto solve = [&](const auto& op) { return solve_propagator(op, S, source, params, on_solve); };
   // On the layout --layout asks for: by default the lanes where this rank's lattice splits into the
   // double-precision ones (dimensions partitioned over ranks are not split), else the plain layout.
   const LayoutChoice layout = parse_layout_choice(s.layout);
@@ -323,7 +370,17 @@ int run_measure(const MeasureSettings& s) {
     results = solve(D);
   };
   using ES = Kokkos::DefaultExecutionSpace;
-  if (s.csw == 0.0 && s.mu == 0.0) solve_with(make_even_odd_operator<WilsonMassTerm<double, ES>>(layout, u, bc, mass));
+  // Domain wall: the midpoint field of the residual mass beside the quark field (Ls even).
+  std::optional<PropagatorField<double>> S_mid;
+  if (dwf) {
+    GaugeField<Kokkos::complex<float>, ES> uf(lat);
+    convert_gauge(uf, u);
+    const DomainWallOperator<double, ES> op(u, bc, *dwf);
+    const DomainWallOperator<float, ES> sloppy(uf, bc, *dwf);
+    if (dwf->Ls % 2 == 0) S_mid.emplace(lat);
+    layout_name = "scalar";
+    results = solve_domain_wall_propagator(op, sloppy, S, S_mid ? &*S_mid : nullptr, source, params, on_solve);
+  } else if (s.csw == 0.0 && s.mu == 0.0) solve_with(make_even_odd_operator<WilsonMassTerm<double, ES>>(layout, u, bc, mass));
   else if (s.mu == 0.0) solve_with(make_even_odd_operator<CloverTerm<double, ES>>(layout, u, bc, mass, s.csw));
   else if (s.csw == 0.0) solve_with(make_even_odd_operator<TwistedMassTerm<double, ES>>(layout, u, bc, mass, s.mu));
   else solve_with(make_even_odd_operator<TwistedCloverTerm<double, ES>>(layout, u, bc, mass, s.csw, s.mu));
@@ -347,10 +404,22 @@ int run_measure(const MeasureSettings& s) {
   nlohmann::json j;
   j["lattice"] = global.dims();
   j["config"] = s.config;
-  j["kappa"] = s.kappa;
+  j["action"] = s.action;
   j["mass"] = mass;
-  j["csw"] = s.csw;
-  j["mu"] = s.mu;
+  std::optional<ResidualMass> mres;
+  if (dwf) {
+    j.update({{"Ls", dwf->Ls}, {"M5", dwf->M5}, {"b5", dwf->b5}, {"c5", dwf->c5}, {"mf", dwf->mf}});
+    if (S_mid) {
+      mres = residual_mass(propagator_correlator(*S_mid, src.origin), prop_corr);
+      j["mres_t"] = mres->by_t;
+      j["mres"] = mres->plateau;
+      j["mres_window"] = {mres->t0, mres->t1};
+    }
+  } else {
+    j["kappa"] = s.kappa;
+    j["csw"] = s.csw;
+    j["mu"] = s.mu;
+  }
   j["bc"] = s.bc;
   j["layout"] = layout_name;
   j["source"] = {{"text", src.text}, {"kind", to_string(src.kind)}, {"origin", {src.origin.x[0], src.origin.x[1], src.origin.x[2], src.origin.x[3]}}};
@@ -375,8 +444,14 @@ int run_measure(const MeasureSettings& s) {
   j["provenance"] = bench::provenance_json();
 
   if (emit_json(s, j)) {
-    std::printf("%s: lattice %s, kappa %.6f (m = %.6f), c_sw %.6f, mu %.6f, source %s\n", s.config.c_str(),
-                global.to_string().c_str(), s.kappa, mass, s.csw, s.mu, src.text.c_str());
+    if (dwf) {
+      std::printf("%s: lattice %s, %s (%s), source %s\n", s.config.c_str(), global.to_string().c_str(), s.action.c_str(),
+                  dwf->to_string().c_str(), src.text.c_str());
+      if (mres) std::printf("residual mass %.6e (plateau t = %d..%d)\n", mres->plateau, mres->t0, mres->t1);
+    } else {
+      std::printf("%s: lattice %s, kappa %.6f (m = %.6f), c_sw %.6f, mu %.6f, source %s\n", s.config.c_str(),
+                  global.to_string().c_str(), s.kappa, mass, s.csw, s.mu, src.text.c_str());
+    }
     std::printf("%3s %22s %22s %22s\n", "t", "prop_corr", "C_15 (g5, pion)", "C_8 (g4)");
     for (int t = 0; t < Lt; ++t)
       std::printf("%3d %22.15e %22.15e %22.15e\n", t, prop_corr[std::size_t(t)], corr[0][t][15].real(), corr[0][t][8].real());
@@ -387,7 +462,8 @@ int run_measure(const MeasureSettings& s) {
 
 void add_measure_command(CLI::App& app, Action& action) {
   auto s = std::make_shared<MeasureSettings>();
-  auto* cmd = app.add_subcommand("measure", "Solve a Wilson-type (Wilson, clover, twisted mass) or staggered (naive, asqtad, HISQ) propagator from a source and print meson correlators");
+  auto* cmd = app.add_subcommand("measure", "Solve a Wilson-type (Wilson, clover, twisted mass), domain-wall (Shamir, Moebius) or staggered "
+                                            "(naive, asqtad, HISQ) propagator from a source and print meson correlators");
   cmd->footer(
       "Correlators (conventions.md): C_n(t) = sum_x Re tr[g5 S^dag g5 Gamma(n) S Gamma(n)], t counted from the source\n"
       "timeslice; 'mesons' in the JSON holds C_n for n = 0..15, 'prop_corr' sum_x |S|^2 (equal to C_15), 'momenta' the\n"
@@ -399,15 +475,23 @@ void add_measure_command(CLI::App& app, Action& action) {
       "Lepage + Naik with tadpole factor --u0; hisq: fat7, U(3) projection, fat7 + 2 x Lepage + Naik with --naik-epsilon),\n"
       "G = (2m + D)^-1 is solved for every --mass at once from each source colour, and 'mesons' holds per mass MILC's\n"
       "local meson correlators C(t) = sum_x phase(x - x0) sum_ab |G_ab(x; x0)|^2: pion5 (1), pion05 ((-1)^(x+y+z+t)),\n"
-      "rhox, rhoy, rhoz ((-1)^x, ...), rhox0, rhoy0, rhoz0 ((-1)^(y+z), ...); 'fat_plaquette' the fat links' plaquette.");
-  cmd->add_option("--action", s->action, "wilson (Wilson-type: --kappa), or staggered, asqtad, hisq (--mass)")
-      ->check(CLI::IsMember({"wilson", "staggered", "asqtad", "hisq"}))
+      "rhox, rhoy, rhoz ((-1)^x, ...), rhox0, rhoy0, rhoz0 ((-1)^(y+z), ...); 'fat_plaquette' the fat links' plaquette.\n"
+      "--action shamir|moebius: S is the 4D domain-wall propagator P- Psi(0) + P+ Psi(Ls-1) of D5 Psi = D_- [P+ eta at s = 0,\n"
+      "P- eta at s = Ls-1] (conventions.md; mixed double-single CG on the 4D even-odd system), 'mesons' as for Wilson;\n"
+      "'mres_t' m_res(t) = sum_x |S_mid|^2 / sum_x |S|^2 with the midpoint field P+ Psi(Ls/2-1) + P- Psi(Ls/2) (Ls even),\n"
+      "'mres' its average over t = Lt/4 .. 3Lt/4 ('mres_window').");
+  cmd->add_option("--action", s->action, "wilson (Wilson-type: --kappa), staggered, asqtad, hisq (--mass), or shamir, moebius (--mass, --Ls)")
+      ->check(CLI::IsMember({"wilson", "staggered", "asqtad", "hisq", "shamir", "moebius"}))
       ->capture_default_str();
-  cmd->add_option("--mass", s->masses, "Staggered quark masses M[,M...] (M = 2m + D, MILC's normalisation)")
+  cmd->add_option("--mass", s->masses, "Staggered quark masses M[,M...] (M = 2m + D, MILC's normalisation); domain wall: the quark mass m_f")
       ->delimiter(',')
       ->check(CLI::PositiveNumber);
   cmd->add_option("--naik-epsilon", s->naik_epsilon, "HISQ: epsilon of the Naik term (heavy quarks)")->capture_default_str();
   cmd->add_option("--u0", s->u0, "asqtad: tadpole factor u0")->capture_default_str();
+  cmd->add_option("--Ls", s->Ls, "Domain wall: slices of the fifth dimension")->check(CLI::Range(2, max_fifth_dim));
+  cmd->add_option("--M5", s->M5, "Domain wall: the domain-wall height M5 (default 1.8)");
+  cmd->add_option("--b5", s->b5, "Moebius b5 (default 1.5)");
+  cmd->add_option("--c5", s->c5, "Moebius c5 (default 0.5)");
   cmd->add_option("--config", s->config,
                   "Gauge configuration file (any supported format), or unit:LXxLYxLZxLT for a unit gauge field of that size")
       ->required();

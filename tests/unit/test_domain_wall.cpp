@@ -3,13 +3,18 @@
 // gamma5-R5 identity, and the 4D propagator of the free field solved in position space against the
 // momentum-space one (each 4-momentum's 4 Ls x 4 Ls system solved directly). kqcd's operator
 // (stencil/domain_wall.hpp) against it on every backend and precision: D5 and its adjoint, the 4D
-// even-odd solve (one precision and mixed), and the free propagator against momentum space.
+// even-odd solve (one precision and mixed), the free propagator against momentum space, and the
+// residual mass of a real configuration falling as Ls grows.
 #include "test_harness.hpp"
 
 #include "host_fields.hpp"
 #include <domain_wall_reference.hpp>
 
 #include <kqcd/fields/random_fields.hpp>
+#include <kqcd/io/gauge_io.hpp>
+#include <kqcd/measure/contraction.hpp>
+#include <kqcd/measure/sources.hpp>
+#include <kqcd/solvers/propagator.hpp>
 #include <kqcd/solvers/cg.hpp>
 #include <kqcd/stencil/domain_wall.hpp>
 
@@ -263,4 +268,38 @@ TEMPLATE_LIST_TEST_CASE("domain-wall operator: the free 4D propagator equals the
       CHECK(std::sqrt(d / n) < 1e-9);
     }
   }
+}
+
+TEMPLATE_LIST_TEST_CASE("domain-wall residual mass on a real configuration falls as Ls grows", "[domain-wall][solvers]",
+                        kqcd::EnabledExecutionSpaces) {
+  using ES = TestType;
+  const auto cfg = read_gauge(shared_data("milc-l4444.milc"));
+  GaugeField<Kokkos::complex<double>, ES> u(cfg.lattice);
+  import_gauge(u, cfg.links);
+  GaugeField<Kokkos::complex<float>, ES> uf(cfg.lattice);
+  convert_gauge(uf, u);
+  const BoundaryPhases bc = BoundaryPhases::antiperiodic_time();
+  const SourceSpec point = parse_source("point:0,0,0,0", &cfg.lattice);
+  const Coords origin = point.origin;
+  std::vector<double> mres;
+  for (int Ls : {4, 8}) {
+    const DomainWallParams p{Ls, 1.8, 1.5, 0.5, 0.1};
+    const DomainWallOperator<double, ES> op(u, bc, p);
+    const DomainWallOperator<float, ES> sloppy(uf, bc, p);
+    PropagatorField<double, ES> S(cfg.lattice), mid(cfg.lattice);
+    SolverParams params;
+    params.tol = 1e-8;
+    const auto results = solve_domain_wall_propagator(
+        op, sloppy, S, &mid, [&](auto& eta, int spin, int colour) { make_source(eta, point, spin, colour); }, params,
+        [](int, int, const SolverResult&) {});
+    for (const auto& r : results) REQUIRE(r.converged());
+    const auto q = propagator_correlator(S, origin), m = propagator_correlator(mid, origin);
+    double sum = 0;
+    for (int t = 1; t <= 3; ++t) sum += m[std::size_t(t)] / q[std::size_t(t)];
+    mres.push_back(sum / 3);
+  }
+  CAPTURE(mres[0], mres[1]);
+  CHECK(mres[0] > 0);
+  CHECK(mres[1] > 0);
+  CHECK(mres[1] < 0.25 * mres[0]);
 }
