@@ -76,7 +76,10 @@ struct SolverOptions {
   std::string backend;
   std::string layout = "auto";      ///< auto | scalar | simd (host backends: the virtual-node SIMD layout)
   std::string op = "wilson";        ///< wilson | clover | twisted | twisted-clover | staggered | improved-staggered (one right-hand side)
-  std::vector<double> masses{0.05}; ///< staggered: the quark masses (several: multi-shift CG)
+  std::vector<double> masses{0.05}; ///< staggered: the quark masses (several: multi-shift CG); domain wall: m_f
+  int Ls = 12;                      ///< domain wall: slices of the fifth dimension
+  double M5 = 1.8;                  ///< domain wall: the domain-wall height
+  double b5 = 1.5, c5 = 0.5;        ///< Moebius coefficients (shamir: 1, 0)
   double csw = 1.0;                 ///< clover coefficient (clover, twisted-clover)
   double mu = 0.1;                  ///< twisted mass (twisted, twisted-clover)
   bool quick = false;               ///< one solve instead of the best of three after a warm-up
@@ -90,6 +93,10 @@ nlohmann::json run_solver(const SolverOptions& opts, double copy_gbytes_per_s);
 /// Time to solution of the staggered even-site system (--operator staggered | improved-staggered):
 /// CG for one mass, multi-shift CG for several.
 nlohmann::json run_staggered_solver(const SolverOptions& opts, double copy_gbytes_per_s);
+
+/// Time to solution of the domain-wall 5D system of a point source (--operator shamir | moebius):
+/// CG on the 4D even-odd normal equations.
+nlohmann::json run_domain_wall_solver(const SolverOptions& opts, double copy_gbytes_per_s);
 
 /// Time the Wilson hopping term (or the even-odd operator, or a clover / twisted operator's
 /// A^-1 H) and return its record.

@@ -351,6 +351,7 @@ template <class ES> nlohmann::json time_solver(const SolverOptions& o, const Hos
 
 nlohmann::json run_solver(const SolverOptions& o, double copy_gbytes_per_s) {
   if (o.op == "staggered" || improved_staggered_operator(o.op)) return run_staggered_solver(o, copy_gbytes_per_s);
+  if (o.op == "shamir" || o.op == "moebius") return run_domain_wall_solver(o, copy_gbytes_per_s);
   if (o.precision != "double" && o.precision != "single" && o.precision != "mixed" && o.precision != "mixed-half")
     throw invalid_argument("precision '" + o.precision + "': expected double, single, mixed or mixed-half");
   if (o.solver != "cg" && o.solver != "bicgstab" && o.solver != "block-cg")
@@ -360,7 +361,8 @@ nlohmann::json run_solver(const SolverOptions& o, double copy_gbytes_per_s) {
   if (o.solver == "block-cg" && o.precision != "double") throw invalid_argument("block-cg solves in double precision");
   if (o.rhs > 1 && o.precision == "single") throw invalid_argument("--rhs > 1 solves in double, mixed or mixed-half precision");
   if (o.op != "wilson" && o.op != "clover" && o.op != "twisted" && o.op != "twisted-clover")
-    throw invalid_argument("operator '" + o.op + "': expected wilson, clover, twisted, twisted-clover, staggered, improved-staggered, asqtad or hisq");
+    throw invalid_argument("operator '" + o.op + "': expected wilson, clover, twisted, twisted-clover, staggered, improved-staggered, asqtad, "
+                           "hisq, shamir or moebius");
   if (o.recon != 18 && o.recon != 12 && o.recon != 8) throw invalid_argument("recon " + std::to_string(o.recon) + ": expected 18, 12 or 8");
   if (o.recon != 18 && (o.op != "wilson" || o.rhs > 1 || o.solver == "block-cg" || o.precision == "mixed-half"))
     throw invalid_argument("--recon " + std::to_string(o.recon) +

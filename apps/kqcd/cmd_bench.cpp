@@ -221,13 +221,19 @@ void add_bench_command(CLI::App& app, Action& action) {
   cg->add_option("--operator", s->cg.op,
                  "wilson, clover, twisted (mass) or twisted-clover (one right-hand side; cg or bicgstab); or staggered "
                  "(naive), improved-staggered (random long links), asqtad or hisq (links built from the gauge field, u0 = 1, "
-                 "epsilon 0): CG on the even sites, multi-shift CG for several --masses")
-      ->check(CLI::IsMember({"wilson", "clover", "twisted", "twisted-clover", "staggered", "improved-staggered", "asqtad", "hisq"}))
+                 "epsilon 0): CG on the even sites, multi-shift CG for several --masses; or shamir, moebius (domain wall: the 5D "
+                 "system of a point source, CG on the 4D even-odd normal equations, m_f the one --masses value; scalar layout)")
+      ->check(CLI::IsMember({"wilson", "clover", "twisted", "twisted-clover", "staggered", "improved-staggered", "asqtad", "hisq",
+                             "shamir", "moebius"}))
       ->capture_default_str();
   cg->add_option("--masses", s->cg.masses, "Staggered quark masses M[,M...] (several: one multi-shift solve)")
       ->delimiter(',')
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
+  cg->add_option("--Ls", s->cg.Ls, "Domain wall: slices of the fifth dimension")->check(CLI::Range(2, 32))->capture_default_str();
+  cg->add_option("--M5", s->cg.M5, "Domain wall: the domain-wall height")->capture_default_str();
+  cg->add_option("--b5", s->cg.b5, "Moebius b5")->capture_default_str();
+  cg->add_option("--c5", s->cg.c5, "Moebius c5")->capture_default_str();
   cg->add_option("--csw", s->cg.csw, "Clover coefficient c_sw (clover, twisted-clover)")->capture_default_str();
   cg->add_option("--mu", s->cg.mu, "Twisted mass mu (twisted, twisted-clover)")->capture_default_str();
   cg->add_option("--kappa", s->cg.kappa, "Hopping parameter")->check(CLI::PositiveNumber)->capture_default_str();

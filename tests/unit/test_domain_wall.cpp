@@ -189,7 +189,7 @@ TEMPLATE_LIST_TEST_CASE("domain-wall operator: D5 and D5^dag equal the host refe
   REQUIRE_THROWS_AS(Op(u, bc, DomainWallParams{8, -1.0, 1.0, 0.0, 0.1}), invalid_argument);
 }
 
-TEMPLATE_LIST_TEST_CASE("domain-wall operator: the 4D even-odd CG solve (one precision and mixed) solves D5 x = b",
+TEMPLATE_LIST_TEST_CASE("domain-wall operator: the 4D even-odd CG solve (double, double-single, double-half) solves D5 x = b",
                         "[domain-wall][solvers]", kqcd::EnabledExecutionSpaces) {
   using ES = TestType;
   using Op = DomainWallOperator<double, ES>;
@@ -204,16 +204,19 @@ TEMPLATE_LIST_TEST_CASE("domain-wall operator: the 4D even-odd CG solve (one pre
     GaugeField<Kokkos::complex<float>, ES> uf(lat);
     convert_gauge(uf, u);
     const DomainWallOperator<float, ES> single(uf, bc, params_of(p));
+    const DomainWallOperator<kqcd::half, ES> half(uf, bc, params_of(p));
     const ref::Field5 b = random_field5(lat, p.Ls, 13);
     const auto b_e = to_block(op, b, 0), b_o = to_block(op, b, 1);
-    for (bool mixed : {false, true}) {
+    for (int mixed : {0, 1, 2}) { // double; double-single; double-half
       CAPTURE(mixed);
       auto b_hat = op.create_vector(), x_e = op.create_vector(), x_o = op.create_spinor(1);
       op.prepare_source(b_hat, b_e, b_o);
       SolverParams params;
       params.tol = 1e-10;
       params.max_iter = 4000;
-      const SolverResult res = mixed ? cg_normal(op, single, x_e, b_hat, params) : cg_normal(op, x_e, b_hat, params);
+      const SolverResult res = mixed == 2 ? cg_normal(op, half, x_e, b_hat, params)
+                               : mixed == 1 ? cg_normal(op, single, x_e, b_hat, params)
+                                            : cg_normal(op, x_e, b_hat, params);
       CAPTURE(res.iterations, res.true_residual);
       REQUIRE(res.converged());
       op.reconstruct(x_o, x_e, b_o);
