@@ -15,6 +15,10 @@
 #include <string>
 #include <vector>
 
+namespace kqcd {
+struct HostGaugeConfig;
+}
+
 namespace kqcd::bench {
 
 /// --layout auto|scalar|simd: whether a run on backend ES takes the SIMD layout (use_simd_layout;
@@ -93,6 +97,10 @@ nlohmann::json run_solver(const SolverOptions& opts, double copy_gbytes_per_s);
 /// Time to solution of the staggered even-site system (--operator staggered | improved-staggered):
 /// CG for one mass, multi-shift CG for several.
 nlohmann::json run_staggered_solver(const SolverOptions& opts, double copy_gbytes_per_s);
+
+/// The gauge file of a solver benchmark (--config), read and verified, its warnings on stderr; empty
+/// without --config (a random gauge field is drawn).
+HostGaugeConfig solver_config(const SolverOptions& opts);
 
 /// Time to solution of the domain-wall 5D system of a point source (--operator shamir | moebius):
 /// CG on the 4D even-odd normal equations.

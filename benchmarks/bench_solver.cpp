@@ -349,6 +349,14 @@ template <class ES> nlohmann::json time_solver(const SolverOptions& o, const Hos
 }
 } // namespace
 
+HostGaugeConfig solver_config(const SolverOptions& o) {
+  HostGaugeConfig cfg;
+  if (o.config.empty()) return cfg;
+  cfg = read_gauge(o.config); // verified: checksums, header values, SU(3)
+  for (const auto& w : cfg.warnings) std::fprintf(stderr, "kqcd: warning: %s\n", w.c_str());
+  return cfg;
+}
+
 nlohmann::json run_solver(const SolverOptions& o, double copy_gbytes_per_s) {
   if (o.op == "staggered" || improved_staggered_operator(o.op)) return run_staggered_solver(o, copy_gbytes_per_s);
   if (o.op == "shamir" || o.op == "moebius") return run_domain_wall_solver(o, copy_gbytes_per_s);
@@ -368,11 +376,7 @@ nlohmann::json run_solver(const SolverOptions& o, double copy_gbytes_per_s) {
     throw invalid_argument("--recon " + std::to_string(o.recon) +
                            " solves with --operator wilson, one right-hand side and double, single or mixed precision");
   const std::string backend = backend_or_default(o.backend);
-  HostGaugeConfig cfg;
-  if (!o.config.empty()) {
-    cfg = read_gauge(o.config); // verified: checksums, header values, SU(3)
-    for (const auto& w : cfg.warnings) std::fprintf(stderr, "kqcd: warning: %s\n", w.c_str());
-  }
+  const HostGaugeConfig cfg = solver_config(o);
   nlohmann::json r;
   if (!with_execution_space(backend, [&]<class ES>() { r = time_solver<ES>(o, o.config.empty() ? nullptr : &cfg); }))
     throw invalid_argument("backend '" + backend + "' is not enabled in this build");

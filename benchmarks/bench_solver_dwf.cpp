@@ -101,11 +101,7 @@ nlohmann::json run_domain_wall_solver(const SolverOptions& o, double copy_gbytes
   p.mf = o.masses[0];
   p.check();
   const std::string backend = backend_or_default(o.backend);
-  HostGaugeConfig cfg;
-  if (!o.config.empty()) {
-    cfg = read_gauge(o.config);
-    for (const auto& wmsg : cfg.warnings) std::fprintf(stderr, "kqcd: warning: %s\n", wmsg.c_str());
-  }
+  const HostGaugeConfig cfg = solver_config(o);
   nlohmann::json r;
   if (!with_execution_space(backend, [&]<class ES>() { r = time_dwf_solve<ES>(o, o.config.empty() ? nullptr : &cfg, p); }))
     throw invalid_argument("backend '" + backend + "' is not enabled in this build");

@@ -150,11 +150,7 @@ nlohmann::json run_staggered_solver(const SolverOptions& o, double copy_gbytes_p
   for (const double m : o.masses)
     if (!(m > 0.0)) throw invalid_argument("--masses: every mass must be positive, found " + std::to_string(m));
   const std::string backend = backend_or_default(o.backend);
-  HostGaugeConfig cfg;
-  if (!o.config.empty()) {
-    cfg = read_gauge(o.config);
-    for (const auto& wmsg : cfg.warnings) std::fprintf(stderr, "kqcd: warning: %s\n", wmsg.c_str());
-  }
+  const HostGaugeConfig cfg = solver_config(o);
   nlohmann::json r;
   if (!with_execution_space(backend, [&]<class ES>() { r = time_staggered<ES>(o, o.config.empty() ? nullptr : &cfg); }))
     throw invalid_argument("backend '" + backend + "' is not enabled in this build");

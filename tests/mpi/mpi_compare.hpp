@@ -99,6 +99,18 @@ template <class Spinor> double rel_diff(const Spinor& local, const Spinor& globa
   return global_max(diff / scale);
 }
 
+/// The largest rel_diff over the rows of two blocks (each row extracted as a Single).
+template <class Single, class Block> double block_rel_diff(const Block& local, const Block& global) {
+  double d = 0;
+  for (int r = 0; r < local.n_rhs(); ++r) {
+    Single l(local.lattice(), local.parity()), g(global.lattice(), global.parity());
+    local.extract(r, l);
+    global.extract(r, g);
+    d = std::max(d, rel_diff(l, g));
+  }
+  return d;
+}
+
 /// rel_diff over both parities of full fields.
 template <class Field> double rel_diff_field(const Field& local, const Field& global) {
   return std::max(rel_diff(local[0], global[0]), rel_diff(local[1], global[1]));
