@@ -15,6 +15,14 @@ using X = std::array<int, 4>;
 inline std::int64_t site_index(const X& d, const X& x) {
   return x[0] + std::int64_t(d[0]) * (x[1] + std::int64_t(d[1]) * (x[2] + std::int64_t(d[2]) * x[3]));
 }
+inline X site_coords(const X& d, std::int64_t i) {
+  X x{};
+  for (int mu = 0; mu < 4; ++mu) {
+    x[mu] = int(i % d[mu]);
+    i /= d[mu];
+  }
+  return x;
+}
 inline M link(const std::vector<std::complex<double>>& u, const X& d, const X& x, int mu) {
   M m;
   const auto* p = &u[std::size_t((site_index(d, x) * 4 + mu) * 9)];

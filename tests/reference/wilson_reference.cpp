@@ -42,43 +42,50 @@ std::array<int, 4> coords(const Dims& d, std::int64_t i) {
 const cd* link(const std::vector<cd>& u, std::int64_t site, int mu) { return &u[std::size_t((site * 4 + mu) * 9)]; }
 } // namespace
 
-std::vector<cd> hopping(const Dims& d, const std::vector<cd>& u, const std::vector<cd>& psi, const std::array<cd, 4>& b,
-                        int s) {
+std::vector<cd> hop(const Dims& d, const std::vector<cd>& u, const std::vector<cd>& psi, const std::array<cd, 4>& b, int s, int mu,
+                    int dir) {
   const auto V = volume(d);
   std::vector<cd> out(psi.size(), cd(0));
+  const auto& g = gamma(mu);
   for (std::int64_t i = 0; i < V; ++i) {
     const auto x = coords(d, i);
-    for (int mu = 0; mu < 4; ++mu) {
-      const auto& g = gamma(mu);
-      for (int dir : {+1, -1}) {
-        auto y = x;
-        y[mu] += dir;
-        cd phase(1);
-        if (y[mu] == d[mu]) { y[mu] = 0; phase = b[mu]; }
-        if (y[mu] < 0) { y[mu] = d[mu] - 1; phase = std::conj(b[mu]); }
-        const auto j = index(d, y);
-        // U psi(y): forward U_mu(x), backward U_mu(y)^dag
-        cd upsi[4][3];
-        for (int sp = 0; sp < 4; ++sp)
-          for (int a = 0; a < 3; ++a) {
-            cd acc(0);
-            for (int c = 0; c < 3; ++c) {
-              const cd uac = dir > 0 ? link(u, i, mu)[a * 3 + c] : std::conj(link(u, j, mu)[c * 3 + a]);
-              acc += uac * psi[std::size_t((j * 4 + sp) * 3 + c)];
-            }
-            upsi[sp][a] = phase * acc;
-          }
-        // (1 -+ s g_mu): forward sign -s, backward +s
-        const double sg = dir > 0 ? -s : s;
-        for (int sp = 0; sp < 4; ++sp)
-          for (int a = 0; a < 3; ++a) {
-            cd acc = upsi[sp][a];
-            for (int t = 0; t < 4; ++t) acc += sg * g[sp][t] * upsi[t][a];
-            out[std::size_t((i * 4 + sp) * 3 + a)] += acc;
-          }
+    auto y = x;
+    y[mu] += dir;
+    cd phase(1);
+    if (y[mu] == d[mu]) { y[mu] = 0; phase = b[mu]; }
+    if (y[mu] < 0) { y[mu] = d[mu] - 1; phase = std::conj(b[mu]); }
+    const auto j = index(d, y);
+    // U psi(y): forward U_mu(x), backward U_mu(y)^dag
+    cd upsi[4][3];
+    for (int sp = 0; sp < 4; ++sp)
+      for (int a = 0; a < 3; ++a) {
+        cd acc(0);
+        for (int c = 0; c < 3; ++c) {
+          const cd uac = dir > 0 ? link(u, i, mu)[a * 3 + c] : std::conj(link(u, j, mu)[c * 3 + a]);
+          acc += uac * psi[std::size_t((j * 4 + sp) * 3 + c)];
+        }
+        upsi[sp][a] = phase * acc;
       }
-    }
+    // (1 -+ s g_mu): forward sign -s, backward +s
+    const double sg = dir > 0 ? -s : s;
+    for (int sp = 0; sp < 4; ++sp)
+      for (int a = 0; a < 3; ++a) {
+        cd acc = upsi[sp][a];
+        for (int t = 0; t < 4; ++t) acc += sg * g[sp][t] * upsi[t][a];
+        out[std::size_t((i * 4 + sp) * 3 + a)] += acc;
+      }
   }
+  return out;
+}
+
+std::vector<cd> hopping(const Dims& d, const std::vector<cd>& u, const std::vector<cd>& psi, const std::array<cd, 4>& b,
+                        int s) {
+  std::vector<cd> out(psi.size(), cd(0));
+  for (int mu = 0; mu < 4; ++mu)
+    for (int dir : {+1, -1}) {
+      const auto h = hop(d, u, psi, b, s, mu, dir);
+      for (std::size_t k = 0; k < out.size(); ++k) out[k] += h[k];
+    }
   return out;
 }
 

@@ -21,6 +21,10 @@ const Mat4& gamma(int mu);
 /// a b of 4x4 matrices.
 Mat4 mul4(const Mat4& a, const Mat4& b);
 
+/// One term of H: (1 - s g_mu) U_mu(x) psi(x+mu) (dir = +1) or (1 + s g_mu) U_mu^dag(x-mu) psi(x-mu)
+/// (dir = -1), with boundary phases b (forward b_mu, backward conj(b_mu)).
+std::vector<cd> hop(const Dims& d, const std::vector<cd>& u, const std::vector<cd>& psi, const std::array<cd, 4>& b, int s, int mu,
+                    int dir);
 /// H psi = sum_mu [(1 - s g_mu) U_mu(x) psi(x+mu) + (1 + s g_mu) U_mu^dag(x-mu) psi(x-mu)],
 /// s = +1 (D) or -1 (D^dag), with boundary phases b (forward b_mu, backward conj(b_mu)).
 std::vector<cd> hopping(const Dims& d, const std::vector<cd>& u, const std::vector<cd>& psi, const std::array<cd, 4>& b,
