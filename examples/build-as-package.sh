@@ -33,4 +33,12 @@ if ! printf '%s\n' "$out" | grep -q '^ 0  2\.7931458'; then
   echo "examples: staggered_mesons did not print MILC's pion5(0) = 2.793146e-01 for m = 0.01" >&2
   exit 1
 fi
-echo "examples: 4 passed, 0 failed"
+# Moebius domain wall on the 4^4 sample: the pion and the residual mass, which falls from Ls 4 to 8.
+mres() { OMP_PROC_BIND=false "$examples/domain_wall/domain_wall" "$repo/../shared/data/milc-l4444.milc" "$1" 0.1 2>/dev/null | sed -n 's/^# m_res \([^ ]*\).*/\1/p'; }
+m4=$(mres 4); m8=$(mres 8)
+echo "domain_wall: m_res ${m4:-none} at Ls 4, ${m8:-none} at Ls 8"
+if [ -z "$m4" ] || [ -z "$m8" ] || ! awk -v a="$m4" -v b="$m8" 'BEGIN { exit !(b > 0 && b < a / 4) }'; then
+  echo "examples: domain_wall's residual mass did not fall from Ls 4 to Ls 8" >&2
+  exit 1
+fi
+echo "examples: 5 passed, 0 failed"
