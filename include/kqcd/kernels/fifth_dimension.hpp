@@ -9,6 +9,7 @@
 // and P- spins 2, 3.
 #pragma once
 
+#include <kqcd/arch/simd_complex.hpp>
 #include <kqcd/core/complex.hpp>
 #include <kqcd/core/lattice.hpp>
 
