@@ -188,11 +188,10 @@ std::string format_table_row(const nlohmann::json& r) {
 }
 
 std::string format_table_foot() {
-  return "GB/s and %copy: Dslash rows by the no-reuse byte model of conventions.md (8 links + 8 neighbour spinors +\n"
-         "1 output spinor per site; clover-type rows add the site-local matrices read); contraction rows by the\n"
-         "byte model in their record. GFLOP/s: 1320 flops per site per hopping term, 2688 for the even-odd operator,\n"
-         "QUDA's 1872 (clover, twisted clover) and 1368 (twisted mass) for A^-1 H; the colour-hop stencils and domain\n"
-         "wall as their record's flops_per_site / flops_per_5d_site; solvers: operator flops only.\n";
+  return "GB/s and %copy: Dslash rows by the no-reuse byte model of conventions.md (8 links + 8 neighbour spinors + 1 output\n"
+         "spinor per site; clover-type rows add the site-local matrices read); contraction rows by the byte model in their record.\n"
+         "GFLOP/s: 1320 flops per site per hopping term, 2688 for the even-odd operator, QUDA's 1872 (clover, twisted clover) and\n"
+         "1368 (twisted mass) for A^-1 H; other stencils their record's flops_per_site (per 5D site: domain wall); solvers: operator flops only.\n";
 }
 
 std::string format_table(const nlohmann::json& suite) {
