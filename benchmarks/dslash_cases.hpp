@@ -22,10 +22,6 @@
 #include <string>
 #include <utility>
 
-namespace kqcd {
-struct DomainWallParams;
-}
-
 namespace kqcd::bench {
 
 /// The largest value over the ranks of a distributed lattice (the slowest rank sets the pace).
@@ -183,8 +179,6 @@ nlohmann::json time_colour_hop_dslash(const DslashOptions& opts);
 /// The domain-wall operator (shamir, moebius): the preconditioned operator and its hopping term.
 nlohmann::json time_domain_wall_dslash(const DslashOptions& opts);
 ///@}
-/// The parameters the domain-wall cases run with: --Ls, M5 1.8, m_f 0.01, Moebius b5 1.5, c5 0.5.
-DomainWallParams domain_wall_bench_params(const DslashOptions& opts);
 
 /// Whether an operator is a domain-wall one (stencil/domain_wall.hpp).
 inline bool domain_wall_operator(const std::string& op) { return op == "shamir" || op == "moebius"; }

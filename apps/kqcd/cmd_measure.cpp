@@ -292,24 +292,6 @@ std::optional<DomainWallParams> domain_wall_params(const MeasureSettings& s) {
   return p;
 }
 
-/// m_res(t) = sum_x |S_mid|^2 / sum_x |S|^2 per timeslice (conventions.md), its plateau average over
-/// t = Lt/4 .. 3 Lt/4 and that window.
-struct ResidualMass {
-  std::vector<double> by_t;
-  double plateau = 0;
-  int t0 = 0, t1 = 0;
-};
-ResidualMass residual_mass(const std::vector<double>& mid, const std::vector<double>& quark) {
-  ResidualMass m;
-  for (std::size_t t = 0; t < quark.size(); ++t) m.by_t.push_back(mid[t] / quark[t]);
-  const int Lt = int(quark.size());
-  m.t0 = Lt / 4;
-  m.t1 = Lt - Lt / 4;
-  for (int t = m.t0; t <= m.t1; ++t) m.plateau += m.by_t[std::size_t(t)];
-  m.plateau /= double(m.t1 - m.t0 + 1);
-  return m;
-}
-
 int run_measure(const MeasureSettings& s) {
   const std::optional<DomainWallParams> dwf = domain_wall_params(s);
   if (s.action != "wilson" && !dwf) return run_staggered_measure(s);

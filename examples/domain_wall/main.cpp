@@ -42,16 +42,11 @@ int main(int argc, char** argv) {
           converged = converged && r.converged();
           std::fprintf(stderr, "spin %d colour %d: %d iterations, true residual %.2e\n", spin, colour, r.iterations, r.true_residual);
         });
-    const auto pion = propagator_correlator(S, source.origin), midpoint = propagator_correlator(mid, source.origin);
+    const auto pion = propagator_correlator(S, source.origin);
+    const ResidualMass mres = residual_mass(propagator_correlator(mid, source.origin), pion);
     std::printf("# %s, Moebius %s: t, C_15(t), m_res(t)\n", argv[1], p.to_string().c_str());
-    double plateau = 0;
-    const int Lt = int(pion.size()), t0 = Lt / 4, t1 = Lt - Lt / 4;
-    for (int t = 0; t < Lt; ++t) {
-      const double mres = midpoint[std::size_t(t)] / pion[std::size_t(t)];
-      if (t >= t0 && t <= t1) plateau += mres / (t1 - t0 + 1);
-      std::printf("%2d  %.9e  %.6e\n", t, pion[std::size_t(t)], mres);
-    }
-    std::printf("# m_res %.6e (t = %d..%d)\n", plateau, t0, t1);
+    for (std::size_t t = 0; t < pion.size(); ++t) std::printf("%2zu  %.9e  %.6e\n", t, pion[t], mres.by_t[t]);
+    std::printf("# m_res %.6e (t = %d..%d)\n", mres.plateau, mres.t0, mres.t1);
     return converged ? 0 : 1;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "domain_wall: %s\n", e.what());

@@ -4,6 +4,7 @@
 
 #include <kqcd/comm/process_grid.hpp>
 #include <kqcd/core/lattice.hpp>
+#include <kqcd/fields/random_fields.hpp>
 
 #include <mpi.h>
 
@@ -97,6 +98,18 @@ template <class Spinor> double rel_diff(const Spinor& local, const Spinor& globa
       for (int sp = 0; sp < n_spin; ++sp) diff = std::max(diff, double(Kokkos::abs(l(s, c, sp) - g(gs, c, sp))));
   }
   return global_max(diff / scale);
+}
+
+/// A block of `count` rows of parity `parity` on lat, row r a random Single from seed + r (random
+/// fields are keyed by the global site: the same global field on every process grid).
+template <class Block, class Single> Block random_block(const Lattice& lat, int parity, unsigned seed, int count) {
+  Block b(lat, parity, count);
+  for (int r = 0; r < count; ++r) {
+    Single s(lat, parity);
+    random_spinor(s, seed + unsigned(r));
+    b.insert(r, s);
+  }
+  return b;
 }
 
 /// The largest rel_diff over the rows of two blocks (each row extracted as a Single).

@@ -223,16 +223,7 @@ TEMPLATE_LIST_TEST_CASE("distributed blocks of right-hand sides equal the single
   typename EO::gauge_type ug(global_lattice);
   random_gauge(ug, 501);
   const EO eg(ug, bc, 1.0);
-  // A block from single spinors seeded seed + r (random fields are keyed by the global site).
-  auto make_block_of = [&](const Lattice& lat, int parity, unsigned seed, int count) {
-    Block b(lat, parity, count);
-    for (int r = 0; r < count; ++r) {
-      Single s(lat, parity);
-      random_spinor(s, seed + unsigned(r));
-      b.insert(r, s);
-    }
-    return b;
-  };
+  auto make_block_of = random_block<Block, Single>;
   auto make_block = [&](const Lattice& lat, int parity, unsigned seed) { return make_block_of(lat, parity, seed, n); };
   auto block_diff = [](const Block& local, const Block& global) { return block_rel_diff<Single>(local, global); };
   for (const auto& g : process_grids()) {
@@ -418,16 +409,8 @@ TEMPLATE_LIST_TEST_CASE("distributed domain-wall operator (D5, D_hat, its adjoin
   typename Op::gauge_type ug(global_lattice);
   random_gauge(ug, 601);
   const Op og(ug, bc, p);
-  // A 5D field from single spinors seeded seed + s (random fields are keyed by the global site).
-  auto make = [&](const Lattice& lat, int parity, unsigned seed) {
-    Block b(lat, parity, p.Ls);
-    for (int s = 0; s < p.Ls; ++s) {
-      Single one(lat, parity);
-      random_spinor(one, seed + unsigned(s));
-      b.insert(s, one);
-    }
-    return b;
-  };
+  // A 5D field: slice s from seed + s.
+  auto make = [&](const Lattice& lat, int parity, unsigned seed) { return random_block<Block, Single>(lat, parity, seed, p.Ls); };
   auto diff = [](const Block& local, const Block& global) { return block_rel_diff<Single>(local, global); };
   for (const auto& g : process_grids()) {
     ProcessGrid pg(global_lattice, g);

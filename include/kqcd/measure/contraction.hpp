@@ -142,4 +142,31 @@ template <class Real, class ES> std::vector<double> propagator_correlator(const 
   return r;
 }
 
+/// The residual mass of domain-wall fermions (conventions.md): m_res(t) = sum_x |S_mid|^2 / sum_x |S|^2
+/// per timeslice, and its plateau average over t0 = Lt/4 .. t1 = Lt - Lt/4.
+struct ResidualMass {
+  std::vector<double> by_t; ///< m_res(t), t counted from the source timeslice.
+  double plateau = 0; ///< The average of by_t over t0 .. t1.
+  /// The plateau window.
+  ///@{
+  int t0 = 0, t1 = 0;
+  ///@}
+};
+/// The residual mass from the timeslice sums of |S_mid|^2 (midpoint) and |S|^2 (quark): propagator_correlator's.
+inline ResidualMass residual_mass(const std::vector<double>& midpoint, const std::vector<double>& quark) {
+  ResidualMass m;
+  for (std::size_t t = 0; t < quark.size(); ++t) m.by_t.push_back(midpoint[t] / quark[t]);
+  const int Lt = int(quark.size());
+  m.t0 = Lt / 4;
+  m.t1 = Lt - Lt / 4;
+  for (int t = m.t0; t <= m.t1; ++t) m.plateau += m.by_t[std::size_t(t)];
+  m.plateau /= double(m.t1 - m.t0 + 1);
+  return m;
+}
+/// The residual mass of the midpoint and quark propagators of a source at `source`.
+template <class Real, class ES>
+ResidualMass residual_mass(const PropagatorField<Real, ES>& midpoint, const PropagatorField<Real, ES>& S, const Coords& source) {
+  return residual_mass(propagator_correlator(midpoint, source), propagator_correlator(S, source));
+}
+
 } // namespace kqcd

@@ -53,11 +53,16 @@ struct FifthPolynomial {
   static FifthPolynomial inverse_linear(int Ls, double mf, double a, double b);
   /// The product (polynomials in K commute).
   FifthPolynomial operator*(const FifthPolynomial& o) const;
+  /// Terms up to the last non-zero coefficient (at least one).
+  int terms() const {
+    int n = int(d.size());
+    while (n > 1 && d[std::size_t(n - 1)] == 0.0) --n;
+    return n;
+  }
   /// The device policy (K^dag where dagger), scaled by s, trailing zeros dropped.
   template <class Real> FifthDimensionLocal<Real> local(bool dagger, double s = 1.0) const {
     FifthDimensionLocal<Real> l;
-    l.n = int(d.size());
-    while (l.n > 1 && d[std::size_t(l.n - 1)] == 0.0) --l.n;
+    l.n = terms();
     for (int k = 0; k < l.n; ++k) l.d[k] = Real(s * d[std::size_t(k)]);
     l.wall = Real(-mf);
     l.dagger = dagger;
@@ -149,10 +154,8 @@ private:
   using Local = FifthDimensionLocal<Real>;
   /// out = a(x) + b(y) on every row (with_y false: a(x) alone); out aliases neither.
   void fifth(vector_type& out, const vector_type& x, const Local& a, const vector_type* y = nullptr, const Local& b = {}) const;
-  /// out = D_- / D_hat's final sum where out aliases in: a copy of in first.
+  /// in, or where out aliases it (D_hat's final sum reads in's other rows) a copy of it.
   const vector_type& unaliased(const vector_type& out, const vector_type& in) const;
-  /// dst = src, rows and norms (the same parity and slices).
-  static void copy(vector_type& dst, const vector_type& src);
   template <class V> void check(const V& v, int parity, const char* what) const;
 
   DomainWallParams p_;
@@ -247,13 +250,9 @@ void DomainWallOperator<P, ES, Recon>::fifth(vector_type& out, const vector_type
 template <class P, class ES, class Recon>
 auto DomainWallOperator<P, ES, Recon>::unaliased(const vector_type& out, const vector_type& in) const -> const vector_type& {
   if (out.view().data() != in.view().data()) return in;
-  copy(copy_e_, in);
+  Kokkos::deep_copy(copy_e_.view(), in.view());
+  if constexpr (PrecisionTraits<P>::is_half) Kokkos::deep_copy(copy_e_.norm(), in.norm());
   return copy_e_;
-}
-
-template <class P, class ES, class Recon> void DomainWallOperator<P, ES, Recon>::copy(vector_type& dst, const vector_type& src) {
-  Kokkos::deep_copy(dst.view(), src.view());
-  if constexpr (PrecisionTraits<P>::is_half) Kokkos::deep_copy(dst.norm(), src.norm());
 }
 
 template <class P, class ES, class Recon>
@@ -343,7 +342,9 @@ void DomainWallOperator<P, ES, Recon>::source(vector_type& b_e, vector_type& b_o
   check(b_e, 0, "even source");
   check(b_o, 1, "odd source");
   if (!(eta.lattice() == lattice())) throw invalid_argument("domain-wall source: the 4D source is on another lattice");
-  vector_type* rows[2] = {&tmp_e_, &tmp_o_};
+  // D_- = 1 for c5 = 0: the walls are the source.
+  const bool dminus = p_.c5 != 0.0;
+  vector_type* rows[2] = {dminus ? &tmp_e_ : &b_e, dminus ? &tmp_o_ : &b_o};
   for (int p = 0; p < 2; ++p) {
     const auto four = Layout::reader(eta[p]);
     const auto five = Layout::writer(*rows[p]);
@@ -351,12 +352,7 @@ void DomainWallOperator<P, ES, Recon>::source(vector_type& b_e, vector_type& b_o
                                 lattice().to_string() + " Ls " + std::to_string(p_.Ls), lattice().cb_volume(),
                                 WallRowsFunctor<decltype(four), decltype(five), true>{four, five, p_.Ls, 0, p_.Ls - 1});
   }
-  if (p_.c5 == 0.0) { // D_- = 1
-    copy(b_e, tmp_e_);
-    copy(b_o, tmp_o_);
-  } else {
-    apply_dminus(b_e, b_o, tmp_e_, tmp_o_);
-  }
+  if (dminus) apply_dminus(b_e, b_o, tmp_e_, tmp_o_);
 }
 
 template <class P, class ES, class Recon>
@@ -380,15 +376,13 @@ void DomainWallOperator<P, ES, Recon>::walls(field4_type& q, const vector_type& 
 
 template <class P, class ES, class Recon> double DomainWallOperator<P, ES, Recon>::flops() const {
   const double v5 = double(lattice().cb_volume()) * p_.Ls;
-  const auto terms = [](const detail::FifthPolynomial& f) { return double(f.local<double>(false).n); };
-  const double fifth_terms = (p_.shamir() ? 0.0 : terms(pre_)) + terms(pre_m5inv_) + terms(m5_);
+  const double fifth_terms = (p_.shamir() ? 0 : pre_.terms()) + pre_m5inv_.terms() + m5_.terms();
   return v5 * (2.0 * dslash_type::flops_per_site + 48.0 * (fifth_terms + 1.0));
 }
 
 template <class P, class ES, class Recon> double DomainWallOperator<P, ES, Recon>::bytes() const {
   const double v5 = double(lattice().cb_volume()) * p_.Ls, row = dslash_type::site_bytes;
-  const auto terms = [](const detail::FifthPolynomial& f) { return double(f.local<double>(false).n); };
-  const double fifth_rows = (p_.shamir() ? 0.0 : terms(pre_) + 1.0) + terms(pre_m5inv_) + 1.0 + terms(m5_);
+  const double fifth_rows = (p_.shamir() ? 0 : pre_.terms() + 1) + pre_m5inv_.terms() + 1 + m5_.terms();
   return 2.0 * dslash_.bytes(false, p_.Ls) + v5 * row * fifth_rows;
 }
 
