@@ -61,8 +61,11 @@ template <class ES> nlohmann::json time_dwf_solve(const SolverOptions& o, const 
   GaugeField<Kokkos::complex<double>, ES> u(lattice);
   if (cfg) import_gauge(u, cfg->links, HostGaugeOrder::milc);
   else random_gauge(u, 2024);
-  GaugeField<Kokkos::complex<float>, ES> uf(lattice);
-  if (o.precision != "double") convert_gauge(uf, u);
+  GaugeField<Kokkos::complex<float>, ES> uf; // the single and 16-bit operators' links
+  if (o.precision != "double") {
+    uf = GaugeField<Kokkos::complex<float>, ES>(lattice);
+    convert_gauge(uf, u);
+  }
   const auto bc = BoundaryPhases::antiperiodic_time();
   SolverParams params;
   params.tol = o.precision == "single" ? std::max(o.tol, 1e-6) : o.tol;
