@@ -62,13 +62,32 @@ OPERATORS = {  # kqcd benchmark (and peers.json case.operator) -> name in the ta
     "twisted-clover_dslash": "twisted clover",
     "staggered_dslash": "naive staggered hopping term, one parity",
     "asqtad_dslash": "improved staggered (asqtad) hopping term: fat and Naik links",
+    "hisq_dslash": "improved staggered (HISQ) hopping term: fat and Naik links of the gauge field",
     "laplace_dslash": "covariant Laplacian (4D, a x + H in), one parity",
     "covdev_dslash": "covariant derivative (forward t), one parity",
-    "mobius_dslash": "Moebius domain wall, 4D hopping term on every s",
-    "mobius_eo_operator": "Moebius domain wall, preconditioned operator",
+    "moebius_dslash": "Moebius domain wall, 4D hopping term on every s",
+    "moebius_eo_operator": "Moebius domain wall, preconditioned operator",
+    "shamir_dslash": "Shamir domain wall, 4D hopping term on every s",
+    "shamir_eo_operator": "Shamir domain wall, preconditioned operator",
     "wilson_eo_cg_normal": "CG on the even-odd normal equations",
     "wilson_eo_bicgstab": "BiCGStab on the even-odd operator",
+    "staggered_eo_cg": "naive staggered: CG on the even sites",
+    "staggered_eo_multi_shift_cg": "naive staggered: multi-shift CG on the even sites",
+    "improved-staggered_eo_cg": "improved staggered (random fat and Naik links): CG on the even sites",
+    "improved-staggered_eo_multi_shift_cg": "improved staggered (random fat and Naik links): multi-shift CG on the even sites",
+    "asqtad_eo_cg": "asqtad: CG on the even sites",
+    "asqtad_eo_multi_shift_cg": "asqtad: multi-shift CG on the even sites",
+    "hisq_eo_cg": "HISQ: CG on the even sites",
+    "hisq_eo_multi_shift_cg": "HISQ: multi-shift CG on the even sites",
+    "moebius_eo_cg_normal": "Moebius domain wall: CG on the 4D even-odd normal equations",
+    "shamir_eo_cg_normal": "Shamir domain wall: CG on the 4D even-odd normal equations",
 }
+# What a case adds to its operator's name where one benchmark has several (asqtad_dslash: random fat
+# and Naik links, --operator improved-staggered, or asqtad's of the gauge field, --operator asqtad).
+CASE_NAMES = {("asqtad_dslash", "asqtad"): "of the gauge field"}
+# The domain-wall records: the whole preconditioned operator (<case>_eo_operator) holds under "hop" the
+# 4D hopping term over all slices, a row of its own as <case>_dslash.
+DOMAIN_WALL = ("shamir", "moebius")
 PRECISIONS = ["single", "double", "half", "mixed", "mixed-half"]
 FAMILIES = [("dslash", "Dirac operators"), ("solver", "Solvers"), ("contract", "Contractions"),
             ("smear", "Gauge algorithms"), ("flow", "Gauge algorithms"), ("heatbath", "Gauge algorithms"),
@@ -76,7 +95,8 @@ FAMILIES = [("dslash", "Dirac operators"), ("solver", "Solvers"), ("contract", "
 GAUGE_FAMILIES = ("smear", "flow", "heatbath")
 # The fields that tell one case from another (a record's figures are everything else).
 CASE_FIELDS = ("family", "benchmark", "case", "operator", "solver", "precision", "recon", "rhs", "layout",
-               "lattice", "gauge", "kappa", "tol", "csw", "mu", "grid", "block_launch", "format")
+               "lattice", "gauge", "kappa", "tol", "csw", "mu", "grid", "block_launch", "format",
+               "Ls", "M5", "b5", "c5", "mf", "masses")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -116,6 +136,41 @@ def commit(p):
 
 def opname(name):
     return OPERATORS.get(name, name)
+
+
+def masses(r):
+    """A staggered solver record's quark masses (its "masses" holds each mass's results)."""
+    return [m.get("mass") if isinstance(m, dict) else m for m in r.get("masses") or []]
+
+
+def label(r):
+    """A kqcd record's row name: its benchmark's, the case where one benchmark has several, Ls."""
+    name = opname(r.get("benchmark"))
+    if (r.get("benchmark"), r.get("case")) in CASE_NAMES:
+        name += " " + CASE_NAMES[(r.get("benchmark"), r.get("case"))]
+    if r.get("Ls") is not None:
+        name += f", Ls {r.get('Ls')}"
+    return name
+
+
+def peer_label(c):
+    return opname(c["operator"]) + (f", Ls {c['ls']}" if "ls" in c else "")
+
+
+def flops_of(r):
+    """The flops per site a record counts (domain wall: per 5D site)."""
+    return r.get("flops_per_site", r.get("flops_per_5d_site"))
+
+
+def iterations(r):
+    """A solver's Krylov iterations (staggered: the shared loops' and each mass's refinement)."""
+    return r.get("total_iterations", r.get("iterations"))
+
+
+def flops_figure(r):
+    if r.get("flops_per_5d_site") is not None:
+        return f"{num(r.get('flops_per_5d_site'))} per 5D site"
+    return num(r.get("flops_per_site"))
 
 
 def order_key(name, table):
@@ -165,7 +220,25 @@ def build_of(prov):
 
 
 def case_of(rec):
-    return json.dumps({k: rec.get(k) for k in CASE_FIELDS if k in rec}, sort_keys=True)
+    case = {k: rec.get(k) for k in CASE_FIELDS if k in rec}
+    if "masses" in case:
+        case["masses"] = masses(rec)
+    return json.dumps(case, sort_keys=True)
+
+
+def with_parts(rec):
+    """A record and the records it holds: a domain-wall operator's 4D hopping term over all slices
+    ("hop": its time, rates and flops per 5D site) as a <case>_dslash record of the same case."""
+    out = [rec]
+    hop = rec.get("hop")
+    if isinstance(hop, dict) and rec.get("case") in DOMAIN_WALL and str(rec.get("benchmark")).endswith("_eo_operator"):
+        part = {k: v for k, v in rec.items() if k not in ("hop", "launch", "percent_of_copy", "phases")}
+        part.update(hop)
+        part["benchmark"] = f"{rec['case']}_dslash"
+        if part.get("gbytes_per_s") is not None and rec.get("copy_gbytes_per_s"):
+            part["percent_of_copy"] = 100.0 * part["gbytes_per_s"] / rec["copy_gbytes_per_s"]
+        out.append(part)
+    return out
 
 
 class Record:
@@ -195,7 +268,8 @@ def load_kqcd():
         for i, rec in enumerate(records_of(doc)):
             if "benchmark" not in rec or "lattice" not in rec:
                 sys.exit(f"make_results.py: {path}: record {i} lacks 'benchmark' or 'lattice'")
-            records.append(Record(rec, rec.get("provenance", top), path, i))
+            for part in with_parts(rec):
+                records.append(Record(part, rec.get("provenance", top), path, i))
     return records
 
 
@@ -225,15 +299,19 @@ def matches(peer, r):
         return False
     if r.get("precision") != c["precision"] or list(r.get("lattice")) != list(c["lattice"]):
         return False
-    if r.get("rhs", 1) != 1 or r.get("ranks", 1) != 1:
+    if r.get("rhs", 1) != 1 or r.get("ranks", 1) != 1 or r.get("Ls") != c.get("ls"):
         return False
     if c["family"] == "dslash":
         return r.get("recon", 18) == c.get("recon", 18)
     if c["family"] == "solver":
-        if r.get("kappa") is None or abs(r.get("kappa") - c["kappa"]) > 1e-6 * c["kappa"]:
+        # The mass: Wilson-type kappa, domain wall m_f, staggered the list of masses.
+        mass = "mf" if "mf" in c else "masses" if "masses" in c else "kappa"
+        mine, theirs = (masses(r), c["masses"]) if mass == "masses" else ([r.get(mass)], [c[mass]])
+        if len(mine) != len(theirs):
             return False
-        if r.get("tol") is None or abs(r.get("tol") - c["tol"]) > 1e-6 * c["tol"]:
-            return False
+        for a, b in zip(mine + [r.get("tol")], theirs + [c["tol"]]):
+            if a is None or abs(a - b) > 1e-6 * b:
+                return False
         return not c.get("gauge") or str(r.get("gauge", "")).startswith(c["gauge"])
     return False
 
@@ -260,12 +338,27 @@ def pairs(device, recs, peers):
         for _, r, p in chosen.values():
             out.append((name, r, p))
     out.sort(key=lambda t: (t[0], t[2]["case"]["family"] != "dslash", order_key(t[1].get("benchmark"), OPERATORS),
-                            prec_key(t[1].get("precision")), -t[1].get("recon", 18), volume(t[1].get("lattice"))))
+                            prec_key(t[1].get("precision")), -t[1].get("recon", 18), volume(t[1].get("lattice")),
+                            t[1].get("Ls") or 0))
     return out
 
 
 def peer_when(p):
     return p["date"][:10]
+
+
+def recounted(r, p):
+    """Whether kqcd's record counts other flops per site than the peer's row (domain wall's D_hat:
+    kqcd counts its own operator's, QUDA its MatPC's)."""
+    mine, theirs = flops_of(r), p.get("flops_per_site")
+    return bool(mine and theirs) and abs(mine - theirs) > 1e-6 * theirs
+
+
+def gflops_by_peer(r, p):
+    """kqcd's GFLOP/s by the peer's flop count: the peer's flops of the case over kqcd's time."""
+    if recounted(r, p):
+        return r.get("gflops") * p["flops_per_site"] / flops_of(r)
+    return r.get("gflops")
 
 
 def headline(device, recs, peers, labels):
@@ -283,12 +376,20 @@ def headline(device, recs, peers, labels):
             lines.append("")
             body = []
             for r, p in dslash:
-                body.append([opname(p["case"]["operator"]), p["case"]["precision"], p["case"].get("recon", 18),
-                             lat(p["case"]["lattice"]), num(r.get("gflops")), num(p["gflops"]),
-                             f"**{ratio(r.get('gflops') / p['gflops'])}**", run(r), peer_when(p)])
+                mine = gflops_by_peer(r, p)
+                body.append([peer_label(p["case"]), p["case"]["precision"], p["case"].get("recon", 18),
+                             lat(p["case"]["lattice"]), num(mine), num(p["gflops"]),
+                             f"**{ratio(mine / p['gflops'])}**", run(r), peer_when(p)])
             lines += table(["operator", "precision", "recon", "lattice", "kqcd", name, f"kqcd / {name}",
                             "kqcd run", f"{name} measured"], body)
             lines.append("")
+            counts = sorted({(peer_label(p["case"]), num(flops_of(r)), num(p["flops_per_site"]))
+                             for r, p in dslash if recounted(r, p)})
+            if counts:
+                lines.append(f"Counted by {name}'s flops per site where kqcd's record counts its own (kqcd / {name} is "
+                             f"then {name}'s time per call over kqcd's): " +
+                             "; ".join(f"{op}: kqcd {mine}, {name} {theirs}" for op, mine, theirs in counts) + ".")
+                lines.append("")
         if solver:
             lines.append(f"Solvers beside {name}: time to solution and per iteration (the iteration counts differ "
                          f"where the random gauge fields and stopping tests do; the ratio is {name}'s time per "
@@ -297,8 +398,8 @@ def headline(device, recs, peers, labels):
             body = []
             for r, p in solver:
                 kt, pt = r.get("time_to_solution_s"), p["time_to_solution_s"]
-                ki, pi = r.get("iterations"), p["iterations"]
-                body.append([opname(p["case"]["operator"]), p["case"]["precision"], lat(p["case"]["lattice"]),
+                ki, pi = iterations(r), p["iterations"]
+                body.append([peer_label(p["case"]), p["case"]["precision"], lat(p["case"]["lattice"]),
                              f"{ki}, {seconds(kt)}, {seconds(kt / ki)}", f"{num(pi) if pi != int(pi) else int(pi)}, "
                              f"{seconds(pt)}, {seconds(pt / pi)}", f"**{ratio((pt / pi) / (kt / ki))}**",
                              run(r), peer_when(p)])
@@ -324,7 +425,13 @@ def peer_table(device, peers):
         if "ls" in c:
             what += f", Ls {c['ls']}"
         if c["family"] == "solver":
-            what += f", kappa {c['kappa']:g}, tol {c['tol']:g}"
+            if "kappa" in c:
+                what += f", kappa {c['kappa']:g}"
+            if "mf" in c:
+                what += f", m_f {c['mf']:g}"
+            if "masses" in c:
+                what += f", mass{'es' if len(c['masses']) > 1 else ''} " + ", ".join(f"{x:g}" for x in c["masses"])
+            what += f", tol {c['tol']:g}"
             figure = f"{seconds(p['time_to_solution_s'])}, {p['iterations']:g} iterations"
             if p.get("gflops"):
                 figure += f", {num(p['gflops'])} GFLOP/s"
@@ -387,12 +494,13 @@ def dslash_table(recs, extra):
     header = ["operator", "flops per site", "precision", "recon"] + (["RHS"] if show_rhs else []) + \
         (["layout"] if show_layout else []) + ["lattice", "time per call", "GFLOP/s", "GB/s", "% of copy"] + \
         [h for h, _ in extra]
-    recs = sorted(recs, key=lambda r: (order_key(r.get("benchmark"), OPERATORS), prec_key(r.get("precision")),
-                                       -(r.get("recon") or 18), r.get("rhs", 1), str(r.get("layout")),
-                                       volume(r.get("lattice")), [f(r) for _, f in extra]))
+    recs = sorted(recs, key=lambda r: (order_key(r.get("benchmark"), OPERATORS),
+                                       CASE_NAMES.get((r.get("benchmark"), r.get("case")), ""), r.get("Ls") or 0,
+                                       prec_key(r.get("precision")), -(r.get("recon") or 18), r.get("rhs", 1),
+                                       str(r.get("layout")), volume(r.get("lattice")), [f(r) for _, f in extra]))
     body = []
     for r in recs:
-        row = [opname(r.get("benchmark")), num(r.get("flops_per_site")), r.get("precision", "-"), r.get("recon", "-")]
+        row = [label(r), flops_figure(r), r.get("precision", "-"), r.get("recon", "-")]
         row += [r.get("rhs", 1)] if show_rhs else []
         row += [r.get("layout") or "-"] if show_layout else []
         row += [lat(r.get("lattice")), seconds(r.get("time_per_call_s")), num(r.get("gflops")), num(r.get("gbytes_per_s")),
@@ -403,23 +511,38 @@ def dslash_table(recs, extra):
     models = sorted({r.get("byte_model") for r in recs if r.get("byte_model")})
     if models:
         lines += ["", "Byte models: " + "; ".join(models) + "."]
+    if any(r.get("fat_recon") and r.get("recon") != r.get("fat_recon") for r in recs):
+        lines += ["", "Improved staggered rows: recon is the long links' (13 and 9: a constant times U(3), as "
+                      "QUDA's); the fat links are stored whole."]
+    if any(r.get("flops_per_5d_site") is not None for r in recs):
+        lines += ["", "Domain-wall rows: flops per 5D site (the even 4D sites times Ls), the preconditioned "
+                      "operator D_hat by kqcd's count (docs/operators/domain-wall.md), the 4D hopping term on every s "
+                      "by the Wilson count, 1320."]
     return lines
 
 
 def solver_table(recs, extra):
     header = ["solver", "precision", "gauge field", "lattice", "kappa", "tol", "iterations", "true residual",
               "time to solution", "per iteration", "operator share", "GFLOP/s"] + [h for h, _ in extra]
-    recs = sorted(recs, key=lambda r: (order_key(r.get("benchmark"), OPERATORS), str(r.get("gauge")),
-                                       prec_key(r.get("precision")), volume(r.get("lattice")), [f(r) for _, f in extra]))
+    recs = sorted(recs, key=lambda r: (order_key(r.get("benchmark"), OPERATORS), r.get("Ls") or 0, r.get("mf") or 0,
+                                       masses(r), str(r.get("gauge")), prec_key(r.get("precision")),
+                                       volume(r.get("lattice")), [f(r) for _, f in extra]))
     body = []
     for r in recs:
         gauge = os.path.basename(str(r.get("gauge", "-")))
-        it = r.get("iterations")
+        it = iterations(r)
         t = r.get("time_to_solution_s")
-        body.append([opname(r.get("benchmark")), r.get("precision", "-"), gauge, lat(r.get("lattice")),
+        what = label(r)
+        if r.get("mf") is not None:
+            what += f", m_f {r.get('mf'):g}"
+        if masses(r):
+            what += f", mass{'es' if len(masses(r)) > 1 else ''} " + ", ".join(f"{m:g}" for m in masses(r))
+        residuals = [m["true_residual"] for m in r.get("masses") or [] if isinstance(m, dict) and "true_residual" in m]
+        residual = r.get("true_residual", max(residuals) if residuals else None)
+        body.append([what, r.get("precision", "-"), gauge, lat(r.get("lattice")),
                      f"{r.get('kappa'):g}" if r.get("kappa") is not None else "-",
                      f"{r.get('tol'):g}" if r.get("tol") is not None else "-", it if it is not None else "-",
-                     f"{r.get('true_residual'):.1e}" if r.get("true_residual") is not None else "-",
+                     f"{residual:.1e}" if residual is not None else "-",
                      seconds(t) if t is not None else "-", seconds(t / it) if t and it else "-",
                      pct(100 * r.get("operator_fraction")) if r.get("operator_fraction") is not None else "-",
                      num(r.get("gflops"))] + [f(r) for _, f in extra])
@@ -675,11 +798,11 @@ def draw(cur, peers, plots):
         by_dev[r.device].append(r)
     for d, name in plots:
         rows = [(r, p) for n, r, p in pairs(d, by_dev[d], peers) if n == name and p["case"]["family"] == "dslash"]
-        labels = [f"{opname(p['case']['operator'])}\n{p['case']['precision']}, recon {p['case'].get('recon', 18)}, "
+        labels = [f"{peer_label(p['case'])}\n{p['case']['precision']}, recon {p['case'].get('recon', 18)}, "
                   f"{lat(p['case']['lattice'])}" for _, p in rows]
         fig, ax = plt.subplots(figsize=(8, 0.45 * len(rows) + 1.2))
         ys = list(range(len(rows)))
-        ax.barh([y + 0.2 for y in ys], [r.get("gflops") for r, _ in rows], height=0.4, label="kqcd")
+        ax.barh([y + 0.2 for y in ys], [gflops_by_peer(r, p) for r, p in rows], height=0.4, label="kqcd")
         ax.barh([y - 0.2 for y in ys], [p["gflops"] for _, p in rows], height=0.4, label=name)
         ax.set_yticks(ys)
         ax.set_yticklabels(labels, fontsize=7)

@@ -14,7 +14,7 @@
 #include <kqcd/solvers/block_cg.hpp>
 #include <kqcd/solvers/cg.hpp>
 #include <kqcd/solvers/cg_multi.hpp>
-#include <kqcd/stencil/domain_wall.hpp>
+#include <kqcd/stencil/domain_wall_5d.hpp>
 #include <kqcd/stencil/operators.hpp>
 
 #include "host_fields.hpp"
@@ -23,6 +23,7 @@
 #include <catch2/matchers/catch_matchers_string.hpp>
 #include <mpi.h>
 
+#include <array>
 #include <cmath>
 #include <vector>
 
@@ -397,7 +398,8 @@ TEMPLATE_LIST_TEST_CASE("gauge fields: global link trace; what is not distribute
   }
 }
 
-TEMPLATE_LIST_TEST_CASE("distributed domain-wall operator (D5, D_hat, its adjoint) and its even-odd CG equal the single-process ones",
+TEMPLATE_LIST_TEST_CASE("distributed domain-wall operators (D5, D_hat, its adjoint; 4D- and 5D-preconditioned) and the even-odd CG equal "
+                        "the single-process ones",
                         "[mpi][domain-wall]", Configs) {
   using ES = space_of<TestType>;
   using Real = real_of<TestType>;
@@ -430,6 +432,35 @@ TEMPLATE_LIST_TEST_CASE("distributed domain-wall operator (D5, D_hat, its adjoin
       og.apply_full(ag, bg, eg, xg, isign);
       CHECK(diff(al, ag) < 8 * tol<Real>());
       CHECK(diff(bl, bg) < 8 * tol<Real>());
+    }
+    // The 5D-preconditioned Shamir operator on the same fields, split by 5D parity.
+    using Op5 = DomainWall5DOperator<Real, ES>;
+    const DomainWallParams p5{4, 1.6, 1.0, 0.0, 0.1};
+    const Op5 ol5(ul, bc, p5), og5(ug, bc, p5);
+    auto split = [](const Op5& op, const Block& e, const Block& o) {
+      std::array<typename Op5::vector_type, 2> v{op.create_spinor(0), op.create_spinor(1)};
+      op.split(v[0], v[1], e, o);
+      return v;
+    };
+    auto merged = [](const Op5& op, const typename Op5::vector_type& e, const typename Op5::vector_type& o) {
+      std::array<Block, 2> f{Block(op.lattice(), 0, op.Ls()), Block(op.lattice(), 1, op.Ls())};
+      op.merge(f[0], f[1], e, o);
+      return f;
+    };
+    const auto vl = split(ol5, el, xl), vg = split(og5, eg, xg);
+    for (int isign : {1, -1}) {
+      CAPTURE(isign);
+      auto wl = split(ol5, el, xl), wg = split(og5, eg, xg);
+      ol5.apply_full(wl[0], wl[1], vl[0], vl[1], isign);
+      og5.apply_full(wg[0], wg[1], vg[0], vg[1], isign);
+      const auto fl = merged(ol5, wl[0], wl[1]), fg = merged(og5, wg[0], wg[1]);
+      CHECK(diff(fl[0], fg[0]) < 8 * tol<Real>());
+      CHECK(diff(fl[1], fg[1]) < 8 * tol<Real>());
+      ol5.apply(wl[0], vl[0], isign);
+      og5.apply(wg[0], vg[0], isign);
+      const auto hl = merged(ol5, wl[0], vl[1]), hg = merged(og5, wg[0], vg[1]);
+      CHECK(diff(hl[0], hg[0]) < 8 * tol<Real>());
+      CHECK(diff(hl[1], hg[1]) < 8 * tol<Real>());
     }
     SolverParams params;
     params.tol = sizeof(Real) == 4 ? 1e-5 : 1e-10;

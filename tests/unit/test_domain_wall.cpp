@@ -4,7 +4,9 @@
 // momentum-space one (each 4-momentum's 4 Ls x 4 Ls system solved directly). kqcd's operator
 // (stencil/domain_wall.hpp) against it on every backend and precision: D5 and its adjoint, the 4D
 // even-odd solve (one precision and mixed), the free propagator against momentum space, and the
-// residual mass of a real configuration falling as Ls grows.
+// residual mass of a real configuration falling as Ls grows. The 5D even-odd preconditioned Shamir
+// operator (stencil/domain_wall_5d.hpp) against the same reference, and its propagator against the
+// 4D-preconditioned one's.
 #include "test_harness.hpp"
 
 #include "host_fields.hpp"
@@ -16,8 +18,9 @@
 #include <kqcd/measure/sources.hpp>
 #include <kqcd/solvers/propagator.hpp>
 #include <kqcd/solvers/cg.hpp>
-#include <kqcd/stencil/domain_wall.hpp>
+#include <kqcd/stencil/domain_wall_5d.hpp>
 
+#include <array>
 #include <numbers>
 
 using namespace kqcd;
@@ -163,6 +166,35 @@ template <class Op> ref::Field5 to_host(const Op& op, const typename Op::vector_
   }
   return f;
 }
+/// A host 5D field as the 5D-preconditioned operator's two 5D parities, and back.
+template <class Op5> std::array<typename Op5::vector_type, 2> to_parity_pair(const Op5& op, const ref::Field5& f) {
+  using Block = typename Op5::block_type;
+  Block full[2] = {Block(op.lattice(), 0, op.Ls()), Block(op.lattice(), 1, op.Ls())};
+  for (int q = 0; q < 2; ++q) {
+    typename Op5::dslash_type::spinor_type row(op.lattice(), q);
+    for (int s = 0; s < op.Ls(); ++s) {
+      import_spinor(row, f[std::size_t(s)]);
+      full[q].insert(s, row);
+    }
+  }
+  std::array<typename Op5::vector_type, 2> v{op.create_spinor(0), op.create_spinor(1)};
+  op.split(v[0], v[1], full[0], full[1]);
+  return v;
+}
+template <class Op5> ref::Field5 parity_pair_to_host(const Op5& op, const typename Op5::vector_type& e, const typename Op5::vector_type& o) {
+  using Block = typename Op5::block_type;
+  Block full[2] = {Block(op.lattice(), 0, op.Ls()), Block(op.lattice(), 1, op.Ls())};
+  op.merge(full[0], full[1], e, o);
+  ref::Field5 f(std::size_t(op.Ls()));
+  for (int q = 0; q < 2; ++q) {
+    typename Op5::dslash_type::spinor_type row(op.lattice(), q);
+    for (int s = 0; s < op.Ls(); ++s) {
+      full[q].extract(s, row);
+      export_spinor(row, f[std::size_t(s)]);
+    }
+  }
+  return f;
+}
 const ref::DomainWall shamir{6, 1.8, 1.0, 0.0, 0.05}, moebius{6, 1.5, 1.5, 0.5, 0.1};
 /// More slices than a warp's half: blocks of 20 rows.
 const ref::DomainWall long_moebius{20, 1.6, 1.2, 0.2, 0.02};
@@ -303,4 +335,111 @@ TEMPLATE_LIST_TEST_CASE("domain-wall residual mass on a real configuration falls
   CHECK(mres[0] > 0);
   CHECK(mres[1] > 0);
   CHECK(mres[1] < 0.25 * mres[0]);
+}
+
+TEMPLATE_LIST_TEST_CASE("5D-preconditioned Shamir operator: D5 and D5^dag equal the host reference, D_hat^dag is D_hat's adjoint",
+                        "[domain-wall]", DWConfigs) {
+  using ES = space_of<TestType>;
+  using P = real_of<TestType>;
+  using Op5 = DomainWall5DOperator<P, ES>;
+  const Lattice lat({4, 2, 2, 6});
+  GaugeField<Kokkos::complex<compute_t<P>>, ES> u(lat);
+  random_gauge(u, 78);
+  const cvec hu = export_gauge(u);
+  const BoundaryPhases bc = mixed_bc();
+  for (const ref::DomainWall& p : {shamir, ref::DomainWall{20, 1.4, 1.0, 0.0, 0.02}}) {
+    CAPTURE(p.Ls);
+    const Op5 op(u, bc, params_of(p));
+    const ref::Field5 psi = random_field5(lat, p.Ls, 93);
+    // split and merge are each other's inverse.
+    const auto in = to_parity_pair(op, psi);
+    CHECK(diff5(parity_pair_to_host(op, in[0], in[1]), psi) < dwf_tol<P>());
+    auto out_e = op.create_spinor(0), out_o = op.create_spinor(1);
+    for (int isign : {1, -1}) {
+      CAPTURE(isign);
+      op.apply_full(out_e, out_o, in[0], in[1], isign);
+      const double d = diff5(parity_pair_to_host(op, out_e, out_o), ref::domain_wall(lat.dims(), hu, psi, p, host_bc(bc), isign < 0));
+      CAPTURE(d);
+      CHECK(d < dwf_tol<P>());
+    }
+    // <phi, D_hat psi> = <D_hat^dag phi, psi> on the 5D-even sites; apply in place equals apply.
+    const auto phi = to_parity_pair(op, random_field5(lat, p.Ls, 7));
+    auto a = op.create_vector(), b = op.create_vector(), c = op.create_vector();
+    op.apply(a, in[0], 1);
+    op.apply(b, phi[0], -1);
+    const auto lhs = blas::cdot(phi[0], a), rhs = blas::cdot(b, in[0]);
+    CHECK(Kokkos::abs(lhs - rhs) < dwf_tol<P>() * Kokkos::abs(lhs));
+    blas::copy(c, in[0]);
+    op.apply(c, c, 1);
+    blas::axpy(-1.0, a, c);
+    CHECK(std::sqrt(blas::norm2(c) / blas::norm2(a)) < dwf_tol<P>());
+  }
+  // Moebius and odd Ls are refused by name.
+  REQUIRE_THROWS_AS(Op5(u, bc, params_of(moebius)), invalid_argument);
+  REQUIRE_THROWS_AS(Op5(u, bc, DomainWallParams{5, 1.8, 1.0, 0.0, 0.1}), invalid_argument);
+}
+
+TEMPLATE_LIST_TEST_CASE("5D-preconditioned Shamir solve (double, double-single, double-half) solves D5 x = b; its propagator equals "
+                        "the 4D-preconditioned one",
+                        "[domain-wall][solvers]", kqcd::EnabledExecutionSpaces) {
+  using ES = TestType;
+  using Op5 = DomainWall5DOperator<double, ES>;
+  {
+    const Lattice lat({4, 4, 2, 4});
+    GaugeField<Kokkos::complex<double>, ES> u(lat);
+    random_gauge(u, 6);
+    const cvec hu = export_gauge(u);
+    const BoundaryPhases bc = mixed_bc();
+    const Op5 op(u, bc, params_of(shamir));
+    GaugeField<Kokkos::complex<float>, ES> uf(lat);
+    convert_gauge(uf, u);
+    const DomainWall5DOperator<float, ES> single(uf, bc, params_of(shamir));
+    const DomainWall5DOperator<kqcd::half, ES> half(uf, bc, params_of(shamir));
+    const ref::Field5 b = random_field5(lat, shamir.Ls, 14);
+    const auto bv = to_parity_pair(op, b);
+    for (int mixed : {0, 1, 2}) { // double; double-single; double-half
+      CAPTURE(mixed);
+      auto b_hat = op.create_vector(), x_e = op.create_vector(), x_o = op.create_spinor(1);
+      op.prepare_source(b_hat, bv[0], bv[1]);
+      SolverParams params;
+      params.tol = 1e-10;
+      params.max_iter = 4000;
+      const SolverResult res = mixed == 2 ? cg_normal(op, half, x_e, b_hat, params)
+                               : mixed == 1 ? cg_normal(op, single, x_e, b_hat, params)
+                                            : cg_normal(op, x_e, b_hat, params);
+      CAPTURE(res.iterations, res.true_residual);
+      REQUIRE(res.converged());
+      op.reconstruct(x_o, x_e, bv[1]);
+      const double r = diff5(ref::domain_wall(lat.dims(), hu, parity_pair_to_host(op, x_e, x_o), shamir, host_bc(bc)), b);
+      CAPTURE(r);
+      CHECK(r < 1e-9);
+    }
+  }
+  // The quark propagator and the midpoint field of a real configuration, both preconditionings.
+  const auto cfg = read_gauge(shared_data("milc-l4444.milc"));
+  GaugeField<Kokkos::complex<double>, ES> u(cfg.lattice);
+  import_gauge(u, cfg.links);
+  const BoundaryPhases bc = BoundaryPhases::antiperiodic_time();
+  const SourceSpec point = parse_source("point:1,0,2,1", &cfg.lattice);
+  const DomainWallParams p{8, 1.8, 1.0, 0.0, 0.05};
+  SolverParams params;
+  params.tol = 1e-10;
+  const auto solve = [&](const auto& op) {
+    std::array<PropagatorField<double, ES>, 2> S{PropagatorField<double, ES>(cfg.lattice), PropagatorField<double, ES>(cfg.lattice)};
+    const auto results = solve_domain_wall_propagator(
+        op, op, S[0], &S[1], [&](auto& eta, int spin, int colour) { make_source(eta, point, spin, colour); }, params,
+        [](int, int, const SolverResult&) {});
+    for (const auto& r : results) REQUIRE(r.converged());
+    return S;
+  };
+  const auto S4 = solve(DomainWallOperator<double, ES>(u, bc, p));
+  const auto S5 = solve(Op5(u, bc, p));
+  for (int f = 0; f < 2; ++f)
+    for (int k = 0; k < Ns * Nc; ++k) {
+      CAPTURE(f, k);
+      const cvec a = export_spinor(S4[std::size_t(f)][k]), b = export_spinor(S5[std::size_t(f)][k]);
+      double d = 0, n = 0;
+      for (std::size_t i = 0; i < a.size(); ++i) d += std::norm(a[i] - b[i]), n += std::norm(a[i]);
+      CHECK(std::sqrt(d / n) < 1e-8);
+    }
 }

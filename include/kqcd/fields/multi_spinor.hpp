@@ -167,4 +167,39 @@ template <class ST, class ExecSpace = Kokkos::DefaultExecutionSpace> using Multi
 /// A block of 16-bit spinors, a norm per site and right-hand side.
 template <class ExecSpace = Kokkos::DefaultExecutionSpace> using HalfMultiCBSpinor = SpinorBlock<RowBlocks<HalfCBSpinor<ExecSpace>>>;
 
+/// Two blocks of the same rows per site, one on each 4D parity, as one vector: a field of one 5D
+/// parity of the 5D even-odd preconditioned domain-wall operator (stencil/domain_wall_5d.hpp), whose
+/// slices of each 4D parity alternate between the 5D parities. The BLAS sees the rows of both
+/// blocks (linalg/rows.hpp); the operators apply the hopping term block by block.
+template <class Block> struct ParityPair {
+  /// The block storage policy of the blocks (BLAS row access: linalg/rows.hpp).
+  using storage_type = ParityPair;
+  using block_type = Block; ///< The block of one 4D parity.
+  using execution_space = typename Block::execution_space; ///< The blocks' execution space.
+  using real_type = typename Block::real_type; ///< The arithmetic precision of the stored numbers.
+  static constexpr int n_spin = Block::n_spin; ///< Spin components per row.
+
+  ParityPair() = default;
+  /// A vector of (5D) parity `parity` on lat, `rows` rows per site on each 4D parity, zero-initialised.
+  ParityPair(const Lattice& lat, int parity, int rows, const std::string& label)
+      : blocks_{Block(lat, 0, rows, label + "_4d_even"), Block(lat, 1, rows, label + "_4d_odd")}, parity_(parity) {}
+  /// The block on 4D parity q.
+  ///@{
+  const Block& block(int q) const { return blocks_[q]; }
+  Block& block(int q) { return blocks_[q]; }
+  ///@}
+  /// The 4D lattice.
+  const Lattice& lattice() const { return blocks_[0].lattice(); }
+  /// The parity of the vector (a 5D parity).
+  int parity() const { return parity_; }
+  /// Rows per site of each block.
+  int n_rhs() const { return blocks_[0].n_rhs(); }
+  /// A vector of the same shape, zero-initialised.
+  ParityPair like(const std::string& label) const { return ParityPair(lattice(), parity_, n_rhs(), label); }
+
+private:
+  Block blocks_[2];
+  int parity_ = 0;
+};
+
 } // namespace kqcd

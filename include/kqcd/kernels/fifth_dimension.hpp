@@ -50,8 +50,64 @@ template <class Real> struct FifthDimensionLocal {
   }
 };
 
+/// out(s) = c (K x)(s) (dagger: K^dag) for the rows of one 5D parity of a site, the input rows
+/// those of the other 5D parity (5D even-odd preconditioning, Shamir): a site's rows of slices
+/// s = 2 j + out_offset read slices 2 j' + 1 - out_offset of the input (Ls = 2 rows).
+template <class Real> struct FifthParityHop {
+  static constexpr bool couples_rows = true; ///< Reads the site's other rows (not a one-row term).
+  Real c = Real(1); ///< The coefficient.
+  Real wall = Real(0); ///< The factor of a row that wraps round the fifth dimension: -m_f.
+  int out_offset = 0; ///< The output's slices are s = 2 j + out_offset.
+  bool dagger = false; ///< K^dag instead of K.
+
+  /// out = the term on row j of the `rows` rows of `site` (rows site * rows + j' of x).
+  template <class Acc, class C> KOKKOS_FORCEINLINE_FUNCTION void apply_rows(const Acc& x, int site, int j, int rows, C out[Nc][Ns]) const {
+    const int Ls = 2 * rows, s = 2 * j + out_offset, in_offset = 1 - out_offset;
+    // P+ (spins 0, 1) comes from s - 1 under K, from s + 1 under K^dag; P- the other way.
+    for (int chir = 0; chir < 2; ++chir) {
+      const bool up = (chir == 1) != dagger;
+      int r = up ? s + 1 : s - 1;
+      Real w = c;
+      if (r >= Ls) r -= Ls, w *= wall;
+      if (r < 0) r += Ls, w *= wall;
+      C v[Nc][Ns];
+      x.load(site * rows + (r - in_offset) / 2, v);
+      for (int cc = 0; cc < Nc; ++cc)
+        for (int sp = 2 * chir; sp < 2 * chir + 2; ++sp) out[cc][sp] = w * v[cc][sp];
+    }
+  }
+};
+
+/// Between a block of Ls rows per site on one 4D parity q (slice s in row s) and its rows on the
+/// two 5D parities (slice s in row s / 2 of the block of 5D parity (q + s) % 2): to_parities splits,
+/// otherwise merges.
+template <class AccFull, class AccHalf, bool to_parities> struct FifthParityRowsFunctor {
+  using cplx = typename AccFull::cplx; ///< The site vector.
+  AccFull full; ///< The block of Ls rows.
+  /// The blocks of Ls / 2 rows of 5D parity 0 and 1.
+  ///@{
+  AccHalf even, odd;
+  ///@}
+  int Ls; ///< Slices.
+  int q; ///< The 4D parity of the sites.
+  /// Row i = site * Ls + s of the full block.
+  KOKKOS_FUNCTION void operator()(int i) const {
+    const int site = i / Ls, s = i - site * Ls, h = Ls / 2;
+    const AccHalf& half = (q + s) % 2 == 0 ? even : odd;
+    cplx v[Nc][Ns];
+    if constexpr (to_parities) {
+      full.load(i, v);
+      half.store(site * h + s / 2, v);
+    } else {
+      half.load(site * h + s / 2, v);
+      full.store(i, v);
+    }
+  }
+};
+
 /// out = A(x) + B(y) on every row of a block of Ls rows per site (y and B unused when with_y is
-/// false), A and B row-coupling terms: the fifth-dimension passes of the domain-wall operators.
+/// false), A and B row-coupling terms: the fifth-dimension passes of the domain-wall operators. out
+/// may alias x or y only where A and B read no other row than the one written (one term, k = 0).
 template <class InAcc, class OutAcc, class Local> struct FifthDimensionFunctor {
   using cplx = typename InAcc::cplx; ///< The site vector.
   /// The inputs.

@@ -343,8 +343,13 @@ template <class Dst, class Src> void copy_rows(Dst& dst, const Src& src) {
 
 /// x = 0.
 template <class Spinor> void zero(Spinor& x) {
-  Kokkos::deep_copy(x.view(), typename std::remove_cvref_t<decltype(x.view())>::non_const_value_type{});
-  if constexpr (HalfStorage<Spinor>) Kokkos::deep_copy(x.norm(), 0.0f);
+  if constexpr (requires { x.block(1); }) { // a ParityPair: each block
+    zero(x.block(0));
+    zero(x.block(1));
+  } else {
+    Kokkos::deep_copy(x.view(), typename std::remove_cvref_t<decltype(x.view())>::non_const_value_type{});
+    if constexpr (HalfStorage<Spinor>) Kokkos::deep_copy(x.norm(), 0.0f);
+  }
 }
 
 /// dst = src, converting precision and storage where the two differ; between SIMD layouts of other

@@ -172,6 +172,35 @@ template <class V, class ES, class Store, int NS> struct RowsOf<LaneBlocks<V, ES
   template <class S> static int rows(const S& s) { return s.sites(); }
 };
 
+/// The rows of two accessors one after the other (a ParityPair's blocks): rows 0 .. n - 1 of a,
+/// then b's; one slot.
+template <class R> struct ConcatRows {
+  using real = typename R::real;
+  static constexpr int comps = R::comps, width = R::width, chunk = R::chunk;
+  static constexpr bool lossy = R::lossy;
+  static constexpr Slots slots = Slots::one;
+  R a, b;
+  int n;
+  KOKKOS_FORCEINLINE_FUNCTION void load(int i, int k0, real (&r)[chunk][width]) const {
+    if (i < n) a.load(i, k0, r);
+    else b.load(i - n, k0, r);
+  }
+  KOKKOS_FORCEINLINE_FUNCTION void store(int i, int k0, const real (&r)[chunk][width]) const {
+    if (i < n) a.store(i, k0, r);
+    else b.store(i - n, k0, r);
+  }
+};
+/// Two blocks as one vector: the rows of the 4D-even block, then the 4D-odd block's.
+template <class Block> struct RowsOf<ParityPair<Block>> {
+  template <class Real, class S> static auto access(const S& s) {
+    using R = decltype(RowsOf<typename Block::storage_type>::template access<Real>(s.block(0)));
+    return ConcatRows<R>{RowsOf<typename Block::storage_type>::template access<Real>(s.block(0)),
+                         RowsOf<typename Block::storage_type>::template access<Real>(s.block(1)),
+                         RowsOf<typename Block::storage_type>::rows(s.block(0))};
+  }
+  template <class S> static int rows(const S& s) { return 2 * RowsOf<typename Block::storage_type>::rows(s.block(0)); }
+};
+
 /// The row accessor of spinor or block s (Real: see RowsOf).
 template <class Real = void, class S> auto row_access(const S& s) { return RowsOf<typename S::storage_type>::template access<Real>(s); }
 /// The rows of s on this rank.

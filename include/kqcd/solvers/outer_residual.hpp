@@ -30,7 +30,7 @@ public:
   /// r = b - D x; returns |r|^2.
   double update(const vector_type& x) {
     op_.apply(t_, x, 1);
-    Kokkos::deep_copy(r_.view(), b_.view());
+    blas::copy(r_, b_);
     blas::axpy(-1.0, t_, r_);
     ++res_.residual_updates;
     return blas::norm2(r_);
