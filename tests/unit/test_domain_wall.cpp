@@ -195,6 +195,22 @@ template <class Op5> ref::Field5 parity_pair_to_host(const Op5& op, const typena
   }
   return f;
 }
+/// x (x_e, x_o) solving D5 x = b through the operator's even-odd CG in double (mixed 0),
+/// double-single (1) or double-half (2), to 1e-10.
+template <class Op, class Single, class Half, class V>
+void solve_even_odd(const Op& op, const Single& single, const Half& half, int mixed, V& x_e, V& x_o, const V& b_e, const V& b_o) {
+  auto b_hat = op.create_vector();
+  op.prepare_source(b_hat, b_e, b_o);
+  SolverParams params;
+  params.tol = 1e-10;
+  params.max_iter = 4000;
+  const SolverResult res = mixed == 2 ? cg_normal(op, half, x_e, b_hat, params)
+                           : mixed == 1 ? cg_normal(op, single, x_e, b_hat, params)
+                                        : cg_normal(op, x_e, b_hat, params);
+  CAPTURE(res.iterations, res.true_residual);
+  REQUIRE(res.converged());
+  op.reconstruct(x_o, x_e, b_o);
+}
 const ref::DomainWall shamir{6, 1.8, 1.0, 0.0, 0.05}, moebius{6, 1.5, 1.5, 0.5, 0.1};
 /// More slices than a warp's half: blocks of 20 rows.
 const ref::DomainWall long_moebius{20, 1.6, 1.2, 0.2, 0.02};
@@ -251,17 +267,8 @@ TEMPLATE_LIST_TEST_CASE("domain-wall operator: the 4D even-odd CG solve (double,
     const auto b_e = to_block(op, b, 0), b_o = to_block(op, b, 1);
     for (int mixed : {0, 1, 2}) { // double; double-single; double-half
       CAPTURE(mixed);
-      auto b_hat = op.create_vector(), x_e = op.create_vector(), x_o = op.create_spinor(1);
-      op.prepare_source(b_hat, b_e, b_o);
-      SolverParams params;
-      params.tol = 1e-10;
-      params.max_iter = 4000;
-      const SolverResult res = mixed == 2 ? cg_normal(op, half, x_e, b_hat, params)
-                               : mixed == 1 ? cg_normal(op, single, x_e, b_hat, params)
-                                            : cg_normal(op, x_e, b_hat, params);
-      CAPTURE(res.iterations, res.true_residual);
-      REQUIRE(res.converged());
-      op.reconstruct(x_o, x_e, b_o);
+      auto x_e = op.create_vector(), x_o = op.create_spinor(1);
+      solve_even_odd(op, single, half, mixed, x_e, x_o, b_e, b_o);
       const ref::Field5 Dx = ref::domain_wall(lat.dims(), hu, to_host(op, x_e, x_o), p, host_bc(bc));
       const double r = diff5(Dx, b);
       CAPTURE(r);
@@ -399,17 +406,8 @@ TEMPLATE_LIST_TEST_CASE("5D-preconditioned Shamir solve (double, double-single, 
     const auto bv = to_parity_pair(op, b);
     for (int mixed : {0, 1, 2}) { // double; double-single; double-half
       CAPTURE(mixed);
-      auto b_hat = op.create_vector(), x_e = op.create_vector(), x_o = op.create_spinor(1);
-      op.prepare_source(b_hat, bv[0], bv[1]);
-      SolverParams params;
-      params.tol = 1e-10;
-      params.max_iter = 4000;
-      const SolverResult res = mixed == 2 ? cg_normal(op, half, x_e, b_hat, params)
-                               : mixed == 1 ? cg_normal(op, single, x_e, b_hat, params)
-                                            : cg_normal(op, x_e, b_hat, params);
-      CAPTURE(res.iterations, res.true_residual);
-      REQUIRE(res.converged());
-      op.reconstruct(x_o, x_e, bv[1]);
+      auto x_e = op.create_vector(), x_o = op.create_spinor(1);
+      solve_even_odd(op, single, half, mixed, x_e, x_o, bv[0], bv[1]);
       const double r = diff5(ref::domain_wall(lat.dims(), hu, parity_pair_to_host(op, x_e, x_o), shamir, host_bc(bc)), b);
       CAPTURE(r);
       CHECK(r < 1e-9);

@@ -71,13 +71,10 @@ struct FifthPolynomial {
 };
 } // namespace detail
 
-/// The 4D even-odd preconditioned Shamir / Moebius operator (see the top of this file) in storage
-/// precision P (float, double, kqcd::half: 16-bit spinors and links, float arithmetic), links stored
-/// as Recon packs them, on the plain layout of the backend: vector_type is a block of Ls rows on the
-/// even sites (a SpinorBlock, the solvers' and BLAS's vector), apply(out, in, isign) the Schur
-/// complement or its adjoint (the solvers' operator concept). Distributed lattices exchange the
-/// hopping term's halo (the fifth dimension stays on the rank).
-template <class P, class ExecSpace = Kokkos::DefaultExecutionSpace, class Recon = Recon18> class DomainWallOperator {
+namespace detail {
+/// What the 4D- and 5D-preconditioned domain-wall operators share: the parameters, the 4D hopping
+/// term on blocks of rows, and the walls between 4D fields and blocks of Ls rows per site.
+template <class P, class ExecSpace, class Recon> class DomainWallBase {
 public:
   using precision = P; ///< Storage precision.
   using real_type = compute_t<P>; ///< Arithmetic precision.
@@ -87,12 +84,9 @@ public:
   using dslash_type = WilsonDslash<P, ExecSpace, ArchTraits<ExecSpace>::neighbour_mode, Recon>;
   using layout_type = typename dslash_type::layout_type; ///< The stencil layout.
   using gauge_type = typename dslash_type::gauge_type; ///< The gauge field it is built from.
-  using vector_type = typename dslash_type::multi_spinor_type; ///< A 5D field on one parity: Ls rows per site.
+  using block_type = typename dslash_type::multi_spinor_type; ///< A block of rows per site on one 4D parity.
   using field4_type = SpinorField<Kokkos::complex<Real>, Ns, ExecSpace>; ///< A plain 4D spinor (sources, quark fields).
-  static_assert(dslash_type::has_blocks, "DomainWallOperator: the hopping term has no blocks on this backend");
-
-  /// The operator of links u with boundary phases bc and parameters p (p.check()).
-  DomainWallOperator(const gauge_type& u, const BoundaryPhases& bc, const DomainWallParams& p);
+  static_assert(dslash_type::has_blocks, "domain-wall operator: the hopping term has no blocks on this backend");
 
   /// The parameters.
   const DomainWallParams& params() const { return p_; }
@@ -105,6 +99,65 @@ public:
   const dslash_type& dslash() const { return dslash_; }
   dslash_type& dslash() { return dslash_; }
   ///@}
+
+protected:
+  DomainWallBase(const gauge_type& u, const BoundaryPhases& bc, const DomainWallParams& p) : p_((p.check(), p)), dslash_(u, bc) {}
+  /// rows[q] (Ls rows on 4D parity q) = P+ eta in slice 0, P- eta in slice Ls - 1, zero elsewhere.
+  void walls_to_5d(block_type* const (&rows)[2], const field4_type& eta) const {
+    if (!(eta.lattice() == lattice())) throw invalid_argument("domain-wall source: the 4D source is on another lattice");
+    for (int q = 0; q < 2; ++q) {
+      const auto four = layout_type::reader(eta[q]);
+      const auto five = layout_type::writer(*rows[q]);
+      tuned_site_launch<ExecSpace, Real>("kqcd::DomainWall::walls", std::string("to 5d") + (PrecisionTraits<P>::is_half ? ", half" : ""),
+                                         lattice().to_string() + " Ls " + std::to_string(p_.Ls), lattice().cb_volume(),
+                                         WallRowsFunctor<decltype(four), decltype(five), true>{four, five, p_.Ls, 0, p_.Ls - 1});
+    }
+  }
+  /// q = P- x(minus) + P+ x(plus) of the blocks rows[q] of Ls rows (plus < 0: Ls - 1).
+  void walls_to_4d(field4_type& q, const block_type* const (&rows)[2], int minus, int plus) const {
+    if (plus < 0) plus = p_.Ls - 1;
+    if (minus < 0 || minus >= p_.Ls || plus >= p_.Ls)
+      throw invalid_argument("domain-wall walls: slices " + std::to_string(minus) + " and " + std::to_string(plus) + " outside 0 to " +
+                             std::to_string(p_.Ls - 1));
+    if (!(q.lattice() == lattice())) throw invalid_argument("domain-wall walls: the 4D field is on another lattice");
+    for (int p = 0; p < 2; ++p) {
+      const auto four = layout_type::writer(q[p]);
+      const auto five = layout_type::reader(*rows[p]);
+      tuned_site_launch<ExecSpace, Real>("kqcd::DomainWall::walls", std::string("to 4d") + (PrecisionTraits<P>::is_half ? ", half" : ""),
+                                         lattice().to_string() + " Ls " + std::to_string(p_.Ls), lattice().cb_volume(),
+                                         WallRowsFunctor<decltype(four), decltype(five), false>{four, five, p_.Ls, plus, minus});
+    }
+  }
+
+  DomainWallParams p_; ///< The parameters.
+  dslash_type dslash_; ///< The 4D hopping term.
+};
+} // namespace detail
+
+/// The 4D even-odd preconditioned Shamir / Moebius operator (see the top of this file) in storage
+/// precision P (float, double, kqcd::half: 16-bit spinors and links, float arithmetic), links stored
+/// as Recon packs them, on the plain layout of the backend: vector_type is a block of Ls rows on the
+/// even sites (a SpinorBlock, the solvers' and BLAS's vector), apply(out, in, isign) the Schur
+/// complement or its adjoint (the solvers' operator concept). Distributed lattices exchange the
+/// hopping term's halo (the fifth dimension stays on the rank).
+template <class P, class ExecSpace = Kokkos::DefaultExecutionSpace, class Recon = Recon18>
+class DomainWallOperator : public detail::DomainWallBase<P, ExecSpace, Recon> {
+  using Base = detail::DomainWallBase<P, ExecSpace, Recon>;
+  using Base::dslash_;
+  using Base::p_;
+
+public:
+  using typename Base::dslash_type;
+  using typename Base::field4_type;
+  using typename Base::gauge_type;
+  using typename Base::layout_type;
+  using typename Base::Real;
+  using vector_type = typename Base::block_type; ///< A 5D field on one parity: Ls rows per site.
+  using Base::lattice;
+
+  /// The operator of links u with boundary phases bc and parameters p (p.check()).
+  DomainWallOperator(const gauge_type& u, const BoundaryPhases& bc, const DomainWallParams& p);
+
   /// A 5D field on the even sites (the solvers' vector), and on parity `parity`.
   ///@{
   vector_type create_vector(const std::string& label = "dwf_vector") const { return create_spinor(0, label); }
@@ -158,8 +211,6 @@ private:
   const vector_type& unaliased(const vector_type& out, const vector_type& in) const;
   template <class V> void check(const V& v, int parity, const char* what) const;
 
-  DomainWallParams p_;
-  dslash_type dslash_;
   // The fifth-dimension polynomials: M5_5, P, P M5_5^-1, M5_5^-1.
   detail::FifthPolynomial m5_, pre_, pre_m5inv_, m5inv_;
   mutable vector_type tmp_e_, tmp_o_, a_e_, a_o_, copy_e_;
@@ -214,7 +265,7 @@ inline FifthPolynomial FifthPolynomial::operator*(const FifthPolynomial& o) cons
 
 template <class P, class ES, class Recon>
 DomainWallOperator<P, ES, Recon>::DomainWallOperator(const gauge_type& u, const BoundaryPhases& bc, const DomainWallParams& p)
-    : p_((p.check(), p)), dslash_(u, bc) {
+    : Base(u, bc, p) {
   const double w = 4.0 - p_.M5;
   m5_ = detail::FifthPolynomial::linear(p_.Ls, p_.mf, p_.b5 * w + 1.0, p_.c5 * w - 1.0);
   pre_ = detail::FifthPolynomial::linear(p_.Ls, p_.mf, p_.b5, p_.c5);
@@ -341,17 +392,9 @@ template <class P, class ES, class Recon>
 void DomainWallOperator<P, ES, Recon>::source(vector_type& b_e, vector_type& b_o, const field4_type& eta) const {
   check(b_e, 0, "even source");
   check(b_o, 1, "odd source");
-  if (!(eta.lattice() == lattice())) throw invalid_argument("domain-wall source: the 4D source is on another lattice");
   // D_- = 1 for c5 = 0: the walls are the source.
   const bool dminus = p_.c5 != 0.0;
-  vector_type* rows[2] = {dminus ? &tmp_e_ : &b_e, dminus ? &tmp_o_ : &b_o};
-  for (int p = 0; p < 2; ++p) {
-    const auto four = Layout::reader(eta[p]);
-    const auto five = Layout::writer(*rows[p]);
-    tuned_site_launch<ES, Real>("kqcd::DomainWall::walls", std::string("to 5d") + (PrecisionTraits<P>::is_half ? ", half" : ""),
-                                lattice().to_string() + " Ls " + std::to_string(p_.Ls), lattice().cb_volume(),
-                                WallRowsFunctor<decltype(four), decltype(five), true>{four, five, p_.Ls, 0, p_.Ls - 1});
-  }
+  this->walls_to_5d({dminus ? &tmp_e_ : &b_e, dminus ? &tmp_o_ : &b_o}, eta);
   if (dminus) apply_dminus(b_e, b_o, tmp_e_, tmp_o_);
 }
 
@@ -359,19 +402,7 @@ template <class P, class ES, class Recon>
 void DomainWallOperator<P, ES, Recon>::walls(field4_type& q, const vector_type& x_e, const vector_type& x_o, int minus, int plus) const {
   check(x_e, 0, "even solution");
   check(x_o, 1, "odd solution");
-  if (plus < 0) plus = p_.Ls - 1;
-  if (minus < 0 || minus >= p_.Ls || plus >= p_.Ls)
-    throw invalid_argument("domain-wall walls: slices " + std::to_string(minus) + " and " + std::to_string(plus) + " outside 0 to " +
-                           std::to_string(p_.Ls - 1));
-  if (!(q.lattice() == lattice())) throw invalid_argument("domain-wall walls: the 4D field is on another lattice");
-  const vector_type* x[2] = {&x_e, &x_o};
-  for (int p = 0; p < 2; ++p) {
-    const auto four = Layout::writer(q[p]);
-    const auto five = Layout::reader(*x[p]);
-    tuned_site_launch<ES, Real>("kqcd::DomainWall::walls", std::string("to 4d") + (PrecisionTraits<P>::is_half ? ", half" : ""),
-                                lattice().to_string() + " Ls " + std::to_string(p_.Ls), lattice().cb_volume(),
-                                WallRowsFunctor<decltype(four), decltype(five), false>{four, five, p_.Ls, plus, minus});
-  }
+  this->walls_to_4d(q, {&x_e, &x_o}, minus, plus);
 }
 
 template <class P, class ES, class Recon> double DomainWallOperator<P, ES, Recon>::flops() const {

@@ -23,35 +23,25 @@ namespace kqcd {
 /// vector_type is a field on the 5D-even sites (a ParityPair of blocks of Ls/2 rows), apply(out, in,
 /// isign) the Schur complement or its adjoint (the solvers' operator concept). Its source(), walls(),
 /// prepare_source() and reconstruct() are DomainWallOperator's, so the propagator solve takes either.
-template <class P, class ExecSpace = Kokkos::DefaultExecutionSpace, class Recon = Recon18> class DomainWall5DOperator {
+template <class P, class ExecSpace = Kokkos::DefaultExecutionSpace, class Recon = Recon18>
+class DomainWall5DOperator : public detail::DomainWallBase<P, ExecSpace, Recon> {
+  using Base = detail::DomainWallBase<P, ExecSpace, Recon>;
+  using Base::dslash_;
+  using Base::p_;
+
 public:
-  using precision = P; ///< Storage precision.
-  using real_type = compute_t<P>; ///< Arithmetic precision.
-  using Real = real_type; ///< Arithmetic precision.
-  using execution_space = ExecSpace; ///< The execution space.
-  /// The 4D hopping term, on blocks of right-hand sides (one row per slice of a 5D parity).
-  using dslash_type = WilsonDslash<P, ExecSpace, ArchTraits<ExecSpace>::neighbour_mode, Recon>;
-  using layout_type = typename dslash_type::layout_type; ///< The stencil layout.
-  using gauge_type = typename dslash_type::gauge_type; ///< The gauge field it is built from.
-  using block_type = typename dslash_type::multi_spinor_type; ///< Rows of one 4D parity.
+  using typename Base::block_type;
+  using typename Base::dslash_type;
+  using typename Base::field4_type;
+  using typename Base::gauge_type;
+  using typename Base::layout_type;
+  using typename Base::Real;
   using vector_type = ParityPair<block_type>; ///< A 5D field on one 5D parity.
-  using field4_type = SpinorField<Kokkos::complex<Real>, Ns, ExecSpace>; ///< A plain 4D spinor (sources, quark fields).
-  static_assert(dslash_type::has_blocks, "DomainWall5DOperator: the hopping term has no blocks on this backend");
+  using Base::lattice;
 
   /// The operator of links u with boundary phases bc and Shamir parameters p (b5 = 1, c5 = 0, Ls even).
   DomainWall5DOperator(const gauge_type& u, const BoundaryPhases& bc, const DomainWallParams& p);
 
-  /// The parameters.
-  const DomainWallParams& params() const { return p_; }
-  /// Slices of the fifth dimension.
-  int Ls() const { return p_.Ls; }
-  /// The 4D lattice.
-  const Lattice& lattice() const { return dslash_.lattice(); }
-  /// The 4D hopping term (its launcher: tuning, timing, overlap).
-  ///@{
-  const dslash_type& dslash() const { return dslash_; }
-  dslash_type& dslash() { return dslash_; }
-  ///@}
   /// A 5D field on the 5D-even sites (the solvers' vector), and on 5D parity `parity`.
   ///@{
   vector_type create_vector(const std::string& label = "dwf5_vector") const { return create_spinor(0, label); }
@@ -104,8 +94,6 @@ private:
   template <class V> void check(const V& v, int parity, const char* what) const;
   bool same(const vector_type& a, const vector_type& b) const { return a.block(0).view().data() == b.block(0).view().data(); }
 
-  DomainWallParams p_;
-  dslash_type dslash_;
   Real a5_;
   mutable vector_type tmp_e_, tmp_o_, u_e_;
   mutable block_type full_[2];
@@ -113,7 +101,7 @@ private:
 
 template <class P, class ES, class Recon>
 DomainWall5DOperator<P, ES, Recon>::DomainWall5DOperator(const gauge_type& u, const BoundaryPhases& bc, const DomainWallParams& p)
-    : p_((p.check(), p)), dslash_(u, bc), a5_(Real(5.0 - p.M5)) {
+    : Base(u, bc, p), a5_(Real(5.0 - p.M5)) {
   if (!p_.shamir())
     throw invalid_argument("5D-preconditioned domain-wall operator: Shamir only (b5 = 1, c5 = 0), found " + p_.to_string() +
                            "; Moebius is preconditioned in four dimensions");
@@ -258,32 +246,14 @@ void DomainWall5DOperator<P, ES, Recon>::merge(block_type& full_e, block_type& f
 
 template <class P, class ES, class Recon>
 void DomainWall5DOperator<P, ES, Recon>::source(vector_type& b_e, vector_type& b_o, const field4_type& eta) const {
-  if (!(eta.lattice() == lattice())) throw invalid_argument("domain-wall source: the 4D source is on another lattice");
-  for (int q = 0; q < 2; ++q) {
-    const auto four = Layout::reader(eta[q]);
-    const auto five = Layout::writer(full_[q]);
-    tuned_site_launch<ES, Real>("kqcd::DomainWall::walls", std::string("to 5d") + (PrecisionTraits<P>::is_half ? ", half" : ""),
-                                lattice().to_string() + " Ls " + std::to_string(p_.Ls), lattice().cb_volume(),
-                                WallRowsFunctor<decltype(four), decltype(five), true>{four, five, p_.Ls, 0, p_.Ls - 1});
-  }
+  this->walls_to_5d({&full_[0], &full_[1]}, eta);
   split(b_e, b_o, full_[0], full_[1]);
 }
 
 template <class P, class ES, class Recon>
 void DomainWall5DOperator<P, ES, Recon>::walls(field4_type& q, const vector_type& x_e, const vector_type& x_o, int minus, int plus) const {
-  if (plus < 0) plus = p_.Ls - 1;
-  if (minus < 0 || minus >= p_.Ls || plus >= p_.Ls)
-    throw invalid_argument("domain-wall walls: slices " + std::to_string(minus) + " and " + std::to_string(plus) + " outside 0 to " +
-                           std::to_string(p_.Ls - 1));
-  if (!(q.lattice() == lattice())) throw invalid_argument("domain-wall walls: the 4D field is on another lattice");
   merge(full_[0], full_[1], x_e, x_o);
-  for (int p = 0; p < 2; ++p) {
-    const auto four = Layout::writer(q[p]);
-    const auto five = Layout::reader(full_[p]);
-    tuned_site_launch<ES, Real>("kqcd::DomainWall::walls", std::string("to 4d") + (PrecisionTraits<P>::is_half ? ", half" : ""),
-                                lattice().to_string() + " Ls " + std::to_string(p_.Ls), lattice().cb_volume(),
-                                WallRowsFunctor<decltype(four), decltype(five), false>{four, five, p_.Ls, plus, minus});
-  }
+  this->walls_to_4d(q, {&full_[0], &full_[1]}, minus, plus);
 }
 
 template <class P, class ES, class Recon> double DomainWall5DOperator<P, ES, Recon>::flops() const {
