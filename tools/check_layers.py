@@ -12,6 +12,7 @@ A layer is a folder, include/kqcd/<layer>/ (arch: arch/kqcd/arch/). Arrows point
     comm <- linalg                           BLAS on spinors and blocks of them
     io, kernels <- gauge                     observables, smearing, flow, heat bath, gauge files
     stencil, linalg <- solvers               Krylov solvers, the propagator solve
+    solvers <- multigrid                     aggregation, transfer, coarse operators
     solvers, gauge <- measure                sources, quark smearing, contractions
 
 A file may include <kqcd/X/...> only where X is its own layer or in its layer's entry of BELOW
@@ -43,7 +44,8 @@ BELOW = {
     "linalg": {"arch", "core", "fields", "comm"},
     "gauge": {"arch", "core", "fields", "comm", "io", "kernels"},
     "solvers": {"arch", "core", "fields", "comm", "kernels", "stencil", "linalg"},
-    "measure": {"arch", "core", "fields", "comm", "io", "kernels", "stencil", "linalg", "gauge", "solvers"},
+    "multigrid": {"arch", "core", "fields", "comm", "kernels", "stencil", "linalg", "solvers"},
+    "measure": {"arch", "core", "fields", "comm", "io", "kernels", "stencil", "linalg", "gauge", "solvers", "multigrid"},
 }
 # Files at the top of src/ that are not core, and why.
 SRC_LAYER = {

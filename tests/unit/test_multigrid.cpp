@@ -2,11 +2,17 @@
 // which kqcd's transfer operators and coarse operator are to be tested against, checked on its own
 // terms: the prolongator's columns orthonormal on every aggregate (P^dag P = 1) and of one
 // chirality each (g5 P = P g5_c), the coarse stencil built from the fine operator's structure equal
-// to P^dag D P applied through the fine operator, and the coarse operator gamma5-Hermitian.
+// to P^dag D P applied through the fine operator, and the coarse operator gamma5-Hermitian. kqcd's
+// transfer and coarse operator (multigrid/) against it on every backend and precision.
 #include "test_harness.hpp"
 
 #include "host_fields.hpp"
+#include <clover_reference.hpp>
 #include <multigrid_reference.hpp>
+
+#include <kqcd/fields/random_fields.hpp>
+#include <kqcd/linalg/blas.hpp>
+#include <kqcd/multigrid/coarse_operator.hpp>
 
 #include <random>
 
@@ -65,4 +71,79 @@ TEST_CASE("multigrid reference: the coarse stencil equals P^dag D P and is gamma
   const cvec base = dc.apply(phi);
   for (std::size_t i = 0; i < diff.size(); ++i) diff[i] -= base[i] + 0.5 * phi[i];
   CHECK(std::sqrt(ref::norm2(diff) / ref::norm2(phi)) < 1e-13);
+}
+
+namespace {
+template <class C> void import_coarse(C& c, const cvec& h) {
+  auto m = Kokkos::create_mirror_view(c.view());
+  for (std::size_t i = 0; i < h.size(); ++i) m(i) = typename C::view_type::non_const_value_type(h[i].real(), h[i].imag());
+  Kokkos::deep_copy(c.view(), m);
+}
+template <class C> cvec export_coarse(const C& c) {
+  const auto m = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), c.view());
+  cvec h(std::size_t(c.sites() * c.n()));
+  for (std::size_t i = 0; i < h.size(); ++i) h[i] = {double(m(i).real()), double(m(i).imag())};
+  return h;
+}
+template <class Real> constexpr double mg_tol() { return sizeof(Real) == 4 ? 2e-5 : 1e-12; }
+} // namespace
+
+TEMPLATE_LIST_TEST_CASE("multigrid transfer and coarse Wilson, clover, twisted-mass and twisted-clover operators equal the host reference",
+                        "[multigrid]", Configs) {
+  using ES = space_of<TestType>;
+  using Real = real_of<TestType>;
+  const Setup s;
+  GaugeField<Kokkos::complex<Real>, ES> u(s.lat);
+  random_gauge(u, 41);
+  const cvec hu = export_gauge(u);
+  // The same test vectors on both sides, rounded to Real first.
+  std::vector<SpinorField<Kokkos::complex<Real>, Ns, ES>> tv;
+  std::vector<cvec> htv;
+  for (std::uint64_t seed : {1, 2, 3}) {
+    tv.emplace_back(s.lat);
+    import_spinor(tv.back(), random_host_spinor(s.lat, seed));
+    htv.push_back(export_spinor(tv.back()));
+  }
+  const ref::Transfer rt{s.agg, htv};
+  const mg::Aggregation<ES> agg(s.lat, {2, 2, 2, 2});
+  const mg::Transfer<Real, ES> t(agg, tv);
+  REQUIRE(t.n() == rt.n());
+  const std::size_t nc = std::size_t(ref::volume(s.agg.coarse) * rt.n());
+  const cvec phi = random_coarse(nc, 21);
+  auto c = t.create_coarse(), c2 = t.create_coarse();
+  import_coarse(c, phi);
+  SpinorField<Kokkos::complex<Real>, Ns, ES> fine(s.lat);
+  t.prolong(fine, c);
+  CHECK(ref::rel_diff(export_spinor(fine), rt.prolong(phi)) < mg_tol<Real>());
+  const cvec psi = random_host_spinor(s.lat, 22);
+  import_spinor(fine, psi);
+  t.restrict_to_coarse(c2, fine);
+  CHECK(ref::rel_diff(export_coarse(c2), rt.restrict_to_coarse(psi)) < mg_tol<Real>());
+  // The coarse Wilson operator, its adjoint (gamma5_c D_c gamma5_c) and the BLAS on coarse fields.
+  const double mass = -0.3;
+  const auto b = host_bc(mixed_bc());
+  const ref::CoarseOperator rdc = ref::coarse_wilson(s.lat.dims(), hu, mass, b, rt);
+  const auto dc = mg::CoarseOperator<Real, ES>::wilson(t, u, mass, mixed_bc());
+  dc.apply(c2, c, 1);
+  CHECK(ref::rel_diff(export_coarse(c2), rdc.apply(phi)) < 10 * mg_tol<Real>());
+  dc.apply(c2, c, -1);
+  CHECK(ref::rel_diff(export_coarse(c2), ref::coarse_g5(rdc.apply(ref::coarse_g5(phi, rt.nv)), rt.nv)) < 10 * mg_tol<Real>());
+  CHECK(std::abs(blas::norm2(c) - ref::norm2(phi)) < 10 * mg_tol<Real>() * ref::norm2(phi));
+  // Clover, twisted mass and twisted clover against P^dag D P through the reference's fine operator.
+  const double csw = 1.2, mu = 0.15;
+  const auto galerkin = [&](double c_sw, double twist) {
+    return rt.restrict_to_coarse(ref::clover_wilson(s.lat.dims(), hu, rt.prolong(phi), mass, c_sw, twist, b, 1));
+  };
+  CHECK(ref::rel_diff(galerkin(0.0, 0.0), rdc.apply(phi)) < 1e-12);
+  mg::CoarseOperator<Real, ES>::galerkin(t, u, mixed_bc(), CloverTerm<Real, ES>(u, mass, csw)).apply(c2, c, 1);
+  CHECK(ref::rel_diff(export_coarse(c2), galerkin(csw, 0.0)) < 10 * mg_tol<Real>());
+  mg::CoarseOperator<Real, ES>::galerkin(t, u, mixed_bc(), TwistedMassTerm<Real, ES>(u, mass, mu)).apply(c2, c, 1);
+  CHECK(ref::rel_diff(export_coarse(c2), galerkin(0.0, mu)) < 10 * mg_tol<Real>());
+  mg::CoarseOperator<Real, ES>::galerkin(t, u, mixed_bc(), TwistedCloverTerm<Real, ES>(u, mass, csw, mu)).apply(c2, c, 1);
+  CHECK(ref::rel_diff(export_coarse(c2), galerkin(csw, mu)) < 10 * mg_tol<Real>());
+  // Bad input is refused by name.
+  REQUIRE_THROWS_AS(dc.apply(c, c, 1), kqcd::invalid_argument);
+  REQUIRE_THROWS_AS((mg::Aggregation<ES>(s.lat, {4, 2, 2, 2})), kqcd::invalid_argument);
+  std::vector<SpinorField<Kokkos::complex<Real>, Ns, ES>> dependent{tv[0], tv[0]};
+  REQUIRE_THROWS_AS((mg::Transfer<Real, ES>(agg, dependent)), kqcd::invalid_argument);
 }

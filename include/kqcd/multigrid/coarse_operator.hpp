@@ -1,0 +1,227 @@
+// The Galerkin coarse operator of aggregation-based multigrid, D_c = P^dag D P, as a nearest-neighbour
+// stencil on the coarse lattice:
+//   (D_c phi)(c) = X(c) phi(c) + sum_mu sum_{dir = +-1} Y(c, mu, dir) phi(c + dir mu),
+// X and Y dense n x n blocks (n = 2 Nv). It is built from the fine operator's structure, as QUDA's
+// coarse-operator construction: for a Wilson-type operator D = A - (1/2) sum_mu [(1 - g_mu) U_mu(x)
+// psi(x + mu) + (1 + g_mu) U_mu(x - mu)^dag psi(x - mu)] (conventions.md, with boundary phases; A
+// the site term of Wilson, clover, twisted mass or twisted clover: stencil/local_operators.hpp), the
+// site term and the hops within an aggregate go to X, the hops between neighbouring aggregates to Y.
+// gamma5-hermiticity carries over (D_c^dag = gamma5_c D_c gamma5_c), which apply(out, in, -1) uses.
+#pragma once
+
+#include <kqcd/core/boundary.hpp>
+#include <kqcd/core/gamma.hpp>
+#include <kqcd/fields/gauge_field.hpp>
+#include <kqcd/multigrid/transfer.hpp>
+#include <kqcd/stencil/local_operators.hpp>
+
+#include <Kokkos_Core.hpp>
+
+#include <string>
+#include <type_traits>
+
+namespace kqcd::mg {
+
+namespace detail {
+/// Column kk of X(c) and of the eight Y(c, mu, dir) of a Wilson-type operator with site-term
+/// policies `local` (one per parity: apply(site, in, out)): item c * n + kk.
+template <class VView, class GView, class XView, class YView, class Table, class Local> struct BuildCoarse {
+  VView V;
+  GView u_even, u_odd;
+  XView X;
+  YView Y;
+  Table members;
+  Kokkos::View<const int*, typename VView::execution_space> aggregate_of;
+  Lattice fine;
+  Kokkos::complex<double> phase[Nd];
+  Local local[2];
+  int nv;
+  using cplx = typename VView::non_const_value_type;
+  using real = typename cplx::value_type;
+  KOKKOS_FUNCTION cplx link(int parity, int i, int mu, int a, int b) const {
+    return parity == 0 ? cplx(u_even(i, mu, a, b)) : cplx(u_odd(i, mu, a, b));
+  }
+  KOKKOS_FUNCTION void operator()(int item) const {
+    const int n = 2 * nv, c = item / n, kk = item - c * n, k = kk % nv, s0 = kk < nv ? 0 : 2;
+    const int cb = fine.cb_volume();
+    for (int q = 0; q < int(members.extent(1)); ++q) {
+      const int f = members(c, q), px = f < cb ? 0 : 1, ix = f - px * cb;
+      const Coords x = fine.cb_coords(ix, px);
+      // The site term: V_j^dag A V_kk at x.
+      {
+        cplx v[Nc][Ns] = {}, a[Nc][Ns];
+        for (int sp = s0; sp < s0 + 2; ++sp)
+          for (int b = 0; b < Nc; ++b) v[b][sp] = V(f, sp * Nc + b, k);
+        local[px].apply(ix, v, a);
+        for (int j = 0; j < n; ++j) {
+          const int jk = j % nv, t0 = j < nv ? 0 : 2;
+          cplx d(0);
+          for (int sp = t0; sp < t0 + 2; ++sp)
+            for (int b = 0; b < Nc; ++b) d += Kokkos::conj(V(f, sp * Nc + b, jk)) * a[b][sp];
+          X(c, j, kk) += d;
+        }
+      }
+      for (int mu = 0; mu < Nd; ++mu)
+        for (int dir = 1; dir >= -1; dir -= 2) {
+          Coords y = x;
+          y.x[mu] += dir;
+          cplx ph(1);
+          if (y.x[mu] == fine.dim(mu)) y.x[mu] = 0, ph = cplx(real(phase[mu].real()), real(phase[mu].imag()));
+          if (y.x[mu] < 0) y.x[mu] = fine.dim(mu) - 1, ph = cplx(real(phase[mu].real()), -real(phase[mu].imag()));
+          const int py = 1 - px, iy = fine.cb_index(y), g = py * cb + iy;
+          // U psi(y) with psi = column kk at y (its chirality's spins only): forward U_mu(x), backward U_mu(y)^dag.
+          cplx up[Ns][Nc] = {};
+          for (int s = s0; s < s0 + 2; ++s)
+            for (int a = 0; a < Nc; ++a) {
+              cplx acc(0);
+              for (int b = 0; b < Nc; ++b) {
+                const cplx uab = dir > 0 ? link(px, ix, mu, a, b) : Kokkos::conj(link(py, iy, mu, b, a));
+                acc += uab * V(g, s * Nc + b, k);
+              }
+              up[s][a] = ph * acc;
+            }
+          // h = -(1/2) (1 - dir g_mu) U psi(y); g_mu row s has i^code in column perm.
+          cplx h[Ns][Nc];
+          for (int s = 0; s < Ns; ++s) {
+            const int t = gamma_dr::perm_at(mu, s), e = gamma_dr::code_at(mu, s);
+            const cplx ie = e == 0 ? cplx(1) : e == 1 ? cplx(0, 1) : e == 2 ? cplx(-1) : cplx(0, -1);
+            for (int a = 0; a < Nc; ++a) h[s][a] = real(-0.5) * (up[s][a] - real(dir) * ie * up[t][a]);
+          }
+          // Into X where y lies in the same aggregate, into Y(c, mu, dir) otherwise.
+          const bool inside = aggregate_of(g) == c;
+          const int slot = 2 * mu + (dir < 0);
+          for (int j = 0; j < n; ++j) {
+            const int jk = j % nv, t0 = j < nv ? 0 : 2;
+            cplx d(0);
+            for (int s = t0; s < t0 + 2; ++s)
+              for (int a = 0; a < Nc; ++a) d += Kokkos::conj(V(f, s * Nc + a, jk)) * h[s][a];
+            if (inside) X(c, j, kk) += d;
+            else Y(c, slot, j, kk) += d;
+          }
+        }
+    }
+  }
+};
+
+/// Row j of coarse site c of out = D_c in (dagger: gamma5_c D_c gamma5_c): item c * n + j.
+template <class XView, class YView, class CView, class NView> struct ApplyCoarse {
+  XView X;
+  YView Y;
+  CView in, out;
+  NView neighbour;
+  int n, nv;
+  bool dagger;
+  KOKKOS_FUNCTION void operator()(int item) const {
+    const int c = item / n, j = item - c * n;
+    using cplx = typename CView::non_const_value_type;
+    cplx acc(0);
+    for (int k = 0; k < n; ++k) {
+      const cplx v = dagger && k >= nv ? -in(c * n + k) : in(c * n + k);
+      acc += X(c, j, k) * v;
+    }
+    for (int d = 0; d < 2 * Nd; ++d) {
+      const int o = neighbour(c, d) * n;
+      for (int k = 0; k < n; ++k) {
+        const cplx v = dagger && k >= nv ? -in(o + k) : in(o + k);
+        acc += Y(c, d, j, k) * v;
+      }
+    }
+    out(c * n + j) = dagger && j >= nv ? -acc : acc;
+  }
+};
+} // namespace detail
+
+/// The coarse operator of a transfer in precision Real: its stencil blocks X and Y, and D_c applied
+/// to coarse fields (the solvers' operator concept: vector_type, create_vector, apply).
+template <class Real, class ExecSpace = Kokkos::DefaultExecutionSpace> class CoarseOperator {
+public:
+  using execution_space = ExecSpace; ///< The execution space.
+  using vector_type = CoarseSpinor<Real, ExecSpace>; ///< A coarse field.
+  /// X(c, j, k): the site term of coarse site c.
+  using x_view_type = Kokkos::View<Kokkos::complex<Real>***, Kokkos::LayoutRight, ExecSpace>;
+  /// Y(c, 2 mu + (dir < 0), j, k): the coupling of c + dir mu into c.
+  using y_view_type = Kokkos::View<Kokkos::complex<Real>****, Kokkos::LayoutRight, ExecSpace>;
+
+  /// The Galerkin coarse operator P^dag D P on the transfer t of the Wilson-type operator D = A - H/2
+  /// of links u (on t's fine lattice), boundary phases bc and site term `term` (WilsonMassTerm,
+  /// TwistedMassTerm, CloverTerm, TwistedCloverTerm in precision Real).
+  template <class Term, class GT>
+  static CoarseOperator galerkin(const Transfer<Real, ExecSpace>& t, const GaugeField<GT, ExecSpace>& u, const BoundaryPhases& bc,
+                                 const Term& term) {
+    static_assert(std::is_same_v<typename Term::precision, Real>, "multigrid coarse operator: the site term's precision is the transfer's");
+    if (!(u.lattice() == t.aggregation().fine()))
+      throw invalid_argument("multigrid coarse operator: the gauge field is on " + u.lattice().to_string() + ", the transfer on " +
+                             t.aggregation().fine().to_string());
+    CoarseOperator op(t);
+    using V = typename Transfer<Real, ExecSpace>::view_type;
+    using G = typename GaugeField<GT, ExecSpace>::cb_type::view_type;
+    using Table = typename Aggregation<ExecSpace>::table_type;
+    using Local = typename Term::local_type;
+    detail::BuildCoarse<V, G, x_view_type, y_view_type, Table, Local> f{t.vectors(), u[0].view(), u[1].view(), op.X_, op.Y_,
+                                                                       t.aggregation().members(), t.aggregation().aggregate_of(),
+                                                                       t.aggregation().fine(), {}, {term.local(0, 1), term.local(1, 1)}, t.nv()};
+    for (int mu = 0; mu < Nd; ++mu) f.phase[mu] = bc.b[mu];
+    Kokkos::parallel_for("kqcd::mg::CoarseOperator::build", Kokkos::RangePolicy<ExecSpace>(0, op.geometry_.volume() * t.n()), f);
+    return op;
+  }
+  /// The same for the Wilson operator of mass m.
+  template <class GT>
+  static CoarseOperator wilson(const Transfer<Real, ExecSpace>& t, const GaugeField<GT, ExecSpace>& u, double mass, const BoundaryPhases& bc) {
+    return galerkin(t, u, bc, WilsonMassTerm<Real, ExecSpace>(u, mass));
+  }
+
+  /// The coarse geometry.
+  const CoarseGeometry& geometry() const { return geometry_; }
+  /// Components per coarse site.
+  int n() const { return 2 * nv_; }
+  /// The stencil blocks.
+  ///@{
+  const x_view_type& X() const { return X_; }
+  const y_view_type& Y() const { return Y_; }
+  ///@}
+  /// A zero coarse field.
+  vector_type create_vector(const std::string& label = "coarse_vector") const { return vector_type(fine_, geometry_, n(), label); }
+  /// out = D_c in (isign = +1) or D_c^dag in (isign = -1); out must not alias in.
+  void apply(vector_type& out, const vector_type& in, int isign = 1) const;
+  /// Flops of one apply(): 9 n x n complex matrix-vector products per coarse site (8 n^2 - 2 n each, with the sums).
+  double flops() const { return double(geometry_.volume()) * (9.0 * (8.0 * n() * n()) - 2.0 * n()); }
+
+private:
+  /// Zero blocks on t's coarse lattice and the neighbour table.
+  explicit CoarseOperator(const Transfer<Real, ExecSpace>& t);
+  Lattice fine_;
+  CoarseGeometry geometry_;
+  int nv_ = 0;
+  x_view_type X_;
+  y_view_type Y_;
+  Kokkos::View<int**, Kokkos::LayoutRight, ExecSpace> neighbour_;
+};
+
+template <class Real, class ES>
+CoarseOperator<Real, ES>::CoarseOperator(const Transfer<Real, ES>& t)
+    : fine_(t.aggregation().fine()), geometry_(t.aggregation().coarse()), nv_(t.nv()),
+      X_("mg_coarse_X", geometry_.volume(), t.n(), t.n()), Y_("mg_coarse_Y", geometry_.volume(), 2 * Nd, t.n(), t.n()) {
+  auto nb = Kokkos::View<int**, Kokkos::LayoutRight, Kokkos::HostSpace>("mg_coarse_neighbours", geometry_.volume(), 2 * Nd);
+  for (int c = 0; c < geometry_.volume(); ++c)
+    for (int mu = 0; mu < Nd; ++mu)
+      for (int dir : {1, -1}) {
+        Coords y = geometry_.coords(c);
+        y.x[mu] = (y.x[mu] + dir + geometry_.dims[mu]) % geometry_.dims[mu];
+        nb(c, 2 * mu + (dir < 0)) = geometry_.index(y);
+      }
+  neighbour_ = Kokkos::create_mirror_view_and_copy(ES(), nb);
+}
+
+template <class Real, class ES> void CoarseOperator<Real, ES>::apply(vector_type& out, const vector_type& in, int isign) const {
+  if (!(in.geometry() == geometry_) || !(out.geometry() == geometry_) || in.n() != n() || out.n() != n())
+    throw invalid_argument("multigrid coarse operator: a coarse field of another shape (" + std::to_string(in.n()) + " components, expected " +
+                           std::to_string(n()) + ")");
+  if (isign != 1 && isign != -1) throw invalid_argument("multigrid coarse operator: isign must be +1 or -1, found " + std::to_string(isign));
+  if (out.view().data() == in.view().data()) throw invalid_argument("multigrid coarse operator: the output aliases the input");
+  using CV = typename vector_type::view_type;
+  Kokkos::parallel_for("kqcd::mg::CoarseOperator::apply", Kokkos::RangePolicy<ES>(0, geometry_.volume() * n()),
+                       detail::ApplyCoarse<x_view_type, y_view_type, CV, decltype(neighbour_)>{X_, Y_, in.view(), out.view(), neighbour_,
+                                                                                               n(), nv_, isign < 0});
+}
+
+} // namespace kqcd::mg
