@@ -120,6 +120,10 @@ template <class ExecSpace> struct LatticeRows {
 template <class CB> struct FullSpinor {
   /// Type of one parity.
   using cb_type = CB;
+  /// Both parities as one vector of the BLAS (linalg/rows.hpp: the even sites' rows, then the odd's).
+  using storage_type = FullSpinor;
+  using execution_space = typename CB::execution_space; ///< The execution space.
+  using real_type = typename CB::real_type; ///< The arithmetic precision of the stored numbers.
   /// Even (0) and odd (1) sites.
   CB cb[2];
 
@@ -131,6 +135,8 @@ template <class CB> struct FullSpinor {
       : cb{CB(shape, 0, label + "_even"), CB(shape, 1, label + "_odd")} {}
   /// The lattice.
   const Lattice& lattice() const { return cb[0].lattice(); }
+  /// The parity the BLAS compares: -1, both.
+  int parity() const { return -1; }
   /// Sites of one parity.
   CB& operator[](int parity) { return cb[parity]; }
   /// Sites of one parity.

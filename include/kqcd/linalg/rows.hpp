@@ -172,7 +172,7 @@ template <class V, class ES, class Store, int NS> struct RowsOf<LaneBlocks<V, ES
   template <class S> static int rows(const S& s) { return s.sites(); }
 };
 
-/// The rows of two accessors one after the other (a ParityPair's blocks): rows 0 .. n - 1 of a,
+/// The rows of two accessors one after the other (a ParityPair's blocks, a FullSpinor's parities): rows 0 .. n - 1 of a,
 /// then b's; one slot.
 template <class R> struct ConcatRows {
   using real = typename R::real;
@@ -199,6 +199,16 @@ template <class Block> struct RowsOf<ParityPair<Block>> {
                          RowsOf<typename Block::storage_type>::rows(s.block(0))};
   }
   template <class S> static int rows(const S& s) { return 2 * RowsOf<typename Block::storage_type>::rows(s.block(0)); }
+};
+
+/// Both parities of a spinor field as one vector: the even sites' rows, then the odd's.
+template <class CB> struct RowsOf<FullSpinor<CB>> {
+  template <class Real, class S> static auto access(const S& s) {
+    using R = decltype(RowsOf<typename CB::storage_type>::template access<Real>(s[0]));
+    return ConcatRows<R>{RowsOf<typename CB::storage_type>::template access<Real>(s[0]),
+                         RowsOf<typename CB::storage_type>::template access<Real>(s[1]), RowsOf<typename CB::storage_type>::rows(s[0])};
+  }
+  template <class S> static int rows(const S& s) { return 2 * RowsOf<typename CB::storage_type>::rows(s[0]); }
 };
 
 /// The row accessor of spinor or block s (Real: see RowsOf).

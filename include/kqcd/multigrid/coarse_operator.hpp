@@ -171,7 +171,7 @@ public:
   }
 
   /// The coarse geometry.
-  const CoarseGeometry& geometry() const { return geometry_; }
+  const CoarseGeometry& coarse_geometry() const { return geometry_; }
   /// Components per coarse site.
   int n() const { return 2 * nv_; }
   /// The stencil blocks.
@@ -213,7 +213,7 @@ CoarseOperator<Real, ES>::CoarseOperator(const Transfer<Real, ES>& t)
 }
 
 template <class Real, class ES> void CoarseOperator<Real, ES>::apply(vector_type& out, const vector_type& in, int isign) const {
-  if (!(in.geometry() == geometry_) || !(out.geometry() == geometry_) || in.n() != n() || out.n() != n())
+  if (!(in.coarse_geometry() == geometry_) || !(out.coarse_geometry() == geometry_) || in.n() != n() || out.n() != n())
     throw invalid_argument("multigrid coarse operator: a coarse field of another shape (" + std::to_string(in.n()) + " components, expected " +
                            std::to_string(n()) + ")");
   if (isign != 1 && isign != -1) throw invalid_argument("multigrid coarse operator: isign must be +1 or -1, found " + std::to_string(isign));

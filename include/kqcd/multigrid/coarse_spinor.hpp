@@ -55,7 +55,7 @@ public:
   /// The fine lattice (its ranks and its shape: the BLAS compares it).
   const Lattice& lattice() const { return fine_; }
   /// The coarse geometry.
-  const CoarseGeometry& geometry() const { return geometry_; }
+  const CoarseGeometry& coarse_geometry() const { return geometry_; }
   /// The parity the BLAS compares: every coarse field has 0.
   int parity() const { return 0; }
   /// Components per coarse site (the BLAS compares it as it compares a block's right-hand sides).

@@ -241,7 +241,7 @@ template <class Real, class ES> void Transfer<Real, ES>::check(const fine_type& 
   if (!(f.lattice() == agg_.fine()))
     throw invalid_argument(std::string("multigrid transfer: the ") + what + " is on " + f.lattice().to_string() + ", the aggregation on " +
                            agg_.fine().to_string());
-  if (c && (!(c->geometry() == agg_.coarse()) || c->n() != n()))
+  if (c && (!(c->coarse_geometry() == agg_.coarse()) || c->n() != n()))
     throw invalid_argument("multigrid transfer: a coarse field of " + std::to_string(c->n()) + " components on another coarse lattice, expected " +
                            std::to_string(n()));
 }
