@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace kqcd::mg {
@@ -45,7 +46,8 @@ public:
       : op_(op), p_(p), agg_(op.lattice(), p.block), transfer_(agg_, near_null_vectors()),
         coarse_(coarse_type::galerkin(transfer_, u, bc, op.term())), rc_(transfer_.create_coarse("mg_rc")),
         ec_(transfer_.create_coarse("mg_ec")), res_(op.create_vector("mg_res")), e_(op.create_vector("mg_e")),
-        w1_(op.create_vector("mg_w1")), w2_(op.create_vector("mg_w2")) {}
+        w1_(op.create_vector("mg_w1")), w2_(op.create_vector("mg_w2")), r_in_(op.create_vector("mg_r_in")),
+        z_out_(op.create_vector("mg_z_out")) {}
 
   /// The transfer.
   const Transfer<Real, execution_space>& transfer() const { return transfer_; }
@@ -54,6 +56,15 @@ public:
   /// Iterations of every coarse solve so far.
   long coarse_iterations() const { return coarse_iterations_; }
 
+  /// z = M r for vectors of another precision (a single-precision cycle under a double outer
+  /// solve): r copied in, the cycle, z copied out.
+  template <class W>
+    requires(!std::is_same_v<W, vector_type>)
+  void operator()(W& z, const W& r) const {
+    blas::copy(r_in_, r);
+    (*this)(z_out_, r_in_);
+    blas::copy(z, z_out_);
+  }
   /// z = M r: MR pre-smoothing, the coarse correction, MR post-smoothing.
   void operator()(vector_type& z, const vector_type& r) const {
     mr_steps(op_, z, r, p_.smoother_steps, w1_, w2_);
@@ -107,7 +118,7 @@ private:
   Transfer<Real, execution_space> transfer_;
   coarse_type coarse_;
   mutable CoarseSpinor<Real, execution_space> rc_, ec_;
-  mutable vector_type res_, e_, w1_, w2_;
+  mutable vector_type res_, e_, w1_, w2_, r_in_, z_out_;
   mutable long coarse_iterations_ = 0;
 };
 
