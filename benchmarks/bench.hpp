@@ -87,6 +87,8 @@ struct SolverOptions {
   double csw = 1.0;                 ///< clover coefficient (clover, twisted-clover)
   double mu = 0.1;                  ///< twisted mass (twisted, twisted-clover)
   bool quick = false;               ///< one solve instead of the best of three after a warm-up
+  std::array<int, 4> mg_block{4, 4, 4, 4}; ///< --solver mg: aggregate extents
+  int mg_nvec = 24;                 ///< --solver mg: test vectors
 };
 
 /// Time to solution of an even-odd Wilson-type system (CG on the normal equations or BiCGStab) and
@@ -105,6 +107,10 @@ HostGaugeConfig solver_config(const SolverOptions& opts);
 /// Time to solution of the domain-wall 5D system of a point source (--operator shamir | moebius):
 /// CG on the 4D even-odd normal equations.
 nlohmann::json run_domain_wall_solver(const SolverOptions& opts, double copy_gbytes_per_s);
+
+/// Time to solution of the full Wilson or clover system by multigrid-preconditioned GCR beside GCR
+/// alone (--solver mg).
+nlohmann::json run_multigrid_solver(const SolverOptions& opts, double copy_gbytes_per_s);
 
 /// Time the Wilson hopping term (or the even-odd operator, or a clover / twisted operator's
 /// A^-1 H) and return its record.

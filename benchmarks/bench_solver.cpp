@@ -358,6 +358,7 @@ HostGaugeConfig solver_config(const SolverOptions& o) {
 }
 
 nlohmann::json run_solver(const SolverOptions& o, double copy_gbytes_per_s) {
+  if (o.solver == "mg") return run_multigrid_solver(o, copy_gbytes_per_s);
   if (o.op == "staggered" || improved_staggered_operator(o.op)) return run_staggered_solver(o, copy_gbytes_per_s);
   if (o.op == "shamir" || o.op == "moebius") return run_domain_wall_solver(o, copy_gbytes_per_s);
   if (o.precision != "double" && o.precision != "single" && o.precision != "mixed" && o.precision != "mixed-half")

@@ -9,6 +9,7 @@
 #include <kqcd/core/execution_spaces.hpp>
 #include <kqcd/io/atomic_file.hpp>
 
+#include <array>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -35,6 +36,7 @@ struct BenchSettings {
   bench::DslashOptions dslash;
   bench::SolverOptions cg;
   std::string cg_lattice = "16x16x16x16";
+  std::string cg_mg_block = "4x4x4x4";
   std::string dslash_lattice = "16x16x16x16";
   std::string dslash_grid = "auto";
   std::string io_lattice = "32x32x32x32";
@@ -50,6 +52,26 @@ std::vector<std::string> split_list(const std::string& text, const char* option)
     if (!item.empty()) items.push_back(item);
   if (items.empty()) throw invalid_argument(std::string(option) + ": empty list");
   return items;
+}
+
+/// --mg-block "BXxBYxBZxBT": four positive extents.
+std::array<int, 4> parse_mg_block(const std::string& text) {
+  std::array<int, 4> b{};
+  std::stringstream in(text);
+  std::string item;
+  int mu = 0;
+  for (; mu < 4 && std::getline(in, item, 'x'); ++mu) {
+    std::size_t used = 0;
+    try {
+      b[mu] = std::stoi(item, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used != item.size() || item.empty() || b[mu] < 1) mu = 5;
+  }
+  if (mu != 4 || std::getline(in, item))
+    throw invalid_argument("--mg-block '" + text + "': expected four positive aggregate extents BXxBYxBZxBT, e.g. 4x4x4x4");
+  return b;
 }
 
 /// One backend for a single benchmark: a list is for the suite only.
@@ -200,9 +222,13 @@ void add_bench_command(CLI::App& app, Action& action) {
   cg->fallthrough();
   cg->add_option("--lattice", s->cg_lattice, "Lattice LXxLYxLZxLT (random gauge field)")->capture_default_str();
   cg->add_option("--config", s->cg.config, "Solve on this gauge file instead (its own lattice)");
-  cg->add_option("--solver", s->cg.solver, "cg, bicgstab or block-cg (block CG over --rhs systems)")
-      ->check(CLI::IsMember({"cg", "bicgstab", "block-cg"}))
+  cg->add_option("--solver", s->cg.solver,
+                 "cg, bicgstab, block-cg (block CG over --rhs systems) or mg (the full wilson or clover system by GCR with "
+                 "the two-level multigrid cycle, beside GCR alone; double, or mixed: the cycle in single)")
+      ->check(CLI::IsMember({"cg", "bicgstab", "block-cg", "mg"}))
       ->capture_default_str();
+  cg->add_option("--mg-block", s->cg_mg_block, "Multigrid: aggregate extents BXxBYxBZxBT")->capture_default_str();
+  cg->add_option("--mg-nvec", s->cg.mg_nvec, "Multigrid: test vectors")->check(CLI::Range(1, 64))->capture_default_str();
   cg->add_option("--rhs", s->cg.rhs, "Right-hand sides (1-16): cg solves them as independent CGs sharing the multi-RHS "
                                      "operator (double, mixed or mixed-half), block-cg in "
                                      "one Krylov space (double); both against as many single-RHS CG solves")
@@ -268,6 +294,7 @@ void add_bench_command(CLI::App& app, Action& action) {
       action = [s] {
         auto o = s->cg;
         o.lattice = parse_lattice(s->cg_lattice);
+        o.mg_block = parse_mg_block(s->cg_mg_block);
         o.backend = single_backend(s->backend);
         o.quick = s->quick;
         const double copy = bench::stream_copy_gbytes_per_s(o.backend, s->quick);
