@@ -267,14 +267,24 @@ private:
   OutputBackup backup_;
 };
 
-/// Tunes (first time) and runs a per-site kernel of precision Real on a lattice; kernel is the
-/// label, aux distinguishes variants that share it.
+/// Tunes (first time) and runs a per-site kernel of precision Real on a lattice that writes views
+/// it also reads (in place): the views in `overwritten` are saved before the tuner's trial launches
+/// and restored after each, so that the kernel runs once on its inputs. kernel is the label, aux
+/// distinguishes variants that share it.
+template <class ES, class Real, class LaunchBounds = Kokkos::LaunchBounds<>, class F, class... Views>
+LaunchConfig tuned_site_launch_in_place(const std::string& kernel, const std::string& aux, const std::string& lattice, int n_sites,
+                                        const F& f, LaunchConfig default_config, const Views&... overwritten) {
+  SiteKernelLaunch<ES, LaunchBounds, F> l(kernel, make_tune_key(kernel, aux, lattice, precision_name<Real>(), ES::name()),
+                                          n_sites, f, default_config);
+  if constexpr (sizeof...(Views) > 0) l.overwrites(overwritten...);
+  return tuned_launch(l);
+}
+
+/// The same for a kernel whose outputs alias none of its inputs.
 template <class ES, class Real, class LaunchBounds = Kokkos::LaunchBounds<>, class F>
 LaunchConfig tuned_site_launch(const std::string& kernel, const std::string& aux, const std::string& lattice, int n_sites,
                                const F& f, LaunchConfig default_config = {}) {
-  SiteKernelLaunch<ES, LaunchBounds, F> l(kernel, make_tune_key(kernel, aux, lattice, precision_name<Real>(), ES::name()),
-                                          n_sites, f, default_config);
-  return tuned_launch(l);
+  return tuned_site_launch_in_place<ES, Real, LaunchBounds>(kernel, aux, lattice, n_sites, f, default_config);
 }
 
 } // namespace kqcd

@@ -178,6 +178,7 @@ template <class Block> struct ParityPair {
   using execution_space = typename Block::execution_space; ///< The blocks' execution space.
   using real_type = typename Block::real_type; ///< The arithmetic precision of the stored numbers.
   static constexpr int n_spin = Block::n_spin; ///< Spin components per row.
+  static constexpr bool two_parities = true; ///< Two parts, [0] and [1], on the 4D parities (BLAS: linalg/rows.hpp).
 
   ParityPair() = default;
   /// A vector of (5D) parity `parity` on lat, `rows` rows per site on each 4D parity, zero-initialised.
@@ -185,8 +186,8 @@ template <class Block> struct ParityPair {
       : blocks_{Block(lat, 0, rows, label + "_4d_even"), Block(lat, 1, rows, label + "_4d_odd")}, parity_(parity) {}
   /// The block on 4D parity q.
   ///@{
-  const Block& block(int q) const { return blocks_[q]; }
-  Block& block(int q) { return blocks_[q]; }
+  const Block& operator[](int q) const { return blocks_[q]; }
+  Block& operator[](int q) { return blocks_[q]; }
   ///@}
   /// The 4D lattice.
   const Lattice& lattice() const { return blocks_[0].lattice(); }

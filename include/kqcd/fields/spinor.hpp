@@ -124,6 +124,7 @@ template <class CB> struct FullSpinor {
   using storage_type = FullSpinor;
   using execution_space = typename CB::execution_space; ///< The execution space.
   using real_type = typename CB::real_type; ///< The arithmetic precision of the stored numbers.
+  static constexpr bool two_parities = true; ///< Two parts, [0] and [1], on the 4D parities (BLAS: linalg/rows.hpp).
   /// Even (0) and odd (1) sites.
   CB cb[2];
 

@@ -343,12 +343,9 @@ template <class Dst, class Src> void copy_rows(Dst& dst, const Src& src) {
 
 /// x = 0.
 template <class Spinor> void zero(Spinor& x) {
-  if constexpr (requires { x.block(1); }) { // a ParityPair: each block
-    zero(x.block(0));
-    zero(x.block(1));
-  } else if constexpr (requires { x.cb[1]; }) { // a FullSpinor: each parity
-    zero(x.cb[0]);
-    zero(x.cb[1]);
+  if constexpr (requires { requires Spinor::two_parities; }) { // each parity's part
+    zero(x[0]);
+    zero(x[1]);
   } else {
     Kokkos::deep_copy(x.view(), typename std::remove_cvref_t<decltype(x.view())>::non_const_value_type{});
     if constexpr (HalfStorage<Spinor>) Kokkos::deep_copy(x.norm(), 0.0f);

@@ -190,26 +190,18 @@ template <class R> struct ConcatRows {
     else b.store(i - n, k0, r);
   }
 };
-/// Two blocks as one vector: the rows of the 4D-even block, then the 4D-odd block's.
-template <class Block> struct RowsOf<ParityPair<Block>> {
+/// Two parts on the 4D parities (s[0] and s[1]: a ParityPair's blocks, a FullSpinor's parities) as
+/// one vector: the rows of s[0], then s[1]'s.
+template <class Part> struct ParityRows {
+  using Of = RowsOf<typename Part::storage_type>; ///< Each part's rows.
   template <class Real, class S> static auto access(const S& s) {
-    using R = decltype(RowsOf<typename Block::storage_type>::template access<Real>(s.block(0)));
-    return ConcatRows<R>{RowsOf<typename Block::storage_type>::template access<Real>(s.block(0)),
-                         RowsOf<typename Block::storage_type>::template access<Real>(s.block(1)),
-                         RowsOf<typename Block::storage_type>::rows(s.block(0))};
+    using R = decltype(Of::template access<Real>(s[0]));
+    return ConcatRows<R>{Of::template access<Real>(s[0]), Of::template access<Real>(s[1]), Of::rows(s[0])};
   }
-  template <class S> static int rows(const S& s) { return 2 * RowsOf<typename Block::storage_type>::rows(s.block(0)); }
+  template <class S> static int rows(const S& s) { return 2 * Of::rows(s[0]); }
 };
-
-/// Both parities of a spinor field as one vector: the even sites' rows, then the odd's.
-template <class CB> struct RowsOf<FullSpinor<CB>> {
-  template <class Real, class S> static auto access(const S& s) {
-    using R = decltype(RowsOf<typename CB::storage_type>::template access<Real>(s[0]));
-    return ConcatRows<R>{RowsOf<typename CB::storage_type>::template access<Real>(s[0]),
-                         RowsOf<typename CB::storage_type>::template access<Real>(s[1]), RowsOf<typename CB::storage_type>::rows(s[0])};
-  }
-  template <class S> static int rows(const S& s) { return 2 * RowsOf<typename CB::storage_type>::rows(s[0]); }
-};
+template <class Block> struct RowsOf<ParityPair<Block>> : ParityRows<Block> {};
+template <class CB> struct RowsOf<FullSpinor<CB>> : ParityRows<CB> {};
 
 /// The row accessor of spinor or block s (Real: see RowsOf).
 template <class Real = void, class S> auto row_access(const S& s) { return RowsOf<typename S::storage_type>::template access<Real>(s); }

@@ -67,9 +67,8 @@ public:
   }
   /// z = M r: MR pre-smoothing, the coarse correction, MR post-smoothing.
   void operator()(vector_type& z, const vector_type& r) const {
-    mr_steps(op_, z, r, p_.smoother_steps, w1_, w2_);
-    residual(z, r);
-    transfer_.restrict_to_coarse(rc_, res_);
+    mr_steps(op_, z, r, p_.smoother_steps, w1_, w2_); // w1_ = r - D z
+    transfer_.restrict_to_coarse(rc_, w1_);
     blas::zero(ec_);
     SolverParams cp;
     cp.tol = p_.coarse_tol;

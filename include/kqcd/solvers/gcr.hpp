@@ -15,7 +15,8 @@
 namespace kqcd {
 
 /// x = sum of `steps` MR corrections of D x = b from x = 0 (r = b - D x; x += a r, a = <D r, r> / |D r|^2),
-/// a smoother and a preconditioner of fixed cost; t is a work vector.
+/// a smoother and a preconditioner of fixed cost; on return r holds the iterated residual b - D x, t
+/// is a work vector.
 template <class Op>
 void mr_steps(const Op& op, typename Op::vector_type& x, const typename Op::vector_type& b, int steps, typename Op::vector_type& r,
               typename Op::vector_type& t) {

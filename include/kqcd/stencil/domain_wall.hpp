@@ -105,13 +105,7 @@ protected:
   /// rows[q] (Ls rows on 4D parity q) = P+ eta in slice 0, P- eta in slice Ls - 1, zero elsewhere.
   void walls_to_5d(block_type* const (&rows)[2], const field4_type& eta) const {
     if (!(eta.lattice() == lattice())) throw invalid_argument("domain-wall source: the 4D source is on another lattice");
-    for (int q = 0; q < 2; ++q) {
-      const auto four = layout_type::reader(eta[q]);
-      const auto five = layout_type::writer(*rows[q]);
-      tuned_site_launch<ExecSpace, Real>("kqcd::DomainWall::walls", std::string("to 5d") + (PrecisionTraits<P>::is_half ? ", half" : ""),
-                                         lattice().to_string() + " Ls " + std::to_string(p_.Ls), lattice().cb_volume(),
-                                         WallRowsFunctor<decltype(four), decltype(five), true>{four, five, p_.Ls, 0, p_.Ls - 1});
-    }
+    for (int q = 0; q < 2; ++q) launch_walls<true>(layout_type::reader(eta[q]), layout_type::writer(*rows[q]), 0, p_.Ls - 1);
   }
   /// q = P- x(minus) + P+ x(plus) of the blocks rows[q] of Ls rows (plus < 0: Ls - 1).
   void walls_to_4d(field4_type& q, const block_type* const (&rows)[2], int minus, int plus) const {
@@ -120,17 +114,26 @@ protected:
       throw invalid_argument("domain-wall walls: slices " + std::to_string(minus) + " and " + std::to_string(plus) + " outside 0 to " +
                              std::to_string(p_.Ls - 1));
     if (!(q.lattice() == lattice())) throw invalid_argument("domain-wall walls: the 4D field is on another lattice");
-    for (int p = 0; p < 2; ++p) {
-      const auto four = layout_type::writer(q[p]);
-      const auto five = layout_type::reader(*rows[p]);
-      tuned_site_launch<ExecSpace, Real>("kqcd::DomainWall::walls", std::string("to 4d") + (PrecisionTraits<P>::is_half ? ", half" : ""),
-                                         lattice().to_string() + " Ls " + std::to_string(p_.Ls), lattice().cb_volume(),
-                                         WallRowsFunctor<decltype(four), decltype(five), false>{four, five, p_.Ls, plus, minus});
-    }
+    for (int p = 0; p < 2; ++p) launch_walls<false>(layout_type::writer(q[p]), layout_type::reader(*rows[p]), plus, minus);
+  }
+  /// The tune key's lattice of the operator's kernels: the 4D lattice and Ls.
+  std::string tune_lattice() const { return lattice().to_string() + " Ls " + std::to_string(p_.Ls); }
+  /// A kernel variant's name, ", half" appended in 16 bits.
+  static std::string variant(const std::string& name) { return name + (PrecisionTraits<P>::is_half ? ", half" : ""); }
+  /// Throws unless isign is +1 or -1.
+  static void check_isign(int isign) {
+    if (isign != 1 && isign != -1) throw invalid_argument("domain-wall operator: isign must be +1 or -1, found " + std::to_string(isign));
   }
 
   DomainWallParams p_; ///< The parameters.
   dslash_type dslash_; ///< The 4D hopping term.
+
+private:
+  /// The walls kernel on one parity's sites: four into five (to_5d) or back.
+  template <bool to_5d, class Four, class Five> void launch_walls(const Four& four, const Five& five, int plus, int minus) const {
+    tuned_site_launch<ExecSpace, Real>("kqcd::DomainWall::walls", variant(to_5d ? "to 5d" : "to 4d"), tune_lattice(), lattice().cb_volume(),
+                                       WallRowsFunctor<Four, Five, to_5d>{four, five, p_.Ls, plus, minus});
+  }
 };
 } // namespace detail
 
@@ -292,10 +295,8 @@ void DomainWallOperator<P, ES, Recon>::fifth(vector_type& out, const vector_type
   const auto rx = Layout::reader(x);
   const auto w = Layout::writer(out);
   const FifthDimensionFunctor<decltype(rx), decltype(w), Local> f{rx, y ? Layout::reader(*y) : rx, w, a, b, p_.Ls, y != nullptr};
-  const std::string variant = std::to_string(a.n) + (a.dagger ? " dagger" : "") + (y ? " + " + std::to_string(b.n) : "") +
-                              (PrecisionTraits<P>::is_half ? ", half" : "");
-  tuned_site_launch<ES, Real>("kqcd::DomainWall::fifth", variant, lattice().to_string() + " Ls " + std::to_string(p_.Ls),
-                              lattice().cb_volume() * p_.Ls, f);
+  const std::string terms = std::to_string(a.n) + (a.dagger ? " dagger" : "") + (y ? " + " + std::to_string(b.n) : "");
+  tuned_site_launch<ES, Real>("kqcd::DomainWall::fifth", Base::variant(terms), this->tune_lattice(), lattice().cb_volume() * p_.Ls, f);
 }
 
 template <class P, class ES, class Recon>
@@ -310,7 +311,7 @@ template <class P, class ES, class Recon>
 void DomainWallOperator<P, ES, Recon>::apply(vector_type& out, const vector_type& in, int isign) const {
   check(out, 0, "output");
   check(in, 0, "input");
-  if (isign != 1 && isign != -1) throw invalid_argument("domain-wall operator: isign must be +1 or -1, found " + std::to_string(isign));
+  Base::check_isign(isign);
   const bool mobius = !p_.shamir();
   if (isign == 1) {
     // D_hat = M5_5 - (1/4) H [P M5_5^-1] H P.
@@ -336,7 +337,7 @@ void DomainWallOperator<P, ES, Recon>::apply_full(vector_type& out_e, vector_typ
   check(out_o, 1, "odd output");
   check(in_e, 0, "even input");
   check(in_o, 1, "odd input");
-  if (isign != 1 && isign != -1) throw invalid_argument("domain-wall operator: isign must be +1 or -1, found " + std::to_string(isign));
+  Base::check_isign(isign);
   if (out_e.view().data() == in_e.view().data() || out_o.view().data() == in_o.view().data())
     throw invalid_argument("domain-wall operator: apply_full's output aliases its input");
   const vector_type* in[2] = {&in_e, &in_o};

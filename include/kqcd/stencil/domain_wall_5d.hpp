@@ -15,6 +15,7 @@
 #include <kqcd/stencil/domain_wall.hpp>
 
 #include <string>
+#include <type_traits>
 
 namespace kqcd {
 
@@ -67,8 +68,12 @@ public:
   /// The rows of the blocks of Ls rows on the 4D parities (DomainWallOperator's vectors: full[q] on
   /// 4D parity q) split into the two 5D parities, or merged back.
   ///@{
-  void split(vector_type& out_e, vector_type& out_o, const block_type& full_e, const block_type& full_o) const;
-  void merge(block_type& full_e, block_type& full_o, const vector_type& in_e, const vector_type& in_o) const;
+  void split(vector_type& out_e, vector_type& out_o, const block_type& full_e, const block_type& full_o) const {
+    parities<true>(full_e, full_o, out_e, out_o);
+  }
+  void merge(block_type& full_e, block_type& full_o, const vector_type& in_e, const vector_type& in_o) const {
+    parities<false>(full_e, full_o, in_e, in_o);
+  }
   ///@}
   /// The 5D source of a 4D source eta (conventions.md): B = P+ eta in slice 0, P- eta in slice Ls - 1.
   void source(vector_type& b_e, vector_type& b_o, const field4_type& eta) const;
@@ -89,10 +94,12 @@ private:
   using Layout = layout_type;
   /// out = D_hop in (isign = -1: D_hop^dag) on the 5D parity opposite in's; out aliases nothing.
   void hop(vector_type& out, const vector_type& in, int isign) const;
+  /// split (to_parities) or merge: Full and Half the blocks and the 5D-parity fields, const where read.
+  template <bool to_parities, class Full, class Half> void parities(Full& full_e, Full& full_o, Half& even, Half& odd) const;
   /// out = a x + b y row by row (out may alias x or y).
   void combine(vector_type& out, double a, const vector_type& x, double b, const vector_type& y) const;
   template <class V> void check(const V& v, int parity, const char* what) const;
-  bool same(const vector_type& a, const vector_type& b) const { return a.block(0).view().data() == b.block(0).view().data(); }
+  bool same(const vector_type& a, const vector_type& b) const { return a[0].view().data() == b[0].view().data(); }
 
   Real a5_;
   mutable vector_type tmp_e_, tmp_o_, u_e_;
@@ -133,31 +140,28 @@ void DomainWall5DOperator<P, ES, Recon>::hop(vector_type& out, const vector_type
     k.wall = Real(-p_.mf);
     k.out_offset = (out.parity() + q) % 2;
     k.dagger = isign < 0;
-    dslash_.apply_local_xpay(out.block(q), in.block(1 - q), isign, q, k, in.block(q), Real(0.5));
+    dslash_.apply_local_xpay(out[q], in[1 - q], isign, q, k, in[q], Real(0.5));
   }
 }
 
 template <class P, class ES, class Recon>
 void DomainWall5DOperator<P, ES, Recon>::combine(vector_type& out, double a, const vector_type& x, double b, const vector_type& y) const {
-  // Single-row terms (one coefficient of K^0) read only the row they write: out may alias x or y
-  // (the tuner's trial launches restore out).
+  // Single-row terms (one coefficient of K^0) read only the row they write: out may alias x or y.
   FifthDimensionLocal<Real> ta, tb;
   ta.n = tb.n = 1;
   ta.d[0] = Real(a);
   tb.d[0] = Real(b);
   const int rows = p_.Ls / 2;
   for (int q = 0; q < 2; ++q) {
-    const auto rx = Layout::reader(x.block(q)), ry = Layout::reader(y.block(q));
-    const auto w = Layout::writer(out.block(q));
-    using F = FifthDimensionFunctor<decltype(rx), decltype(w), FifthDimensionLocal<Real>>;
-    const std::string kernel = "kqcd::DomainWall5D::combine";
-    SiteKernelLaunch<ES, Kokkos::LaunchBounds<>, F> l(
-        kernel, make_tune_key(kernel, PrecisionTraits<P>::is_half ? "half" : "", lattice().to_string() + " Ls " + std::to_string(p_.Ls),
-                              precision_name<Real>(), ES::name()),
-        lattice().cb_volume() * rows, F{rx, ry, w, ta, tb, rows, true}, LaunchConfig{});
-    if constexpr (PrecisionTraits<P>::is_half) l.overwrites(out.block(q).view(), out.block(q).norm());
-    else l.overwrites(out.block(q).view());
-    tuned_launch(l);
+    const auto rx = Layout::reader(x[q]), ry = Layout::reader(y[q]);
+    const auto w = Layout::writer(out[q]);
+    const FifthDimensionFunctor<decltype(rx), decltype(w), FifthDimensionLocal<Real>> f{rx, ry, w, ta, tb, rows, true};
+    const std::string kernel = "kqcd::DomainWall5D::combine", aux = Base::variant("sum");
+    if constexpr (PrecisionTraits<P>::is_half)
+      tuned_site_launch_in_place<ES, Real>(kernel, aux, this->tune_lattice(), lattice().cb_volume() * rows, f, {}, out[q].view(),
+                                           out[q].norm());
+    else
+      tuned_site_launch_in_place<ES, Real>(kernel, aux, this->tune_lattice(), lattice().cb_volume() * rows, f, {}, out[q].view());
   }
 }
 
@@ -165,8 +169,7 @@ template <class P, class ES, class Recon>
 void DomainWall5DOperator<P, ES, Recon>::apply(vector_type& out, const vector_type& in, int isign) const {
   check(out, 0, "output");
   check(in, 0, "input");
-  if (isign != 1 && isign != -1)
-    throw invalid_argument("5D-preconditioned domain-wall operator: isign must be +1 or -1, found " + std::to_string(isign));
+  Base::check_isign(isign);
   // D_hat^dag = a5 - (1/a5) (D_hop^dag)_eo (D_hop^dag)_oe: the same steps with the adjoint hop.
   hop(tmp_o_, in, isign);
   hop(u_e_, tmp_o_, isign);
@@ -180,8 +183,7 @@ void DomainWall5DOperator<P, ES, Recon>::apply_full(vector_type& out_e, vector_t
   check(out_o, 1, "odd output");
   check(in_e, 0, "even input");
   check(in_o, 1, "odd input");
-  if (isign != 1 && isign != -1)
-    throw invalid_argument("5D-preconditioned domain-wall operator: isign must be +1 or -1, found " + std::to_string(isign));
+  Base::check_isign(isign);
   if (same(out_e, in_e) || same(out_o, in_o))
     throw invalid_argument("5D-preconditioned domain-wall operator: apply_full's output aliases its input");
   hop(out_e, in_o, isign);
@@ -211,36 +213,22 @@ void DomainWall5DOperator<P, ES, Recon>::reconstruct(vector_type& x_o, const vec
 }
 
 template <class P, class ES, class Recon>
-void DomainWall5DOperator<P, ES, Recon>::split(vector_type& out_e, vector_type& out_o, const block_type& full_e,
-                                               const block_type& full_o) const {
-  check(out_e, 0, "even output");
-  check(out_o, 1, "odd output");
-  const block_type* full[2] = {&full_e, &full_o};
+template <bool to_parities, class Full, class Half>
+void DomainWall5DOperator<P, ES, Recon>::parities(Full& full_e, Full& full_o, Half& even, Half& odd) const {
+  check(even, 0, "even 5D-parity field");
+  check(odd, 1, "odd 5D-parity field");
+  Full* full[2] = {&full_e, &full_o};
   for (int q = 0; q < 2; ++q) {
     if (full[q]->parity() != q || full[q]->n_rhs() != p_.Ls || !(full[q]->lattice() == lattice()))
-      throw invalid_argument("5D-preconditioned domain-wall operator: split takes blocks of Ls rows on 4D parity 0 and 1");
-    const auto r = Layout::reader(*full[q]);
-    const auto e = Layout::writer(out_e.block(q)), o = Layout::writer(out_o.block(q));
-    tuned_site_launch<ES, Real>("kqcd::DomainWall5D::parities", std::string("split") + (PrecisionTraits<P>::is_half ? ", half" : ""),
-                                lattice().to_string() + " Ls " + std::to_string(p_.Ls), lattice().cb_volume() * p_.Ls,
-                                FifthParityRowsFunctor<decltype(r), decltype(e), true>{r, e, o, p_.Ls, q});
-  }
-}
-
-template <class P, class ES, class Recon>
-void DomainWall5DOperator<P, ES, Recon>::merge(block_type& full_e, block_type& full_o, const vector_type& in_e,
-                                               const vector_type& in_o) const {
-  check(in_e, 0, "even input");
-  check(in_o, 1, "odd input");
-  block_type* full[2] = {&full_e, &full_o};
-  for (int q = 0; q < 2; ++q) {
-    if (full[q]->parity() != q || full[q]->n_rhs() != p_.Ls || !(full[q]->lattice() == lattice()))
-      throw invalid_argument("5D-preconditioned domain-wall operator: merge fills blocks of Ls rows on 4D parity 0 and 1");
-    const auto w = Layout::writer(*full[q]);
-    const auto e = Layout::reader(in_e.block(q)), o = Layout::reader(in_o.block(q));
-    tuned_site_launch<ES, Real>("kqcd::DomainWall5D::parities", std::string("merge") + (PrecisionTraits<P>::is_half ? ", half" : ""),
-                                lattice().to_string() + " Ls " + std::to_string(p_.Ls), lattice().cb_volume() * p_.Ls,
-                                FifthParityRowsFunctor<decltype(w), decltype(e), false>{w, e, o, p_.Ls, q});
+      throw invalid_argument("5D-preconditioned domain-wall operator: split and merge take blocks of Ls rows on 4D parity 0 and 1");
+    // Split reads the blocks and writes the 5D parities; merge the other way.
+    const auto access = [](auto& v) {
+      if constexpr (std::is_const_v<std::remove_reference_t<decltype(v)>>) return Layout::reader(v);
+      else return Layout::writer(v);
+    };
+    const auto f = access(*full[q]), e = access(even[q]), o = access(odd[q]);
+    tuned_site_launch<ES, Real>("kqcd::DomainWall5D::parities", Base::variant(to_parities ? "split" : "merge"), this->tune_lattice(),
+                                lattice().cb_volume() * p_.Ls, FifthParityRowsFunctor<decltype(f), decltype(e), to_parities>{f, e, o, p_.Ls, q});
   }
 }
 
