@@ -54,25 +54,6 @@ std::vector<std::string> split_list(const std::string& text, const char* option)
   return items;
 }
 
-/// --mg-block "BXxBYxBZxBT": four positive extents.
-std::array<int, 4> parse_mg_block(const std::string& text) {
-  std::array<int, 4> b{};
-  std::stringstream in(text);
-  std::string item;
-  int mu = 0;
-  for (; mu < 4 && std::getline(in, item, 'x'); ++mu) {
-    std::size_t used = 0;
-    try {
-      b[mu] = std::stoi(item, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (used != item.size() || item.empty() || b[mu] < 1) mu = 5;
-  }
-  if (mu != 4 || std::getline(in, item))
-    throw invalid_argument("--mg-block '" + text + "': expected four positive aggregate extents BXxBYxBZxBT, e.g. 4x4x4x4");
-  return b;
-}
 
 /// One backend for a single benchmark: a list is for the suite only.
 std::string single_backend(const std::string& backend) {
@@ -138,6 +119,25 @@ void emit_records(const nlohmann::json& records, const BenchSettings& s) {
   emit({{"provenance", records.front()["provenance"]}, {"results", records}}, records, s, nlohmann::json::object());
 }
 } // namespace
+
+std::array<int, 4> parse_mg_block(const std::string& text) {
+  std::array<int, 4> b{};
+  std::stringstream in(text);
+  std::string item;
+  int mu = 0;
+  for (; mu < 4 && std::getline(in, item, 'x'); ++mu) {
+    std::size_t used = 0;
+    try {
+      b[mu] = std::stoi(item, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used != item.size() || item.empty() || b[mu] < 1) mu = 5;
+  }
+  if (mu != 4 || std::getline(in, item))
+    throw invalid_argument("--mg-block '" + text + "': expected four positive aggregate extents BXxBYxBZxBT, e.g. 4x4x4x4");
+  return b;
+}
 
 void add_bench_command(CLI::App& app, Action& action) {
   auto s = std::make_shared<BenchSettings>();
@@ -223,8 +223,9 @@ void add_bench_command(CLI::App& app, Action& action) {
   cg->add_option("--lattice", s->cg_lattice, "Lattice LXxLYxLZxLT (random gauge field)")->capture_default_str();
   cg->add_option("--config", s->cg.config, "Solve on this gauge file instead (its own lattice)");
   cg->add_option("--solver", s->cg.solver,
-                 "cg, bicgstab, block-cg (block CG over --rhs systems) or mg (the full wilson or clover system by GCR with "
-                 "the two-level multigrid cycle, beside GCR alone; double, or mixed: the cycle in single)")
+                 "cg, bicgstab, block-cg (block CG over --rhs systems) or mg (the even-odd wilson or clover system by GCR "
+                 "with the two-level multigrid cycle, beside BiCGStab and CG; double, or mixed: the cycle and the Krylov "
+                 "solvers' inner iterations in single)")
       ->check(CLI::IsMember({"cg", "bicgstab", "block-cg", "mg"}))
       ->capture_default_str();
   cg->add_option("--mg-block", s->cg_mg_block, "Multigrid: aggregate extents BXxBYxBZxBT")->capture_default_str();

@@ -1,6 +1,6 @@
 // kqcd measure: from a gauge configuration to meson correlators. Reads (or builds) the gauge
 // field, solves the 12 spin-colour columns of the Wilson propagator from one source with CG on the
-// even-odd system in double precision, optionally Gaussian-smears source and sink, and contracts
+// even-odd system in double precision (or multigrid GCR, --solver mg), optionally Gaussian-smears source and sink, and contracts
 // the meson two-point functions of all 16 Gamma(n) (conventions.md) on the device. With --action
 // staggered|asqtad|hisq: builds the staggered links, solves the three source colours for every
 // mass at once (multi-shift CG) and contracts MILC's local staggered mesons. With --action
@@ -24,6 +24,7 @@
 #include <kqcd/measure/gaussian_smear.hpp>
 #include <kqcd/measure/sources.hpp>
 #include <kqcd/measure/staggered_spectrum.hpp>
+#include <kqcd/multigrid/two_level.hpp>
 #include <kqcd/solvers/propagator.hpp>
 #include <kqcd/stencil/domain_wall.hpp>
 #include <kqcd/stencil/operator_handle.hpp>
@@ -32,6 +33,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <iomanip>
@@ -68,6 +70,9 @@ struct MeasureSettings {
   std::string layout = "auto";
   std::optional<int> Ls;
   std::optional<double> M5, b5, c5;
+  std::string solver = "cg";
+  std::string mg_block = "4x4x4x4";
+  int mg_nvec = 24;
 };
 
 bool parse_double(const std::string& s, double& v) {
@@ -293,6 +298,8 @@ std::optional<DomainWallParams> domain_wall_params(const MeasureSettings& s) {
 }
 
 int run_measure(const MeasureSettings& s) {
+  if (s.solver == "mg" && s.action != "wilson")
+    throw invalid_argument("--solver mg solves the Wilson-type operators (--action wilson), not --action " + s.action);
   const std::optional<DomainWallParams> dwf = domain_wall_params(s);
   if (s.action != "wilson" && !dwf) return run_staggered_measure(s);
   if (!dwf && (!s.masses.empty() || s.naik_epsilon != 0 || s.u0 != 1))
@@ -313,6 +320,13 @@ int run_measure(const MeasureSettings& s) {
   if (!s.momenta.empty()) momenta = parse_momenta(s.momenta);
   parse_source(s.source); // syntax, before reading the file
   if (!(s.tol > 0)) throw invalid_argument("--tol must be positive, found " + std::to_string(s.tol));
+  // --solver mg: the two-level multigrid of the Wilson-type operators on the plain layout, one rank.
+  const bool multigrid = s.solver == "mg";
+  std::array<int, 4> mg_block{};
+  if (multigrid) {
+    if (s.layout == "simd") throw invalid_argument("--solver mg runs on the scalar layout (--layout auto or scalar)");
+    mg_block = parse_mg_block(s.mg_block);
+  }
 
   std::unique_ptr<ProcessGrid> grid;
   const Gauge u = load_measure_gauge(s, grid);
@@ -352,6 +366,31 @@ int run_measure(const MeasureSettings& s) {
     results = solve(D);
   };
   using ES = Kokkos::DefaultExecutionSpace;
+  // Multigrid: the setup once (the cycle in single precision, smoothing on the Schur complement),
+  // then flexible GCR in double on each even-odd system.
+  nlohmann::json mg_json;
+  auto solve_multigrid = [&]<class Term, class SingleTerm>(const auto&... args) {
+    if (grid->size() > 1) throw invalid_argument("--solver mg runs on one rank (its aggregates do not span ranks yet)");
+    GaugeField<Kokkos::complex<float>, ES> uf(lat);
+    convert_gauge(uf, u);
+    const PlainEvenOddOperator<Term> eo(u, bc, args...);
+    const PlainFullOperator<SingleTerm> opf(uf, bc, args...);
+    const PlainEvenOddOperator<SingleTerm> eof(uf, bc, args...);
+    mg::MultigridParams p;
+    p.block = mg_block;
+    p.n_vec = s.mg_nvec;
+    p.verbosity = root ? 1 : 0;
+    ES().fence();
+    const auto t0 = std::chrono::steady_clock::now();
+    const mg::TwoLevel cycle(opf, eof, uf, bc, p);
+    ES().fence();
+    const double setup_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (root) std::fprintf(stderr, "kqcd: multigrid setup %.3f s\n", setup_s);
+    layout_name = "scalar";
+    results = solve_propagator_with(
+        eo, S, source, [&](auto& x, const auto& b, const SolverParams& sp) { return mg::multigrid(eo, x, b, cycle, sp); }, params, on_solve);
+    mg_json = {{"block", mg_block}, {"n_vec", s.mg_nvec}, {"setup_s", setup_s}, {"coarse_iterations", cycle.coarse_iterations()}};
+  };
   // Domain wall: the midpoint field of the residual mass beside the quark field (Ls even).
   std::optional<PropagatorField<double>> S_mid;
   if (dwf) {
@@ -362,6 +401,11 @@ int run_measure(const MeasureSettings& s) {
     if (dwf->Ls % 2 == 0) S_mid.emplace(lat);
     layout_name = "scalar";
     results = solve_domain_wall_propagator(op, sloppy, S, S_mid ? &*S_mid : nullptr, source, params, on_solve);
+  } else if (multigrid) {
+    if (s.csw == 0.0 && s.mu == 0.0) solve_multigrid.template operator()<WilsonMassTerm<double, ES>, WilsonMassTerm<float, ES>>(mass);
+    else if (s.mu == 0.0) solve_multigrid.template operator()<CloverTerm<double, ES>, CloverTerm<float, ES>>(mass, s.csw);
+    else if (s.csw == 0.0) solve_multigrid.template operator()<TwistedMassTerm<double, ES>, TwistedMassTerm<float, ES>>(mass, s.mu);
+    else solve_multigrid.template operator()<TwistedCloverTerm<double, ES>, TwistedCloverTerm<float, ES>>(mass, s.csw, s.mu);
   } else if (s.csw == 0.0 && s.mu == 0.0) solve_with(make_even_odd_operator<WilsonMassTerm<double, ES>>(layout, u, bc, mass));
   else if (s.mu == 0.0) solve_with(make_even_odd_operator<CloverTerm<double, ES>>(layout, u, bc, mass, s.csw));
   else if (s.csw == 0.0) solve_with(make_even_odd_operator<TwistedMassTerm<double, ES>>(layout, u, bc, mass, s.mu));
@@ -423,6 +467,8 @@ int run_measure(const MeasureSettings& s) {
                       {"converged", results[k].converged()},
                       {"seconds", results[k].seconds}});
   j["solver"] = solves;
+  j["solver_method"] = multigrid ? "mg" : dwf ? "mixed cg_normal" : "cg_normal";
+  if (multigrid) j["multigrid"] = mg_json;
   j["provenance"] = bench::provenance_json();
 
   if (emit_json(s, j)) {
@@ -494,6 +540,14 @@ void add_measure_command(CLI::App& app, Action& action) {
   cmd->add_option("--link-smear", s->link_smear, "Links for the Gaussian quark smearing, smeared in the spatial directions: ape:alpha=C,steps=N (C: coefficient of the original link, U' = Proj_SU3(C U + staples)) or stout:rho=R,steps=N");
   cmd->add_option("--tol", s->tol, "Relative residual |b - D x| / |b| of each solve")->capture_default_str();
   cmd->add_option("--max-iter", s->max_iter, "Iteration limit of each solve")->capture_default_str();
+  cmd->add_option("--solver", s->solver,
+                  "Wilson-type operators: cg (CG on the normal equations of the even-odd system, double) or mg (flexible GCR in "
+                  "double on the even-odd system with the two-level multigrid cycle in single, set up once for the 12 solves; "
+                  "one rank, scalar layout)")
+      ->check(CLI::IsMember({"cg", "mg"}))
+      ->capture_default_str();
+  cmd->add_option("--mg-block", s->mg_block, "--solver mg: aggregate extents BXxBYxBZxBT")->capture_default_str();
+  cmd->add_option("--mg-nvec", s->mg_nvec, "--solver mg: test vectors")->check(CLI::Range(1, 64))->capture_default_str();
   cmd->add_option("--momenta", s->momenta, "Extra sink momenta PX,PY,PZ;... (integers; p_i = 2 pi PX / L_i)");
   cmd->add_option("--layout", s->layout,
                   "auto (simd on host backends where the lattice splits into the lanes), scalar, or simd "

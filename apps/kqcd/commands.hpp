@@ -4,7 +4,9 @@
 
 #include <CLI/CLI.hpp>
 
+#include <array>
 #include <functional>
+#include <string>
 
 namespace kqcd::cli {
 
@@ -19,5 +21,8 @@ void add_smear_command(CLI::App& app, Action& action);
 void add_flow_command(CLI::App& app, Action& action);
 void add_generate_command(CLI::App& app, Action& action);
 void add_tune_command(CLI::App& app, Action& action);
+
+/// --mg-block "BXxBYxBZxBT" (bench cg, measure): four positive aggregate extents.
+std::array<int, 4> parse_mg_block(const std::string& text);
 
 } // namespace kqcd::cli

@@ -6,9 +6,12 @@
 # rounding may shift, and true residuals below the requested --tol on both runs. Provenance, run
 # times and the layout are not compared. With --layouts instead of MPIEXEC NP, the two runs are one
 # process each with --layout scalar and --layout simd; with --mpi-simd, one process with --layout
-# scalar and NP ranks with --layout simd.
+# scalar and NP ranks with --layout simd. With --solvers, one process with --solver cg and one with
+# --solver mg followed by the MG_ARGS given before KQCD (comma-separated): the iteration counts are
+# then not compared, and the multigrid run's own record ("multigrid", "solver_method") is skipped.
 # Usage: python3 compare_json_runs.py MPIEXEC NP TOL KQCD ARGS...
 #        python3 compare_json_runs.py --layouts TOL KQCD ARGS...
+#        python3 compare_json_runs.py --solvers TOL MG_ARGS KQCD ARGS...
 #        python3 compare_json_runs.py --mpi-simd MPIEXEC NP TOL KQCD ARGS...
 import json
 import subprocess
@@ -28,6 +31,14 @@ if sys.argv[1] == "--layouts":
     what = ("the scalar layout", "the SIMD layout")
     first = run([kqcd] + args + ["--layout", "scalar"])
     second = run([kqcd] + args + ["--layout", "simd"])
+elif sys.argv[1] == "--solvers":
+    tol, mg_args, kqcd, args = float(sys.argv[2]), sys.argv[3].split(","), sys.argv[4], sys.argv[5:]
+    what = ("CG", "multigrid")
+    first = run([kqcd] + args + ["--solver", "cg"])
+    second = run([kqcd] + args + ["--solver", "mg"] + mg_args)
+    for skip in ("multigrid", "solver_method"):
+        first.pop(skip, None)
+        second.pop(skip, None)
 elif sys.argv[1] == "--mpi-simd":
     mpiexec, np, tol, kqcd, args = sys.argv[2], sys.argv[3], float(sys.argv[4]), sys.argv[5], sys.argv[6:]
     what = ("1 rank on the scalar layout", f"{np} ranks on the SIMD layout")
@@ -60,7 +71,7 @@ def compare_solver(a, b, path):
         if x.get("converged") != y.get("converged"):
             bad.append(f"{where}.converged: {x.get('converged')} vs {y.get('converged')}")
         ix, iy = x["iterations"], y["iterations"]
-        if abs(ix - iy) > max(2, 0.1 * max(ix, iy)):
+        if sys.argv[1] != "--solvers" and abs(ix - iy) > max(2, 0.1 * max(ix, iy)):
             bad.append(f"{where}.iterations: {ix} on {what[0]} vs {iy} on {what[1]}")
         for r in (x["true_residual"], y["true_residual"]):
             if want is not None and not r <= want:

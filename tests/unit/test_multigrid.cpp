@@ -155,7 +155,7 @@ namespace {
 template <class Op> struct MultigridSolve {
   typename Op::vector_type b, x;
   SolverResult result;
-  mg::TwoLevelParams params;
+  mg::MultigridParams params;
   SolverParams solver;
 };
 /// GCR and multigrid GCR on op (links u, phases bc) for a random source to tol: both converge, the
@@ -213,4 +213,54 @@ TEMPLATE_LIST_TEST_CASE("two-level multigrid GCR solves the Wilson and clover op
   const auto c = multigrid_against_gcr(opc, u, bc, tol);
   CHECK(ref::rel_diff(ref::clover_wilson(cfg.lattice.dims(), export_gauge(u), export_spinor(c.x), clover_mass, csw, 0.0, host_bc(bc), 1),
                       export_spinor(c.b)) < 10 * tol);
+  // The even-odd system, the cycle smoothing on its Schur complement: a fraction of GCR's iterations
+  // on D_hat, and with the odd sites reconstructed the solution of D x = b.
+  const PlainEvenOddOperator<CloverTerm<Real, ES>> eoc(u, bc, clover_mass, csw);
+  const mg::TwoLevel mgs(opc, eoc, u, bc, c.params);
+  auto b_hat = eoc.create_vector(), x_e = eoc.create_vector(), x_gcr = eoc.create_vector();
+  eoc.prepare_source(b_hat, c.b);
+  const SolverResult eo_plain = gcr(eoc, x_gcr, b_hat, c.solver);
+  const SolverResult eo_mg = mg::multigrid(eoc, x_e, b_hat, mgs, c.solver);
+  CAPTURE(eo_plain.iterations, eo_mg.iterations, c.result.iterations);
+  REQUIRE(eo_plain.converged());
+  REQUIRE(eo_mg.converged());
+  CHECK(4 * eo_mg.iterations < eo_plain.iterations);
+  CHECK(eo_mg.iterations <= c.result.iterations);
+  auto x = opc.create_vector();
+  eoc.reconstruct(x, x_e, c.b);
+  CHECK(ref::rel_diff(ref::clover_wilson(cfg.lattice.dims(), export_gauge(u), export_spinor(x), clover_mass, csw, 0.0, host_bc(bc), 1),
+                      export_spinor(c.b)) < 10 * tol);
+}
+
+TEMPLATE_LIST_TEST_CASE("multigrid on the even-odd Wilson system: the outer iterations hardly grow towards the critical mass, GCR's "
+                        "do",
+                        "[multigrid][solvers]", Configs) {
+  using ES = space_of<TestType>;
+  using Real = real_of<TestType>;
+  const auto cfg = read_gauge(shared_data("milc-l8888-b6.0.milc"));
+  GaugeField<Kokkos::complex<Real>, ES> u(cfg.lattice);
+  import_gauge(u, cfg.links);
+  const BoundaryPhases bc = BoundaryPhases::antiperiodic_time();
+  mg::MultigridParams p;
+  p.block = {4, 4, 2, 2};
+  p.n_vec = 16;
+  SolverParams sp;
+  sp.tol = sizeof(Real) == 4 ? 2e-5 : 1e-10;
+  sp.max_iter = 4000;
+  std::vector<int> mg_its, gcr_its;
+  for (const double mass : {-0.6, -0.78}) {
+    const PlainFullOperator<WilsonMassTerm<Real, ES>> op(u, bc, mass);
+    const PlainEvenOddOperator<WilsonMassTerm<Real, ES>> eo(u, bc, mass);
+    const mg::TwoLevel cycle(op, eo, u, bc, p);
+    auto b = eo.create_vector(), x = eo.create_vector(), y = eo.create_vector();
+    random_spinor(b, 9);
+    const SolverResult r = mg::multigrid(eo, x, b, cycle, sp), g = gcr(eo, y, b, sp);
+    REQUIRE(r.converged());
+    REQUIRE(g.converged());
+    mg_its.push_back(r.iterations);
+    gcr_its.push_back(g.iterations);
+  }
+  CAPTURE(mg_its, gcr_its);
+  CHECK(mg_its[1] < 2 * mg_its[0]);
+  CHECK(gcr_its[1] > 2 * gcr_its[0]);
 }

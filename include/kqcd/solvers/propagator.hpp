@@ -1,6 +1,7 @@
 // The 12 spin-colour solves of a quark propagator: for each source spin s and colour c,
 // make_source(b, s, c) fills the full source field b, the even-odd Schur system of `op` is solved
-// with CG on the normal equations, and the odd sites are reconstructed into column (s, c) of S.
+// (with CG on the normal equations, or a given solver: multigrid), and the odd sites are
+// reconstructed into column (s, c) of S.
 // S is the mass-normalised D^-1 eta (conventions.md). on_solve(spin, colour, result) is called
 // after each solve (progress lines, logs).
 #pragma once
@@ -13,10 +14,11 @@
 
 namespace kqcd {
 
-/// Solves for the twelve spin-colour columns of a propagator from make_source.
-template <class Op, class Real, class ES, class MakeSource, class OnSolve>
-std::vector<SolverResult> solve_propagator(const Op& op, PropagatorField<Real, ES>& S, MakeSource&& make_source,
-                                           const SolverParams& params, OnSolve&& on_solve) {
+/// Solves for the twelve spin-colour columns of a propagator from make_source, each even-odd system
+/// by solve(x_e, b_hat, params) (returning its SolverResult; x_e zero on entry).
+template <class Op, class Real, class ES, class MakeSource, class Solve, class OnSolve>
+std::vector<SolverResult> solve_propagator_with(const Op& op, PropagatorField<Real, ES>& S, MakeSource&& make_source, Solve&& solve,
+                                                const SolverParams& params, OnSolve&& on_solve) {
   if (!(S.lattice() == op.lattice())) throw invalid_argument("solve_propagator: propagator and operator live on different lattices");
   std::vector<SolverResult> results;
   typename PropagatorField<Real, ES>::field_type b(S.lattice(), "prop_source");
@@ -29,11 +31,20 @@ std::vector<SolverResult> solve_propagator(const Op& op, PropagatorField<Real, E
       auto x_e = op.create_vector("prop_solution_even");
       SolverParams p = params;
       p.label = params.label + " s" + std::to_string(spin) + "c" + std::to_string(colour);
-      results.push_back(cg_normal(op, x_e, b_hat, p));
+      results.push_back(solve(x_e, b_hat, p));
       op.reconstruct(x, x_e, b);
       on_solve(spin, colour, results.back());
     }
   return results;
+}
+
+/// Solves for the twelve spin-colour columns of a propagator from make_source (CG on the normal
+/// equations of each even-odd system).
+template <class Op, class Real, class ES, class MakeSource, class OnSolve>
+std::vector<SolverResult> solve_propagator(const Op& op, PropagatorField<Real, ES>& S, MakeSource&& make_source,
+                                           const SolverParams& params, OnSolve&& on_solve) {
+  return solve_propagator_with(
+      op, S, make_source, [&](auto& x, const auto& b, const SolverParams& p) { return cg_normal(op, x, b, p); }, params, on_solve);
 }
 
 /// Solves for the twelve spin-colour columns of a propagator from make_source.

@@ -226,7 +226,8 @@ void DomainWall5DOperator<P, ES, Recon>::parities(Full& full_e, Full& full_o, Ha
       if constexpr (std::is_const_v<std::remove_reference_t<decltype(v)>>) return Layout::reader(v);
       else return Layout::writer(v);
     };
-    const auto f = access(*full[q]), e = access(even[q]), o = access(odd[q]);
+    const auto f = access(*full[q]);
+    const auto e = access(even[q]), o = access(odd[q]);
     tuned_site_launch<ES, Real>("kqcd::DomainWall5D::parities", Base::variant(to_parities ? "split" : "merge"), this->tune_lattice(),
                                 lattice().cb_volume() * p_.Ls, FifthParityRowsFunctor<decltype(f), decltype(e), to_parities>{f, e, o, p_.Ls, q});
   }
