@@ -89,6 +89,7 @@ struct SolverOptions {
   bool quick = false;               ///< one solve instead of the best of three after a warm-up
   std::array<int, 4> mg_block{4, 4, 4, 4}; ///< --solver mg: aggregate extents
   int mg_nvec = 24;                 ///< --solver mg: test vectors
+  int mg_levels = 2;                ///< --solver mg: levels
 };
 
 /// Time to solution of an even-odd Wilson-type system (CG on the normal equations or BiCGStab) and

@@ -1,5 +1,5 @@
 // Time to solution of the even-odd Wilson or clover system (--solver mg, --operator wilson | clover) by
-// flexible GCR preconditioned with the two-level multigrid cycle (multigrid/two_level.hpp, smoothing
+// flexible GCR preconditioned with the two-level multigrid cycle (multigrid/multigrid.hpp, smoothing
 // on the Schur complement), beside kqcd's Krylov solvers on the same system (BiCGStab and CG on the
 // normal equations): a random source, a gauge file or a random gauge field, the scalar layout.
 // --precision double runs everything in double; mixed runs the cycle and the Krylov solvers' inner
@@ -11,7 +11,7 @@
 #include <kqcd/fields/host_convert.hpp>
 #include <kqcd/fields/random_fields.hpp>
 #include <kqcd/io/gauge_io.hpp>
-#include <kqcd/multigrid/two_level.hpp>
+#include <kqcd/multigrid/multigrid.hpp>
 #include <kqcd/solvers/bicgstab.hpp>
 #include <kqcd/solvers/cg.hpp>
 
@@ -47,6 +47,7 @@ nlohmann::json time_mg_solve(const SolverOptions& o, const HostGaugeConfig* cfg,
   mg::MultigridParams p;
   p.block = o.mg_block;
   p.n_vec = o.mg_nvec;
+  p.levels = o.mg_levels;
   p.verbosity = o.quick ? 0 : 1;
   SolverParams params;
   params.tol = o.tol;
@@ -76,6 +77,7 @@ nlohmann::json time_mg_solve(const SolverOptions& o, const HostGaugeConfig* cfg,
          {"setup_s", setup_s},
          {"iterations", res.iterations},
          {"coarse_iterations_per_solve", (cycle.coarse_iterations() - coarse_before) / solves},
+         {"iterations_per_level", cycle.iterations_per_level()},
          {"true_residual", res.true_residual},
          {"converged", res.converged()},
          {"status", to_string(res.status)}};
@@ -83,12 +85,12 @@ nlohmann::json time_mg_solve(const SolverOptions& o, const HostGaugeConfig* cfg,
   // The cycle (smoothing on the Schur complement) in single with --precision mixed, else in double.
   if (mixed) {
     const PlainFullOperator<SingleTerm> opf(uf, bc, args...);
-    std::optional<mg::TwoLevel<decltype(opf), decltype(eof)>> cycle;
+    std::optional<mg::Multigrid<decltype(opf), decltype(eof)>> cycle;
     const double setup = timed<ES>([&] { cycle.emplace(opf, eof, uf, bc, p); });
     record(*cycle, setup);
   } else {
     const PlainFullOperator<Term> op(u, bc, args...);
-    std::optional<mg::TwoLevel<decltype(op), decltype(eo)>> cycle;
+    std::optional<mg::Multigrid<decltype(op), decltype(eo)>> cycle;
     const double setup = timed<ES>([&] { cycle.emplace(op, eo, u, bc, p); });
     record(*cycle, setup);
   }
@@ -141,6 +143,7 @@ nlohmann::json run_multigrid_solver(const SolverOptions& o, double copy_gbytes_p
   if (o.op == "clover") r["csw"] = o.csw;
   r["mg_block"] = o.mg_block;
   r["mg_nvec"] = o.mg_nvec;
+  r["mg_levels"] = o.mg_levels;
   r["source"] = "random on the even sites (seed 7)";
   r["precision"] = o.precision;
   r["tol"] = o.tol;

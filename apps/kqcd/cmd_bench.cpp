@@ -230,6 +230,9 @@ void add_bench_command(CLI::App& app, Action& action) {
       ->capture_default_str();
   cg->add_option("--mg-block", s->cg_mg_block, "Multigrid: aggregate extents BXxBYxBZxBT")->capture_default_str();
   cg->add_option("--mg-nvec", s->cg.mg_nvec, "Multigrid: test vectors")->check(CLI::Range(1, 64))->capture_default_str();
+  cg->add_option("--mg-levels", s->cg.mg_levels, "Multigrid: levels (3 or more: the K-cycle, 2x2x2x2 aggregates below the first)")
+      ->check(CLI::Range(2, 5))
+      ->capture_default_str();
   cg->add_option("--rhs", s->cg.rhs, "Right-hand sides (1-16): cg solves them as independent CGs sharing the multi-RHS "
                                      "operator (double, mixed or mixed-half), block-cg in "
                                      "one Krylov space (double); both against as many single-RHS CG solves")

@@ -24,7 +24,7 @@
 #include <kqcd/measure/gaussian_smear.hpp>
 #include <kqcd/measure/sources.hpp>
 #include <kqcd/measure/staggered_spectrum.hpp>
-#include <kqcd/multigrid/two_level.hpp>
+#include <kqcd/multigrid/multigrid.hpp>
 #include <kqcd/solvers/propagator.hpp>
 #include <kqcd/stencil/domain_wall.hpp>
 #include <kqcd/stencil/operator_handle.hpp>
@@ -73,6 +73,7 @@ struct MeasureSettings {
   std::string solver = "cg";
   std::string mg_block = "4x4x4x4";
   int mg_nvec = 24;
+  int mg_levels = 2;
 };
 
 bool parse_double(const std::string& s, double& v) {
@@ -379,17 +380,22 @@ int run_measure(const MeasureSettings& s) {
     mg::MultigridParams p;
     p.block = mg_block;
     p.n_vec = s.mg_nvec;
+    p.levels = s.mg_levels;
     p.verbosity = root ? 1 : 0;
     ES().fence();
     const auto t0 = std::chrono::steady_clock::now();
-    const mg::TwoLevel cycle(opf, eof, uf, bc, p);
+    const mg::Multigrid cycle(opf, eof, uf, bc, p);
     ES().fence();
     const double setup_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (root) std::fprintf(stderr, "kqcd: multigrid setup %.3f s\n", setup_s);
     layout_name = "scalar";
     results = solve_propagator_with(
         eo, S, source, [&](auto& x, const auto& b, const SolverParams& sp) { return mg::multigrid(eo, x, b, cycle, sp); }, params, on_solve);
-    mg_json = {{"block", mg_block}, {"n_vec", s.mg_nvec}, {"setup_s", setup_s}, {"coarse_iterations", cycle.coarse_iterations()}};
+    mg_json = {{"block", mg_block},
+               {"n_vec", s.mg_nvec},
+               {"levels", s.mg_levels},
+               {"setup_s", setup_s},
+               {"iterations_per_level", cycle.iterations_per_level()}};
   };
   // Domain wall: the midpoint field of the residual mass beside the quark field (Ls even).
   std::optional<PropagatorField<double>> S_mid;
@@ -548,6 +554,9 @@ void add_measure_command(CLI::App& app, Action& action) {
       ->capture_default_str();
   cmd->add_option("--mg-block", s->mg_block, "--solver mg: aggregate extents BXxBYxBZxBT")->capture_default_str();
   cmd->add_option("--mg-nvec", s->mg_nvec, "--solver mg: test vectors")->check(CLI::Range(1, 64))->capture_default_str();
+  cmd->add_option("--mg-levels", s->mg_levels, "--solver mg: levels (3 or more: the K-cycle, 2x2x2x2 aggregates below the first)")
+      ->check(CLI::Range(2, 5))
+      ->capture_default_str();
   cmd->add_option("--momenta", s->momenta, "Extra sink momenta PX,PY,PZ;... (integers; p_i = 2 pi PX / L_i)");
   cmd->add_option("--layout", s->layout,
                   "auto (simd on host backends where the lattice splits into the lanes), scalar, or simd "

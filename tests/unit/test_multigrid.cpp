@@ -13,7 +13,7 @@
 #include <kqcd/fields/random_fields.hpp>
 #include <kqcd/linalg/blas.hpp>
 #include <kqcd/io/gauge_io.hpp>
-#include <kqcd/multigrid/two_level.hpp>
+#include <kqcd/multigrid/multigrid.hpp>
 
 #include <random>
 
@@ -164,7 +164,7 @@ template <class Op, class Gauge> MultigridSolve<Op> multigrid_against_gcr(const 
   MultigridSolve<Op> m{op.create_vector(), op.create_vector(), {}, {}, {}};
   m.params.block = {4, 4, 2, 2};
   m.params.n_vec = 8;
-  const mg::TwoLevel mg(op, u, bc, m.params);
+  const mg::Multigrid mg(op, u, bc, m.params);
   auto x_gcr = op.create_vector();
   random_spinor(m.b, 5);
   m.solver.tol = tol;
@@ -200,7 +200,7 @@ TEMPLATE_LIST_TEST_CASE("two-level multigrid GCR solves the Wilson and clover op
     GaugeField<Kokkos::complex<float>, ES> uf(cfg.lattice);
     convert_gauge(uf, u);
     const PlainFullOperator<WilsonMassTerm<float, ES>> opf(uf, bc, mass);
-    const mg::TwoLevel mgf(opf, uf, bc, w.params);
+    const mg::Multigrid mgf(opf, uf, bc, w.params);
     auto x_mixed = op.create_vector();
     const SolverResult mixed = gcr(op, x_mixed, w.b, w.solver, mgf);
     CAPTURE(mixed.iterations, w.result.iterations);
@@ -216,7 +216,7 @@ TEMPLATE_LIST_TEST_CASE("two-level multigrid GCR solves the Wilson and clover op
   // The even-odd system, the cycle smoothing on its Schur complement: a fraction of GCR's iterations
   // on D_hat, and with the odd sites reconstructed the solution of D x = b.
   const PlainEvenOddOperator<CloverTerm<Real, ES>> eoc(u, bc, clover_mass, csw);
-  const mg::TwoLevel mgs(opc, eoc, u, bc, c.params);
+  const mg::Multigrid mgs(opc, eoc, u, bc, c.params);
   auto b_hat = eoc.create_vector(), x_e = eoc.create_vector(), x_gcr = eoc.create_vector();
   eoc.prepare_source(b_hat, c.b);
   const SolverResult eo_plain = gcr(eoc, x_gcr, b_hat, c.solver);
@@ -251,7 +251,7 @@ TEMPLATE_LIST_TEST_CASE("multigrid on the even-odd Wilson system: the outer iter
   for (const double mass : {-0.6, -0.78}) {
     const PlainFullOperator<WilsonMassTerm<Real, ES>> op(u, bc, mass);
     const PlainEvenOddOperator<WilsonMassTerm<Real, ES>> eo(u, bc, mass);
-    const mg::TwoLevel cycle(op, eo, u, bc, p);
+    const mg::Multigrid cycle(op, eo, u, bc, p);
     auto b = eo.create_vector(), x = eo.create_vector(), y = eo.create_vector();
     random_spinor(b, 9);
     const SolverResult r = mg::multigrid(eo, x, b, cycle, sp), g = gcr(eo, y, b, sp);
@@ -263,4 +263,84 @@ TEMPLATE_LIST_TEST_CASE("multigrid on the even-odd Wilson system: the outer iter
   CAPTURE(mg_its, gcr_its);
   CHECK(mg_its[1] < 2 * mg_its[0]);
   CHECK(gcr_its[1] > 2 * gcr_its[0]);
+}
+
+TEMPLATE_LIST_TEST_CASE("a coarse level's Galerkin operator equals P^dag D_c P, is gamma5-Hermitian, and three-level multigrid "
+                        "(the K-cycle) solves the even-odd Wilson system",
+                        "[multigrid][solvers]", Configs) {
+  using ES = space_of<TestType>;
+  using Real = real_of<TestType>;
+  const auto cfg = read_gauge(shared_data("milc-l8888-b6.0.milc"));
+  GaugeField<Kokkos::complex<Real>, ES> u(cfg.lattice);
+  import_gauge(u, cfg.links);
+  const BoundaryPhases bc = BoundaryPhases::antiperiodic_time();
+  // Level 1: 4^4 aggregates of 2^4 sites, 4 random test vectors; level 2: 2^4 aggregates of it, 3 vectors.
+  std::vector<SpinorField<Kokkos::complex<Real>, Ns, ES>> tv;
+  for (std::uint64_t seed : {1, 2, 3, 4}) {
+    tv.emplace_back(cfg.lattice);
+    random_spinor(tv.back(), seed);
+  }
+  const mg::Aggregation<ES> agg(cfg.lattice, {2, 2, 2, 2});
+  const mg::Transfer<Real, ES> t(agg, tv);
+  const auto dc = mg::CoarseOperator<Real, ES>::wilson(t, u, -0.5, bc);
+  std::vector<mg::CoarseSpinor<Real, ES>> ctv;
+  for (std::uint64_t seed : {5, 6, 7}) {
+    ctv.push_back(dc.create_vector());
+    mg::random_coarse(ctv.back(), seed);
+  }
+  const mg::Aggregation<ES> agg2(cfg.lattice, dc.coarse_geometry(), {2, 2, 2, 2});
+  const mg::Transfer<Real, ES, mg::CoarseSpinor<Real, ES>> t2(agg2, ctv);
+  REQUIRE(t2.n() == 6);
+  REQUIRE(t2.fine_components() == dc.n());
+  const auto dcc = mg::CoarseOperator<Real, ES>::galerkin(t2, dc);
+  auto phi = t2.create_coarse(), psi = t2.create_coarse(), out = t2.create_coarse(), via = t2.create_coarse();
+  mg::random_coarse(phi, 8);
+  mg::random_coarse(psi, 9);
+  auto f1 = dc.create_vector(), f2 = dc.create_vector();
+  // P^dag P = 1.
+  t2.prolong(f1, phi);
+  t2.restrict_to_coarse(via, f1);
+  blas::axpy(-1.0, phi, via);
+  CHECK(std::sqrt(blas::norm2(via) / blas::norm2(phi)) < mg_tol<Real>());
+  // D_cc phi = P^dag D_c P phi.
+  dcc.apply(out, phi, 1);
+  dc.apply(f2, f1, 1);
+  t2.restrict_to_coarse(via, f2);
+  blas::axpy(-1.0, out, via);
+  CHECK(std::sqrt(blas::norm2(via) / blas::norm2(out)) < 10 * mg_tol<Real>());
+  // <psi, D_cc phi> = <D_cc^dag psi, phi>, the adjoint gamma5_c D_cc gamma5_c of the chirality split.
+  dcc.apply(via, psi, -1);
+  const auto lhs = blas::cdot(psi, out), rhs = blas::cdot(via, phi);
+  CHECK(Kokkos::abs(lhs - rhs) < 10 * mg_tol<Real>() * Kokkos::abs(lhs));
+  // Three levels: the even-odd Wilson system near the critical mass, GCR on level 1 preconditioned by level 2's cycle.
+  const double mass = -0.78;
+  const PlainFullOperator<WilsonMassTerm<Real, ES>> op(u, bc, mass);
+  const PlainEvenOddOperator<WilsonMassTerm<Real, ES>> eo(u, bc, mass);
+  mg::MultigridParams p;
+  p.block = {2, 2, 2, 2};
+  p.n_vec = 8;
+  p.levels = 3;
+  p.coarse_block = {2, 2, 2, 2};
+  const mg::Multigrid cycle(op, eo, u, bc, p);
+  REQUIRE(cycle.next() != nullptr);
+  REQUIRE(cycle.next()->next() == nullptr);
+  SolverParams sp;
+  sp.tol = sizeof(Real) == 4 ? 2e-5 : 1e-10;
+  sp.max_iter = 4000;
+  auto b = eo.create_vector(), x = eo.create_vector(), y = eo.create_vector();
+  random_spinor(b, 9);
+  const SolverResult r = mg::multigrid(eo, x, b, cycle, sp), g = gcr(eo, y, b, sp);
+  const auto its = cycle.iterations_per_level();
+  CAPTURE(r.iterations, g.iterations, its);
+  REQUIRE(r.converged());
+  REQUIRE(g.converged());
+  CHECK(4 * r.iterations < g.iterations);
+  REQUIRE(its.size() == 2);
+  CHECK(its[1] > 0);
+  // The solution against the host reference's D x = b, the odd sites reconstructed.
+  auto full_b = op.create_vector(), full_x = op.create_vector();
+  blas::copy(full_b[0], b);
+  eo.reconstruct(full_x, x, full_b);
+  CHECK(ref::rel_diff(ref::wilson(cfg.lattice.dims(), export_gauge(u), export_spinor(full_x), mass, host_bc(bc), 1), export_spinor(full_b)) <
+        10 * sp.tol);
 }

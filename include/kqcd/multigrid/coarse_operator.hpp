@@ -103,6 +103,44 @@ template <class VView, class GView, class XView, class YView, class Table, class
   }
 };
 
+/// Column kk of X(c) and of the eight Y(c, slot) of the Galerkin product of a coarse operator (blocks
+/// Xf, Yf, neighbour table nb) on the transfer V from its lattice: item c * n + kk.
+template <class VView, class XView, class YView, class NView, class Table> struct BuildCoarseFromCoarse {
+  VView V;
+  XView Xf, X;
+  YView Yf, Y;
+  NView nb;
+  Table members;
+  Kokkos::View<const int*, typename VView::execution_space> aggregate_of;
+  int nv;
+  using cplx = typename VView::non_const_value_type;
+  KOKKOS_FUNCTION void operator()(int item) const {
+    const int n = 2 * nv, c = item / n, kk = item - c * n, k = kk % nv, nf = int(V.extent(1)), half = nf / 2, d0 = kk < nv ? 0 : half;
+    // sum_j V_j(f)^dag B w, w the chirality part of column kk at site g: into X (or Y(c, slot)) row j.
+    auto project = [&](int f, int g, bool site, int slot, bool into_x) {
+      for (int j = 0; j < n; ++j) {
+        const int jk = j % nv, t0 = j < nv ? 0 : half;
+        cplx d(0);
+        for (int r = t0; r < t0 + half; ++r) {
+          cplx bw(0);
+          for (int q = d0; q < d0 + half; ++q) bw += (site ? Xf(f, r, q) : Yf(f, slot, r, q)) * V(g, q, k);
+          d += Kokkos::conj(V(f, r, jk)) * bw;
+        }
+        if (into_x) X(c, j, kk) += d;
+        else Y(c, slot, j, kk) += d;
+      }
+    };
+    for (int m = 0; m < int(members.extent(1)); ++m) {
+      const int f = members(c, m);
+      project(f, f, true, 0, true);
+      for (int slot = 0; slot < 2 * Nd; ++slot) {
+        const int g = nb(f, slot);
+        project(f, g, false, slot, aggregate_of(g) == c);
+      }
+    }
+  }
+};
+
 /// Row j of coarse site c of out = D_c in (dagger: gamma5_c D_c gamma5_c): item c * n + j.
 template <class XView, class YView, class CView, class NView> struct ApplyCoarse {
   XView X;
@@ -137,6 +175,7 @@ template <class Real, class ExecSpace = Kokkos::DefaultExecutionSpace> class Coa
 public:
   using execution_space = ExecSpace; ///< The execution space.
   using vector_type = CoarseSpinor<Real, ExecSpace>; ///< A coarse field.
+  using real_type = Real; ///< The precision.
   /// X(c, j, k): the site term of coarse site c.
   using x_view_type = Kokkos::View<Kokkos::complex<Real>***, Kokkos::LayoutRight, ExecSpace>;
   /// Y(c, 2 mu + (dir < 0), j, k): the coupling of c + dir mu into c.
@@ -164,6 +203,18 @@ public:
     Kokkos::parallel_for("kqcd::mg::CoarseOperator::build", Kokkos::RangePolicy<ExecSpace>(0, op.geometry_.volume() * t.n()), f);
     return op;
   }
+  /// The Galerkin coarse operator P^dag D P of the coarse operator D of the level above, on the
+  /// transfer t from its lattice (the next level down).
+  static CoarseOperator galerkin(const Transfer<Real, ExecSpace, vector_type>& t, const CoarseOperator& fine) {
+    if (fine.geometry_.volume() != t.aggregation().fine_sites() || fine.n() != t.fine_components())
+      throw invalid_argument("multigrid coarse operator: the transfer is not from the coarse lattice of this operator");
+    CoarseOperator op(t);
+    using V = typename Transfer<Real, ExecSpace, vector_type>::view_type;
+    detail::BuildCoarseFromCoarse<V, x_view_type, y_view_type, decltype(fine.neighbour_), typename Aggregation<ExecSpace>::table_type> f{
+        t.vectors(), fine.X_, op.X_, fine.Y_, op.Y_, fine.neighbour_, t.aggregation().members(), t.aggregation().aggregate_of(), t.nv()};
+    Kokkos::parallel_for("kqcd::mg::CoarseOperator::build_from_coarse", Kokkos::RangePolicy<ExecSpace>(0, op.geometry_.volume() * t.n()), f);
+    return op;
+  }
   /// The same for the Wilson operator of mass m.
   template <class GT>
   static CoarseOperator wilson(const Transfer<Real, ExecSpace>& t, const GaugeField<GT, ExecSpace>& u, double mass, const BoundaryPhases& bc) {
@@ -186,9 +237,26 @@ public:
   /// Flops of one apply(): 9 n x n complex matrix-vector products per coarse site (8 n^2 - 2 n each, with the sums).
   double flops() const { return double(geometry_.volume()) * (9.0 * (8.0 * n() * n()) - 2.0 * n()); }
 
+  /// The lattice of the finest level.
+  const Lattice& lattice() const { return fine_; }
+
 private:
   /// Zero blocks on t's coarse lattice and the neighbour table.
-  explicit CoarseOperator(const Transfer<Real, ExecSpace>& t);
+  template <class Fine>
+  explicit CoarseOperator(const Transfer<Real, ExecSpace, Fine>& t)
+      : fine_(t.aggregation().fine()), geometry_(t.aggregation().coarse()), nv_(t.nv()),
+        X_("mg_coarse_X", geometry_.volume(), t.n(), t.n()), Y_("mg_coarse_Y", geometry_.volume(), 2 * Nd, t.n(), t.n()) {
+    auto nb = Kokkos::View<int**, Kokkos::LayoutRight, Kokkos::HostSpace>("mg_coarse_neighbours", geometry_.volume(), 2 * Nd);
+    for (int c = 0; c < geometry_.volume(); ++c)
+      for (int mu = 0; mu < Nd; ++mu)
+        for (int dir : {1, -1}) {
+          Coords y = geometry_.coords(c);
+          y.x[mu] = (y.x[mu] + dir + geometry_.dims[mu]) % geometry_.dims[mu];
+          nb(c, 2 * mu + (dir < 0)) = geometry_.index(y);
+        }
+    neighbour_ = Kokkos::create_mirror_view_and_copy(ExecSpace(), nb);
+  }
+
   Lattice fine_;
   CoarseGeometry geometry_;
   int nv_ = 0;
@@ -196,21 +264,6 @@ private:
   y_view_type Y_;
   Kokkos::View<int**, Kokkos::LayoutRight, ExecSpace> neighbour_;
 };
-
-template <class Real, class ES>
-CoarseOperator<Real, ES>::CoarseOperator(const Transfer<Real, ES>& t)
-    : fine_(t.aggregation().fine()), geometry_(t.aggregation().coarse()), nv_(t.nv()),
-      X_("mg_coarse_X", geometry_.volume(), t.n(), t.n()), Y_("mg_coarse_Y", geometry_.volume(), 2 * Nd, t.n(), t.n()) {
-  auto nb = Kokkos::View<int**, Kokkos::LayoutRight, Kokkos::HostSpace>("mg_coarse_neighbours", geometry_.volume(), 2 * Nd);
-  for (int c = 0; c < geometry_.volume(); ++c)
-    for (int mu = 0; mu < Nd; ++mu)
-      for (int dir : {1, -1}) {
-        Coords y = geometry_.coords(c);
-        y.x[mu] = (y.x[mu] + dir + geometry_.dims[mu]) % geometry_.dims[mu];
-        nb(c, 2 * mu + (dir < 0)) = geometry_.index(y);
-      }
-  neighbour_ = Kokkos::create_mirror_view_and_copy(ES(), nb);
-}
 
 template <class Real, class ES> void CoarseOperator<Real, ES>::apply(vector_type& out, const vector_type& in, int isign) const {
   if (!(in.coarse_geometry() == geometry_) || !(out.coarse_geometry() == geometry_) || in.n() != n() || out.n() != n())

@@ -21,19 +21,25 @@
 
 namespace kqcd::mg {
 
-/// The fine lattice cut into blocks of extents `block`, one aggregate (coarse site) per block.
+/// The fine lattice, or a coarse lattice of it, cut into blocks of extents `block`, one aggregate
+/// (coarse site) per block.
 template <class ExecSpace = Kokkos::DefaultExecutionSpace> class Aggregation {
 public:
   using execution_space = ExecSpace; ///< The execution space of the tables.
-  /// A fine site as parity * cb_volume + checkerboard index.
+  /// A fine site: on the lattice parity * cb_volume + checkerboard index, on a coarse lattice its
+  /// lexicographic index.
   using table_type = Kokkos::View<int**, Kokkos::LayoutRight, ExecSpace>;
 
   Aggregation() = default;
   /// Blocks of extents `block` on the single-rank lattice fine: each extent of fine a multiple of
   /// the block's, at least two blocks per direction.
   Aggregation(const Lattice& fine, const std::array<int, Nd>& block);
-  /// The fine lattice.
+  /// Blocks of extents `block` on the coarse lattice g of the lattice fine (the next level down).
+  Aggregation(const Lattice& fine, const CoarseGeometry& g, const std::array<int, Nd>& block);
+  /// The fine lattice (of the finest level).
   const Lattice& fine() const { return fine_; }
+  /// Sites of the aggregated lattice.
+  int fine_sites() const { return int(aggregate_of_.extent(0)); }
   /// The coarse lattice.
   const CoarseGeometry& coarse() const { return coarse_; }
   /// The block extents.
@@ -46,6 +52,34 @@ public:
   const Kokkos::View<int*, ExecSpace>& aggregate_of() const { return aggregate_of_; }
 
 private:
+  /// Blocks of the extents `dims`, site of coordinates x numbered index(x), n sites.
+  template <class Index> void build(const std::array<int, Nd>& dims, std::int64_t n, Index&& index) {
+    for (int mu = 0; mu < Nd; ++mu) {
+      if (block_[mu] < 1 || dims[mu] % block_[mu] != 0 || dims[mu] / block_[mu] < 2)
+        throw invalid_argument("multigrid aggregation: block " + std::to_string(block_[mu]) + " does not split extent " +
+                               std::to_string(dims[mu]) + " of direction " + std::to_string(mu) + " into at least two blocks");
+      coarse_.dims[mu] = dims[mu] / block_[mu];
+    }
+    const int n_agg = coarse_.volume(), per = block_sites();
+    auto members = Kokkos::View<int**, Kokkos::LayoutRight, Kokkos::HostSpace>("mg_members", n_agg, per);
+    auto of = Kokkos::View<int*, Kokkos::HostSpace>("mg_aggregate_of", n);
+    std::vector<int> filled(std::size_t(n_agg), 0);
+    for (std::int64_t i = 0; i < n; ++i) {
+      Coords x, c;
+      std::int64_t r = i;
+      for (int mu = 0; mu < Nd; ++mu) {
+        x.x[mu] = int(r % dims[mu]);
+        r /= dims[mu];
+        c.x[mu] = x.x[mu] / block_[mu];
+      }
+      const int a = coarse_.index(c), f = index(x);
+      members(a, filled[std::size_t(a)]++) = f;
+      of(f) = a;
+    }
+    members_ = Kokkos::create_mirror_view_and_copy(ExecSpace(), members);
+    aggregate_of_ = Kokkos::create_mirror_view_and_copy(ExecSpace(), of);
+  }
+
   Lattice fine_;
   std::array<int, Nd> block_{};
   CoarseGeometry coarse_;
@@ -54,16 +88,38 @@ private:
 };
 
 namespace detail {
-/// V(f, s * Nc + c, k) = v(f)[c][s]: test vector k into the transfer's storage.
-template <class VView, class SView> struct LoadTestVector {
-  VView V;
+/// Component d = s * Nc + c of site f of a spinor field (f = parity * cb + checkerboard index):
+/// chirality + (spins 0, 1) in the first half of the components.
+template <class SView> struct SpinorSites {
   SView even, odd;
-  int cb, k;
+  int cb;
+  static constexpr int components = Ns * Nc;
+  KOKKOS_FUNCTION auto& operator()(int f, int d) const { return f < cb ? even(f, d % Nc, d / Nc) : odd(f - cb, d % Nc, d / Nc); }
+};
+/// Component d of site f of a coarse field (its n components, chirality + the first n / 2).
+template <class CView> struct CoarseSites {
+  CView v;
+  int components;
+  KOKKOS_FUNCTION auto& operator()(int f, int d) const { return v(std::size_t(f) * std::size_t(components) + std::size_t(d)); }
+};
+/// The site access of a field of the level above: a spinor field or a coarse field.
+template <class T> struct FineSpace;
+template <class CB> struct FineSpace<FullSpinor<CB>> {
+  static auto sites(const FullSpinor<CB>& f) { return SpinorSites<typename CB::view_type>{f[0].view(), f[1].view(), f.lattice().cb_volume()}; }
+  static int components(const FullSpinor<CB>&) { return Ns * Nc; }
+};
+template <class Real, class ES> struct FineSpace<CoarseSpinor<Real, ES>> {
+  static auto sites(const CoarseSpinor<Real, ES>& f) { return CoarseSites<typename CoarseSpinor<Real, ES>::view_type>{f.view(), f.n()}; }
+  static int components(const CoarseSpinor<Real, ES>& f) { return f.n(); }
+};
+
+/// V(f, d, k) = v(f, d): test vector k into the transfer's storage.
+template <class VView, class Sites> struct LoadTestVector {
+  VView V;
+  Sites v;
+  int k;
   KOKKOS_FUNCTION void operator()(int f) const {
-    const SView& v = f < cb ? even : odd;
-    const int i = f < cb ? f : f - cb;
-    for (int s = 0; s < Ns; ++s)
-      for (int c = 0; c < Nc; ++c) V(f, s * Nc + c, k) = v(i, c, s);
+    for (int d = 0; d < int(V.extent(1)); ++d) V(f, d, k) = v(f, d);
   }
 };
 
@@ -78,13 +134,13 @@ template <class VView, class Table> struct BlockOrthonormalise {
   using real = typename cplx::value_type;
   real rounding = real(1000) * std::numeric_limits<real>::epsilon(); ///< The relative norm of a dependent column.
   KOKKOS_FUNCTION void operator()(int item) const {
-    const int a = item / 2, s0 = 2 * (item % 2);
+    const int a = item / 2, half = int(V.extent(1)) / 2, d0 = half * (item % 2);
     const int m = int(members.extent(1));
     auto dot = [&](int j, int k) {
       cplx d(0);
       for (int q = 0; q < m; ++q) {
         const int f = members(a, q);
-        for (int sc = s0 * Nc; sc < (s0 + 2) * Nc; ++sc) d += Kokkos::conj(V(f, sc, j)) * V(f, sc, k);
+        for (int c = d0; c < d0 + half; ++c) d += Kokkos::conj(V(f, c, j)) * V(f, c, k);
       }
       return d;
     };
@@ -95,7 +151,7 @@ template <class VView, class Table> struct BlockOrthonormalise {
           const cplx p = dot(j, k);
           for (int q = 0; q < m; ++q) {
             const int f = members(a, q);
-            for (int sc = s0 * Nc; sc < (s0 + 2) * Nc; ++sc) V(f, sc, k) -= p * V(f, sc, j);
+            for (int c = d0; c < d0 + half; ++c) V(f, c, k) -= p * V(f, c, j);
           }
         }
         const real nrm = Kokkos::sqrt(dot(k, k).real());
@@ -106,65 +162,63 @@ template <class VView, class Table> struct BlockOrthonormalise {
         }
         for (int q = 0; q < m; ++q) {
           const int f = members(a, q);
-          for (int sc = s0 * Nc; sc < (s0 + 2) * Nc; ++sc) V(f, sc, k) /= nrm;
+          for (int c = d0; c < d0 + half; ++c) V(f, c, k) /= nrm;
         }
       }
   }
 };
 
 /// Fine site f of psi = P phi.
-template <class VView, class SView, class CView> struct Prolong {
+template <class VView, class Sites, class CView> struct Prolong {
   VView V;
-  SView even, odd;
+  Sites out;
   CView phi;
   Kokkos::View<const int*, typename VView::execution_space> aggregate_of;
-  int cb, nv;
+  int nv;
   KOKKOS_FUNCTION void operator()(int f) const {
-    const SView& out = f < cb ? even : odd;
-    const int i = f < cb ? f : f - cb, base = aggregate_of(f) * 2 * nv;
-    for (int s = 0; s < Ns; ++s) {
-      const int off = base + (s < 2 ? 0 : nv);
-      for (int c = 0; c < Nc; ++c) {
-        typename VView::non_const_value_type acc(0);
-        for (int k = 0; k < nv; ++k) acc += V(f, s * Nc + c, k) * phi(off + k);
-        out(i, c, s) = acc;
-      }
+    const int base = aggregate_of(f) * 2 * nv, half = int(V.extent(1)) / 2;
+    for (int d = 0; d < 2 * half; ++d) {
+      const int off = base + (d < half ? 0 : nv);
+      typename VView::non_const_value_type acc(0);
+      for (int k = 0; k < nv; ++k) acc += V(f, d, k) * phi(off + k);
+      out(f, d) = acc;
     }
   }
 };
 
 /// Component kk of coarse site a of phi = P^dag psi: item a * 2 nv + kk.
-template <class VView, class SView, class CView, class Table> struct Restrict {
+template <class VView, class Sites, class CView, class Table> struct Restrict {
   VView V;
-  SView even, odd;
+  Sites in;
   CView phi;
   Table members;
-  int cb, nv;
+  int nv;
   KOKKOS_FUNCTION void operator()(int item) const {
-    const int n = 2 * nv, a = item / n, kk = item - a * n, k = kk % nv, s0 = kk < nv ? 0 : 2;
+    const int n = 2 * nv, a = item / n, kk = item - a * n, k = kk % nv, half = int(V.extent(1)) / 2, d0 = kk < nv ? 0 : half;
     typename CView::non_const_value_type acc(0);
     for (int q = 0; q < int(members.extent(1)); ++q) {
       const int f = members(a, q);
-      const SView& in = f < cb ? even : odd;
-      const int i = f < cb ? f : f - cb;
-      for (int s = s0; s < s0 + 2; ++s)
-        for (int c = 0; c < Nc; ++c) acc += Kokkos::conj(V(f, s * Nc + c, k)) * in(i, c, s);
+      for (int d = d0; d < d0 + half; ++d) acc += Kokkos::conj(V(f, d, k)) * in(f, d);
     }
     phi(item) = acc;
   }
 };
 } // namespace detail
 
-/// The prolongator and restrictor of Nv test vectors on an aggregation, in precision Real.
-template <class Real, class ExecSpace = Kokkos::DefaultExecutionSpace> class Transfer {
+/// The prolongator and restrictor of Nv test vectors on an aggregation, in precision Real, between
+/// fields of type Fine (spinor fields on the fine lattice, or the coarse fields of a coarser level)
+/// and coarse fields.
+template <class Real, class ExecSpace = Kokkos::DefaultExecutionSpace, class Fine = SpinorField<Kokkos::complex<Real>, Ns, ExecSpace>>
+class Transfer {
 public:
   using execution_space = ExecSpace; ///< The execution space.
-  using fine_type = SpinorField<Kokkos::complex<Real>, Ns, ExecSpace>; ///< A fine spinor field.
+  using fine_type = Fine; ///< A field of the level above.
   using coarse_type = CoarseSpinor<Real, ExecSpace>; ///< A coarse field.
-  /// V(f, s * Nc + c, k): test vector k at fine site f, both chiralities (each orthonormal per aggregate).
+  /// V(f, d, k): test vector k at fine site f, component d (the first half of the components of
+  /// one chirality, the second of the other; each half orthonormal per aggregate).
   using view_type = Kokkos::View<Kokkos::complex<Real>***, Kokkos::LayoutRight, ExecSpace>;
 
-  /// The transfer of the test vectors (at least one, on the aggregation's fine lattice), split by
+  /// The transfer of the test vectors (at least one, on the aggregation's fine sites), split by
   /// chirality and block-orthonormalised; throws where they are linearly dependent on an aggregate.
   Transfer(const Aggregation<ExecSpace>& agg, const std::vector<fine_type>& test_vectors);
   /// The aggregation.
@@ -173,6 +227,8 @@ public:
   int nv() const { return nv_; }
   /// Coarse components per coarse site (2 Nv).
   int n() const { return 2 * nv_; }
+  /// Components per fine site.
+  int fine_components() const { return int(V_.extent(1)); }
   /// The orthonormalised vectors.
   const view_type& vectors() const { return V_; }
   /// A zero coarse field.
@@ -183,6 +239,7 @@ public:
   void restrict_to_coarse(coarse_type& coarse, const fine_type& fine) const;
 
 private:
+  using space = detail::FineSpace<Fine>;
   void check(const fine_type& f, const coarse_type* c, const char* what) const;
   Aggregation<ExecSpace> agg_;
   int nv_ = 0;
@@ -192,40 +249,26 @@ private:
 template <class ES> Aggregation<ES>::Aggregation(const Lattice& fine, const std::array<int, Nd>& block) : fine_(fine), block_(block) {
   if (fine.distributed())
     throw invalid_argument("multigrid aggregation: the lattice is distributed; aggregates on several ranks are not supported yet");
-  for (int mu = 0; mu < Nd; ++mu) {
-    if (block[mu] < 1 || fine.dim(mu) % block[mu] != 0 || fine.dim(mu) / block[mu] < 2)
-      throw invalid_argument("multigrid aggregation: block " + std::to_string(block[mu]) + " does not split extent " +
-                             std::to_string(fine.dim(mu)) + " of direction " + std::to_string(mu) + " into at least two blocks");
-    coarse_.dims[mu] = fine.dim(mu) / block[mu];
-  }
-  const int n_agg = coarse_.volume(), per = block_sites(), cb = fine.cb_volume();
-  auto members = Kokkos::View<int**, Kokkos::LayoutRight, Kokkos::HostSpace>("mg_members", n_agg, per);
-  auto of = Kokkos::View<int*, Kokkos::HostSpace>("mg_aggregate_of", 2 * cb);
-  std::vector<int> filled(std::size_t(n_agg), 0);
-  for (std::int64_t i = 0; i < fine.volume(); ++i) {
-    const Coords x = fine.lex_coords(i);
-    Coords c;
-    for (int mu = 0; mu < Nd; ++mu) c.x[mu] = x.x[mu] / block[mu];
-    const int a = coarse_.index(c), f = Lattice::parity(x) * cb + fine.cb_index(x);
-    members(a, filled[std::size_t(a)]++) = f;
-    of(f) = a;
-  }
-  members_ = Kokkos::create_mirror_view_and_copy(ES(), members);
-  aggregate_of_ = Kokkos::create_mirror_view_and_copy(ES(), of);
+  const int cb = fine.cb_volume();
+  build(fine.dims(), fine.volume(), [&](const Coords& x) { return Lattice::parity(x) * cb + fine.cb_index(x); });
 }
 
-template <class Real, class ES>
-Transfer<Real, ES>::Transfer(const Aggregation<ES>& agg, const std::vector<fine_type>& test_vectors)
+template <class ES>
+Aggregation<ES>::Aggregation(const Lattice& fine, const CoarseGeometry& g, const std::array<int, Nd>& block) : fine_(fine), block_(block) {
+  build(g.dims, g.volume(), [&](const Coords& x) { return g.index(x); });
+}
+
+template <class Real, class ES, class Fine>
+Transfer<Real, ES, Fine>::Transfer(const Aggregation<ES>& agg, const std::vector<fine_type>& test_vectors)
     : agg_(agg), nv_(int(test_vectors.size())) {
   if (nv_ < 1) throw invalid_argument("multigrid transfer: no test vectors");
-  const int cb = agg_.fine().cb_volume();
-  V_ = view_type("mg_vectors", 2 * cb, Ns * Nc, nv_);
+  const int comps = space::components(test_vectors[0]);
+  V_ = view_type("mg_vectors", agg_.fine_sites(), comps, nv_);
   for (int k = 0; k < nv_; ++k) {
     check(test_vectors[std::size_t(k)], nullptr, "test vector");
-    using SView = typename fine_type::cb_type::view_type;
-    Kokkos::parallel_for("kqcd::mg::Transfer::load", Kokkos::RangePolicy<ES>(0, 2 * cb),
-                         detail::LoadTestVector<view_type, SView>{V_, test_vectors[std::size_t(k)][0].view(),
-                                                                  test_vectors[std::size_t(k)][1].view(), cb, k});
+    const auto v = space::sites(test_vectors[std::size_t(k)]);
+    Kokkos::parallel_for("kqcd::mg::Transfer::load", Kokkos::RangePolicy<ES>(0, agg_.fine_sites()),
+                         detail::LoadTestVector<view_type, decltype(v)>{V_, v, k});
   }
   Kokkos::View<int*, ES> failures("mg_failures", 1);
   Kokkos::parallel_for("kqcd::mg::Transfer::orthonormalise", Kokkos::RangePolicy<ES>(0, 2 * agg_.coarse().volume()),
@@ -237,30 +280,36 @@ Transfer<Real, ES>::Transfer(const Aggregation<ES>& agg, const std::vector<fine_
                            " aggregate chiralities");
 }
 
-template <class Real, class ES> void Transfer<Real, ES>::check(const fine_type& f, const coarse_type* c, const char* what) const {
+template <class Real, class ES, class Fine>
+void Transfer<Real, ES, Fine>::check(const fine_type& f, const coarse_type* c, const char* what) const {
   if (!(f.lattice() == agg_.fine()))
     throw invalid_argument(std::string("multigrid transfer: the ") + what + " is on " + f.lattice().to_string() + ", the aggregation on " +
                            agg_.fine().to_string());
+  if constexpr (requires { f.coarse_geometry(); })
+    if (f.coarse_geometry().volume() != agg_.fine_sites())
+      throw invalid_argument(std::string("multigrid transfer: the ") + what + " has " + std::to_string(f.coarse_geometry().volume()) +
+                             " sites, the aggregation " + std::to_string(agg_.fine_sites()));
+  if (V_.extent(1) != 0 && space::components(f) != fine_components())
+    throw invalid_argument(std::string("multigrid transfer: the ") + what + " has " + std::to_string(space::components(f)) +
+                           " components per site, expected " + std::to_string(fine_components()));
   if (c && (!(c->coarse_geometry() == agg_.coarse()) || c->n() != n()))
     throw invalid_argument("multigrid transfer: a coarse field of " + std::to_string(c->n()) + " components on another coarse lattice, expected " +
                            std::to_string(n()));
 }
 
-template <class Real, class ES> void Transfer<Real, ES>::prolong(fine_type& fine, const coarse_type& coarse) const {
+template <class Real, class ES, class Fine> void Transfer<Real, ES, Fine>::prolong(fine_type& fine, const coarse_type& coarse) const {
   check(fine, &coarse, "fine field");
-  using SView = typename fine_type::cb_type::view_type;
-  const int cb = agg_.fine().cb_volume();
-  Kokkos::parallel_for("kqcd::mg::Transfer::prolong", Kokkos::RangePolicy<ES>(0, 2 * cb),
-                       detail::Prolong<view_type, SView, typename coarse_type::view_type>{V_, fine[0].view(), fine[1].view(), coarse.view(),
-                                                                                           agg_.aggregate_of(), cb, nv_});
+  const auto out = space::sites(fine);
+  Kokkos::parallel_for("kqcd::mg::Transfer::prolong", Kokkos::RangePolicy<ES>(0, agg_.fine_sites()),
+                       detail::Prolong<view_type, decltype(out), typename coarse_type::view_type>{V_, out, coarse.view(), agg_.aggregate_of(), nv_});
 }
 
-template <class Real, class ES> void Transfer<Real, ES>::restrict_to_coarse(coarse_type& coarse, const fine_type& fine) const {
+template <class Real, class ES, class Fine> void Transfer<Real, ES, Fine>::restrict_to_coarse(coarse_type& coarse, const fine_type& fine) const {
   check(fine, &coarse, "fine field");
-  using SView = typename fine_type::cb_type::view_type;
+  const auto in = space::sites(fine);
   Kokkos::parallel_for("kqcd::mg::Transfer::restrict", Kokkos::RangePolicy<ES>(0, agg_.coarse().volume() * n()),
-                       detail::Restrict<view_type, SView, typename coarse_type::view_type, typename Aggregation<ES>::table_type>{
-                           V_, fine[0].view(), fine[1].view(), coarse.view(), agg_.members(), agg_.fine().cb_volume(), nv_});
+                       detail::Restrict<view_type, decltype(in), typename coarse_type::view_type, typename Aggregation<ES>::table_type>{
+                           V_, in, coarse.view(), agg_.members(), nv_});
 }
 
 } // namespace kqcd::mg
