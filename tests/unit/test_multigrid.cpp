@@ -150,6 +150,12 @@ TEMPLATE_LIST_TEST_CASE("multigrid transfer and coarse Wilson, clover, twisted-m
 }
 
 namespace {
+/// The links of the beta 6.0 8^4 configuration in Real on ES.
+template <class Real, class ES, class Cfg> GaugeField<Kokkos::complex<Real>, ES> beta6_gauge(const Cfg& cfg) {
+  GaugeField<Kokkos::complex<Real>, ES> u(cfg.lattice);
+  import_gauge(u, cfg.links);
+  return u;
+}
 /// A random source, its solution by two-level-multigrid GCR (blocks 4x4x2x2, 8 test vectors) and
 /// the parameters used.
 template <class Op> struct MultigridSolve {
@@ -185,8 +191,7 @@ TEMPLATE_LIST_TEST_CASE("two-level multigrid GCR solves the Wilson and clover op
   using ES = space_of<TestType>;
   using Real = real_of<TestType>;
   const auto cfg = read_gauge(shared_data("milc-l8888-b6.0.milc"));
-  GaugeField<Kokkos::complex<Real>, ES> u(cfg.lattice);
-  import_gauge(u, cfg.links);
+  const auto u = beta6_gauge<Real, ES>(cfg);
   const BoundaryPhases bc = BoundaryPhases::antiperiodic_time();
   const double tol = sizeof(Real) == 4 ? 2e-5 : 1e-10;
   const double mass = -0.78;
@@ -238,8 +243,7 @@ TEMPLATE_LIST_TEST_CASE("multigrid on the even-odd Wilson system: the outer iter
   using ES = space_of<TestType>;
   using Real = real_of<TestType>;
   const auto cfg = read_gauge(shared_data("milc-l8888-b6.0.milc"));
-  GaugeField<Kokkos::complex<Real>, ES> u(cfg.lattice);
-  import_gauge(u, cfg.links);
+  const auto u = beta6_gauge<Real, ES>(cfg);
   const BoundaryPhases bc = BoundaryPhases::antiperiodic_time();
   mg::MultigridParams p;
   p.block = {4, 4, 2, 2};
@@ -271,8 +275,7 @@ TEMPLATE_LIST_TEST_CASE("a coarse level's Galerkin operator equals P^dag D_c P, 
   using ES = space_of<TestType>;
   using Real = real_of<TestType>;
   const auto cfg = read_gauge(shared_data("milc-l8888-b6.0.milc"));
-  GaugeField<Kokkos::complex<Real>, ES> u(cfg.lattice);
-  import_gauge(u, cfg.links);
+  const auto u = beta6_gauge<Real, ES>(cfg);
   const BoundaryPhases bc = BoundaryPhases::antiperiodic_time();
   // Level 1: 4^4 aggregates of 2^4 sites, 4 random test vectors; level 2: 2^4 aggregates of it, 3 vectors.
   std::vector<SpinorField<Kokkos::complex<Real>, Ns, ES>> tv;
