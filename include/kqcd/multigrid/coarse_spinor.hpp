@@ -18,7 +18,7 @@ namespace kqcd::mg {
 
 /// The coarse lattice: extents (each at least 2; odd extents allowed), lexicographic sites (x fastest).
 struct CoarseGeometry {
-  std::array<int, Nd> dims{}; ///< Coarse extents.
+  int dims[Nd] = {}; ///< Coarse extents (a plain array: read in device code).
   /// Coarse sites.
   KOKKOS_INLINE_FUNCTION int volume() const { return dims[0] * dims[1] * dims[2] * dims[3]; }
   /// The lexicographic index of coarse coordinates c.

@@ -255,7 +255,7 @@ template <class ES> Aggregation<ES>::Aggregation(const Lattice& fine, const std:
 
 template <class ES>
 Aggregation<ES>::Aggregation(const Lattice& fine, const CoarseGeometry& g, const std::array<int, Nd>& block) : fine_(fine), block_(block) {
-  build(g.dims, g.volume(), [&](const Coords& x) { return g.index(x); });
+  build({g.dims[0], g.dims[1], g.dims[2], g.dims[3]}, g.volume(), [&](const Coords& x) { return g.index(x); });
 }
 
 template <class Real, class ES, class Fine>
