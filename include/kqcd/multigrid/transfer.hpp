@@ -186,21 +186,29 @@ template <class VView, class Sites, class CView> struct Prolong {
   }
 };
 
-/// Component kk of coarse site a of phi = P^dag psi: item a * 2 nv + kk.
+/// Components k0 .. k0 + chunk - 1 of one chirality of coarse site a of phi = P^dag psi: item
+/// (a * 2 + chirality) * blocks + block; each fine component is read once for the chunk of vectors,
+/// whose V entries lie side by side.
 template <class VView, class Sites, class CView, class Table> struct Restrict {
+  static constexpr int chunk = 8;
   VView V;
   Sites in;
   CView phi;
   Table members;
   int nv;
   KOKKOS_FUNCTION void operator()(int item) const {
-    const int n = 2 * nv, a = item / n, kk = item - a * n, k = kk % nv, half = int(V.extent(1)) / 2, d0 = kk < nv ? 0 : half;
-    typename CView::non_const_value_type acc(0);
+    const int blocks = (nv + chunk - 1) / chunk, block = item % blocks, ac = item / blocks, a = ac / 2, chirality = ac % 2;
+    const int half = int(V.extent(1)) / 2, d0 = chirality * half, k0 = block * chunk, kn = nv - k0 < chunk ? nv - k0 : chunk;
+    using cplx = typename CView::non_const_value_type;
+    cplx acc[chunk] = {};
     for (int q = 0; q < int(members.extent(1)); ++q) {
       const int f = members(a, q);
-      for (int d = d0; d < d0 + half; ++d) acc += Kokkos::conj(V(f, d, k)) * in(f, d);
+      for (int d = d0; d < d0 + half; ++d) {
+        const cplx x = in(f, d);
+        for (int k = 0; k < kn; ++k) acc[k] += Kokkos::conj(V(f, d, k0 + k)) * x;
+      }
     }
-    phi(item) = acc;
+    for (int k = 0; k < kn; ++k) phi(a * 2 * nv + chirality * nv + k0 + k) = acc[k];
   }
 };
 } // namespace detail
@@ -307,9 +315,10 @@ template <class Real, class ES, class Fine> void Transfer<Real, ES, Fine>::prolo
 template <class Real, class ES, class Fine> void Transfer<Real, ES, Fine>::restrict_to_coarse(coarse_type& coarse, const fine_type& fine) const {
   check(fine, &coarse, "fine field");
   const auto in = space::sites(fine);
-  Kokkos::parallel_for("kqcd::mg::Transfer::restrict", Kokkos::RangePolicy<ES>(0, agg_.coarse().volume() * n()),
-                       detail::Restrict<view_type, decltype(in), typename coarse_type::view_type, typename Aggregation<ES>::table_type>{
-                           V_, in, coarse.view(), agg_.members(), nv_});
+  using R = detail::Restrict<view_type, decltype(in), typename coarse_type::view_type, typename Aggregation<ES>::table_type>;
+  Kokkos::parallel_for("kqcd::mg::Transfer::restrict",
+                       Kokkos::RangePolicy<ES>(0, agg_.coarse().volume() * 2 * ((nv_ + R::chunk - 1) / R::chunk)),
+                       R{V_, in, coarse.view(), agg_.members(), nv_});
 }
 
 } // namespace kqcd::mg
