@@ -96,7 +96,7 @@ GAUGE_FAMILIES = ("smear", "flow", "heatbath")
 # The fields that tell one case from another (a record's figures are everything else).
 CASE_FIELDS = ("family", "benchmark", "case", "operator", "solver", "precision", "recon", "rhs", "layout",
                "lattice", "gauge", "kappa", "tol", "csw", "mu", "grid", "block_launch", "format",
-               "Ls", "M5", "b5", "c5", "mf", "masses")
+               "Ls", "M5", "b5", "c5", "mf", "masses", "mg_levels", "mg_block", "mg_nvec")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -555,17 +555,17 @@ def solver_table(recs, extra):
 
 def multigrid_table(recs, extra):
     """Multigrid GCR on the even-odd system beside kqcd's best Krylov solver on the same system."""
-    header = ["operator", "precision", "gauge field", "lattice", "kappa", "blocks, vectors", "iterations (coarse per solve)",
+    header = ["operator", "precision", "gauge field", "lattice", "kappa", "levels, blocks, vectors", "iterations (coarse per solve)",
               "setup", "time to solution", "best Krylov: iterations, time", "speedup", "12 solves with setup"]
     header += [h for h, _ in extra]
     body = []
     for r in sorted(recs, key=lambda r: (r.get("operator"), str(r.get("gauge")), volume(r.get("lattice")), r.get("kappa"),
-                                         prec_key(r.get("precision")))):
+                                         prec_key(r.get("precision")), r.get("mg_levels", 2))):
         what = r.get("operator", "-") + (f", c_sw {r.get('csw'):g}" if r.get("csw") is not None else "")
         best = r.get("best_krylov")
         k = (r.get("krylov") or {}).get(best, {}) if best else {}
         krylov = f"{best} {k.get('iterations')}, {seconds(k.get('time_to_solution_s'))}" if k else "-"
-        block = "x".join(str(b) for b in r.get("mg_block", [])) + f", {r.get('mg_nvec')}"
+        block = f"{r.get('mg_levels', 2)}, " + "x".join(str(b) for b in r.get("mg_block", [])) + f", {r.get('mg_nvec')}"
         body.append([what, r.get("precision", "-"), os.path.basename(str(r.get("gauge", "-"))), lat(r.get("lattice")),
                      f"{r.get('kappa'):g}", block, f"{r.get('iterations')} ({r.get('coarse_iterations_per_solve')})",
                      seconds(r.get("setup_s")), seconds(r.get("time_to_solution_s")), krylov,
@@ -636,11 +636,13 @@ def family_tables(recs, build_label):
     if krylov:
         lines += ["#### Solvers", ""] + solver_table(krylov, extra) + [""]
     if mg:
-        lines += ["#### Multigrid", "", "Two-level multigrid GCR on the even-odd system (the cycle smoothing on the Schur "
-                  "complement) beside kqcd's fastest Krylov solver (BiCGStab or CG on the normal equations) on the same "
-                  "system and source, in the same precision (mixed: the cycle and the Krylov inner iterations in single); "
-                  "time to solution without the setup; speedup the Krylov time over multigrid's, for one solve and for the "
-                  "12 solves of a propagator with the setup once.", ""] + multigrid_table(mg, extra) + [""]
+        lines += ["#### Multigrid", "", "Multigrid GCR on the even-odd system (the cycle smoothing on the Schur "
+                  "complement; three levels: the K-cycle) beside the faster of kqcd's BiCGStab and CG on the normal "
+                  "equations on the same system, source and layout (scalar: multigrid does not run on the SIMD lanes yet, "
+                  "the Krylov solvers on them are under Solvers), in the same precision (mixed: the cycle and the Krylov "
+                  "inner iterations in single); time to solution without the setup; speedup the Krylov time over "
+                  "multigrid's, for one solve and for the 12 solves of a propagator with the setup once; coarse "
+                  "iterations those of the first coarse level.", ""] + multigrid_table(mg, extra) + [""]
     if fam["contract"]:
         lines += ["#### Contractions", ""] + contract_table(fam["contract"], extra) + [""]
     gauge = [r for f in GAUGE_FAMILIES for r in fam[f]]
