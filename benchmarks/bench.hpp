@@ -6,6 +6,7 @@
 #include <kqcd/core/error.hpp>
 #include <kqcd/core/lattice.hpp>
 #include <kqcd/core/provenance.hpp>
+#include <kqcd/multigrid/params.hpp>
 #include <kqcd/stencil/layout_choice.hpp>
 
 #include <nlohmann/json.hpp>
@@ -87,9 +88,7 @@ struct SolverOptions {
   double csw = 1.0;                 ///< clover coefficient (clover, twisted-clover)
   double mu = 0.1;                  ///< twisted mass (twisted, twisted-clover)
   bool quick = false;               ///< one solve instead of the best of three after a warm-up
-  std::array<int, 4> mg_block{4, 4, 4, 4}; ///< --solver mg: aggregate extents
-  int mg_nvec = 24;                 ///< --solver mg: test vectors
-  int mg_levels = 2;                ///< --solver mg: levels
+  mg::MultigridParams mg;           ///< --solver mg: the multigrid's choices
 };
 
 /// Time to solution of an even-odd Wilson-type system (CG on the normal equations or BiCGStab) and
@@ -112,6 +111,8 @@ nlohmann::json run_domain_wall_solver(const SolverOptions& opts, double copy_gby
 /// Time to solution of the full Wilson or clover system by multigrid-preconditioned GCR beside GCR
 /// alone (--solver mg).
 nlohmann::json run_multigrid_solver(const SolverOptions& opts, double copy_gbytes_per_s);
+/// The choices of a multigrid solve as JSON, each key after `prefix` (block, n_vec, levels, ...).
+nlohmann::json multigrid_json(const mg::MultigridParams& p, const std::string& prefix = "");
 
 /// Time the Wilson hopping term (or the even-odd operator, or a clover / twisted operator's
 /// A^-1 H) and return its record.

@@ -44,10 +44,7 @@ nlohmann::json time_mg_solve(const SolverOptions& o, const HostGaugeConfig* cfg,
   const PlainEvenOddOperator<Term> eo(u, bc, args...);
   const PlainEvenOddOperator<SingleTerm> eof(uf, bc, args...);
   const bool mixed = o.precision == "mixed";
-  mg::MultigridParams p;
-  p.block = o.mg_block;
-  p.n_vec = o.mg_nvec;
-  p.levels = o.mg_levels;
+  mg::MultigridParams p = o.mg;
   p.verbosity = o.quick ? 0 : 1;
   SolverParams params;
   params.tol = o.tol;
@@ -118,6 +115,16 @@ nlohmann::json time_mg_solve(const SolverOptions& o, const HostGaugeConfig* cfg,
 }
 } // namespace
 
+nlohmann::json multigrid_json(const mg::MultigridParams& p, const std::string& prefix) {
+  return {{prefix + "block", p.block},
+          {prefix + "n_vec", p.n_vec},
+          {prefix + "levels", p.levels},
+          {prefix + "coarse_block", p.coarse_block},
+          {prefix + "setup_sweeps", p.setup_sweeps},
+          {prefix + "smoother_steps", p.smoother_steps},
+          {prefix + "coarse_tol", p.coarse_tol}};
+}
+
 nlohmann::json run_multigrid_solver(const SolverOptions& o, double copy_gbytes_per_s) {
   if (o.op != "wilson" && o.op != "clover") throw invalid_argument("--solver mg solves --operator wilson or clover, not " + o.op);
   if (o.rhs != 1 || o.recon != 18) throw invalid_argument("--solver mg solves one right-hand side with recon 18");
@@ -141,9 +148,7 @@ nlohmann::json run_multigrid_solver(const SolverOptions& o, double copy_gbytes_p
   r["gauge"] = o.config.empty() ? std::string("random (hot start, seed 2024)") : o.config;
   r["kappa"] = o.kappa;
   if (o.op == "clover") r["csw"] = o.csw;
-  r["mg_block"] = o.mg_block;
-  r["mg_nvec"] = o.mg_nvec;
-  r["mg_levels"] = o.mg_levels;
+  r.update(multigrid_json(o.mg, "mg_"));
   r["source"] = "random on the even sites (seed 7)";
   r["precision"] = o.precision;
   r["tol"] = o.tol;

@@ -96,7 +96,7 @@ GAUGE_FAMILIES = ("smear", "flow", "heatbath")
 # The fields that tell one case from another (a record's figures are everything else).
 CASE_FIELDS = ("family", "benchmark", "case", "operator", "solver", "precision", "recon", "rhs", "layout",
                "lattice", "gauge", "kappa", "tol", "csw", "mu", "grid", "block_launch", "format",
-               "Ls", "M5", "b5", "c5", "mf", "masses", "mg_levels", "mg_block", "mg_nvec")
+               "Ls", "M5", "b5", "c5", "mf", "masses", "mg_levels", "mg_block", "mg_n_vec")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -565,7 +565,7 @@ def multigrid_table(recs, extra):
         best = r.get("best_krylov")
         k = (r.get("krylov") or {}).get(best, {}) if best else {}
         krylov = f"{best} {k.get('iterations')}, {seconds(k.get('time_to_solution_s'))}" if k else "-"
-        block = f"{r.get('mg_levels', 2)}, " + "x".join(str(b) for b in r.get("mg_block", [])) + f", {r.get('mg_nvec')}"
+        block = f"{r.get('mg_levels', 2)}, " + "x".join(str(b) for b in r.get("mg_block", [])) + f", {r.get('mg_n_vec')}"
         body.append([what, r.get("precision", "-"), os.path.basename(str(r.get("gauge", "-"))), lat(r.get("lattice")),
                      f"{r.get('kappa'):g}", block, f"{r.get('iterations')} ({r.get('coarse_iterations_per_solve')})",
                      seconds(r.get("setup_s")), seconds(r.get("time_to_solution_s")), krylov,

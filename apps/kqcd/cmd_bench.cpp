@@ -139,6 +139,21 @@ std::array<int, 4> parse_mg_block(const std::string& text) {
   return b;
 }
 
+void add_multigrid_options(CLI::App* cmd, mg::MultigridParams& p, std::string& block_text) {
+  cmd->add_option("--mg-block", block_text, "Multigrid: aggregate extents BXxBYxBZxBT")->capture_default_str();
+  cmd->add_option("--mg-nvec", p.n_vec, "Multigrid: test vectors")->check(CLI::Range(1, 64))->capture_default_str();
+  cmd->add_option("--mg-levels", p.levels, "Multigrid: levels (3 or more: the K-cycle, 2x2x2x2 aggregates below the first)")
+      ->check(CLI::Range(2, 5))
+      ->capture_default_str();
+  cmd->add_option("--mg-setup-sweeps", p.setup_sweeps, "Multigrid: smoother sweeps on D v = 0 per test vector")
+      ->check(CLI::Range(0, 1000))
+      ->capture_default_str();
+  cmd->add_option("--mg-smoother-steps", p.smoother_steps, "Multigrid: MR steps per smoothing")->check(CLI::Range(1, 100))->capture_default_str();
+  cmd->add_option("--mg-coarse-tol", p.coarse_tol, "Multigrid: relative residual of the coarse solves")
+      ->check(CLI::Range(1e-12, 0.999999))
+      ->capture_default_str();
+}
+
 void add_bench_command(CLI::App& app, Action& action) {
   auto s = std::make_shared<BenchSettings>();
   auto* cmd = app.add_subcommand("bench", "Run the benchmark suite, or one benchmark (see its subcommands)");
@@ -228,11 +243,7 @@ void add_bench_command(CLI::App& app, Action& action) {
                  "solvers' inner iterations in single)")
       ->check(CLI::IsMember({"cg", "bicgstab", "block-cg", "mg"}))
       ->capture_default_str();
-  cg->add_option("--mg-block", s->cg_mg_block, "Multigrid: aggregate extents BXxBYxBZxBT")->capture_default_str();
-  cg->add_option("--mg-nvec", s->cg.mg_nvec, "Multigrid: test vectors")->check(CLI::Range(1, 64))->capture_default_str();
-  cg->add_option("--mg-levels", s->cg.mg_levels, "Multigrid: levels (3 or more: the K-cycle, 2x2x2x2 aggregates below the first)")
-      ->check(CLI::Range(2, 5))
-      ->capture_default_str();
+  add_multigrid_options(cg, s->cg.mg, s->cg_mg_block);
   cg->add_option("--rhs", s->cg.rhs, "Right-hand sides (1-16): cg solves them as independent CGs sharing the multi-RHS "
                                      "operator (double, mixed or mixed-half), block-cg in "
                                      "one Krylov space (double); both against as many single-RHS CG solves")
@@ -298,7 +309,7 @@ void add_bench_command(CLI::App& app, Action& action) {
       action = [s] {
         auto o = s->cg;
         o.lattice = parse_lattice(s->cg_lattice);
-        o.mg_block = parse_mg_block(s->cg_mg_block);
+        o.mg.block = parse_mg_block(s->cg_mg_block);
         o.backend = single_backend(s->backend);
         o.quick = s->quick;
         const double copy = bench::stream_copy_gbytes_per_s(o.backend, s->quick);

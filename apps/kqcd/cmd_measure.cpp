@@ -72,8 +72,7 @@ struct MeasureSettings {
   std::optional<double> M5, b5, c5;
   std::string solver = "cg";
   std::string mg_block = "4x4x4x4";
-  int mg_nvec = 24;
-  int mg_levels = 2;
+  mg::MultigridParams mg;
 };
 
 bool parse_double(const std::string& s, double& v) {
@@ -323,10 +322,10 @@ int run_measure(const MeasureSettings& s) {
   if (!(s.tol > 0)) throw invalid_argument("--tol must be positive, found " + std::to_string(s.tol));
   // --solver mg: the two-level multigrid of the Wilson-type operators on the plain layout, one rank.
   const bool multigrid = s.solver == "mg";
-  std::array<int, 4> mg_block{};
+  mg::MultigridParams mg_params = s.mg;
   if (multigrid) {
     if (s.layout == "simd") throw invalid_argument("--solver mg runs on the scalar layout (--layout auto or scalar)");
-    mg_block = parse_mg_block(s.mg_block);
+    mg_params.block = parse_mg_block(s.mg_block);
   }
 
   std::unique_ptr<ProcessGrid> grid;
@@ -377,10 +376,7 @@ int run_measure(const MeasureSettings& s) {
     const PlainEvenOddOperator<Term> eo(u, bc, args...);
     const PlainFullOperator<SingleTerm> opf(uf, bc, args...);
     const PlainEvenOddOperator<SingleTerm> eof(uf, bc, args...);
-    mg::MultigridParams p;
-    p.block = mg_block;
-    p.n_vec = s.mg_nvec;
-    p.levels = s.mg_levels;
+    mg::MultigridParams p = mg_params;
     p.verbosity = root ? 1 : 0;
     ES().fence();
     const auto t0 = std::chrono::steady_clock::now();
@@ -391,11 +387,9 @@ int run_measure(const MeasureSettings& s) {
     layout_name = "scalar";
     results = solve_propagator_with(
         eo, S, source, [&](auto& x, const auto& b, const SolverParams& sp) { return mg::multigrid(eo, x, b, cycle, sp); }, params, on_solve);
-    mg_json = {{"block", mg_block},
-               {"n_vec", s.mg_nvec},
-               {"levels", s.mg_levels},
-               {"setup_s", setup_s},
-               {"iterations_per_level", cycle.iterations_per_level()}};
+    mg_json = bench::multigrid_json(p);
+    mg_json["setup_s"] = setup_s;
+    mg_json["iterations_per_level"] = cycle.iterations_per_level();
   };
   // Domain wall: the midpoint field of the residual mass beside the quark field (Ls even).
   std::optional<PropagatorField<double>> S_mid;
@@ -552,11 +546,7 @@ void add_measure_command(CLI::App& app, Action& action) {
                   "one rank, scalar layout)")
       ->check(CLI::IsMember({"cg", "mg"}))
       ->capture_default_str();
-  cmd->add_option("--mg-block", s->mg_block, "--solver mg: aggregate extents BXxBYxBZxBT")->capture_default_str();
-  cmd->add_option("--mg-nvec", s->mg_nvec, "--solver mg: test vectors")->check(CLI::Range(1, 64))->capture_default_str();
-  cmd->add_option("--mg-levels", s->mg_levels, "--solver mg: levels (3 or more: the K-cycle, 2x2x2x2 aggregates below the first)")
-      ->check(CLI::Range(2, 5))
-      ->capture_default_str();
+  add_multigrid_options(cmd, s->mg, s->mg_block);
   cmd->add_option("--momenta", s->momenta, "Extra sink momenta PX,PY,PZ;... (integers; p_i = 2 pi PX / L_i)");
   cmd->add_option("--layout", s->layout,
                   "auto (simd on host backends where the lattice splits into the lanes), scalar, or simd "

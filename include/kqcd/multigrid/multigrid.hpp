@@ -10,6 +10,7 @@
 
 #include <kqcd/fields/random_fields.hpp>
 #include <kqcd/multigrid/coarse_operator.hpp>
+#include <kqcd/multigrid/params.hpp>
 #include <kqcd/core/random.hpp>
 #include <kqcd/solvers/gcr.hpp>
 
@@ -22,21 +23,6 @@
 #include <vector>
 
 namespace kqcd::mg {
-
-/// The choices of a multigrid solve.
-struct MultigridParams {
-  std::array<int, Nd> block{4, 4, 4, 4}; ///< Aggregate extents.
-  int n_vec = 24; ///< Test vectors (2 n_vec coarse components per coarse site).
-  int setup_sweeps = 12; ///< Smoother sweeps on D v = 0 per test vector.
-  int smoother_steps = 4; ///< MR steps per smoothing (before and after the coarse correction).
-  double coarse_tol = 0.1; ///< Relative residual of the coarse solve.
-  int coarse_max_iter = 200; ///< GCR iterations of the coarse solve at most.
-  std::uint64_t seed = 2024; ///< Seed of the random starting vectors.
-  int verbosity = 0; ///< 1: a line on stderr per test vector of the setup.
-  int levels = 2; ///< Levels, the fine one included (2 or more).
-  std::array<int, Nd> coarse_block{2, 2, 2, 2}; ///< Aggregate extents on the coarse levels (three or more levels).
-  int kcycle_max_iter = 8; ///< GCR iterations on an intermediate level per cycle at most (three or more levels).
-};
 
 namespace detail {
 /// Complex Gaussian noise on component k of coarse site c: item c * n + k.
