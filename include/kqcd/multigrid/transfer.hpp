@@ -52,26 +52,23 @@ public:
   const Kokkos::View<int*, ExecSpace>& aggregate_of() const { return aggregate_of_; }
 
 private:
-  /// Blocks of the extents `dims`, site of coordinates x numbered index(x), n sites.
-  template <class Index> void build(const std::array<int, Nd>& dims, std::int64_t n, Index&& index) {
+  /// Blocks of the sites of `sites` (coordinates lexicographic, x fastest), site x numbered index(x).
+  template <class Index> void build(const CoarseGeometry& sites, Index&& index) {
     for (int mu = 0; mu < Nd; ++mu) {
-      if (block_[mu] < 1 || dims[mu] % block_[mu] != 0 || dims[mu] / block_[mu] < 2)
+      const int extent = sites.dims[mu];
+      if (block_[mu] < 1 || extent % block_[mu] != 0 || extent / block_[mu] < 2)
         throw invalid_argument("multigrid aggregation: block " + std::to_string(block_[mu]) + " does not split extent " +
-                               std::to_string(dims[mu]) + " of direction " + std::to_string(mu) + " into at least two blocks");
-      coarse_.dims[mu] = dims[mu] / block_[mu];
+                               std::to_string(extent) + " of direction " + std::to_string(mu) + " into at least two blocks");
+      coarse_.dims[mu] = extent / block_[mu];
     }
-    const int n_agg = coarse_.volume(), per = block_sites();
+    const int n_agg = coarse_.volume(), per = block_sites(), n = sites.volume();
     auto members = Kokkos::View<int**, Kokkos::LayoutRight, Kokkos::HostSpace>("mg_members", n_agg, per);
     auto of = Kokkos::View<int*, Kokkos::HostSpace>("mg_aggregate_of", n);
     std::vector<int> filled(std::size_t(n_agg), 0);
-    for (std::int64_t i = 0; i < n; ++i) {
-      Coords x, c;
-      std::int64_t r = i;
-      for (int mu = 0; mu < Nd; ++mu) {
-        x.x[mu] = int(r % dims[mu]);
-        r /= dims[mu];
-        c.x[mu] = x.x[mu] / block_[mu];
-      }
+    for (int i = 0; i < n; ++i) {
+      const Coords x = sites.coords(i);
+      Coords c;
+      for (int mu = 0; mu < Nd; ++mu) c.x[mu] = x.x[mu] / block_[mu];
       const int a = coarse_.index(c), f = index(x);
       members(a, filled[std::size_t(a)]++) = f;
       of(f) = a;
@@ -106,11 +103,9 @@ template <class CView> struct CoarseSites {
 template <class T> struct FineSpace;
 template <class CB> struct FineSpace<FullSpinor<CB>> {
   static auto sites(const FullSpinor<CB>& f) { return SpinorSites<typename CB::view_type>{f[0].view(), f[1].view(), f.lattice().cb_volume()}; }
-  static int components(const FullSpinor<CB>&) { return Ns * Nc; }
 };
 template <class Real, class ES> struct FineSpace<CoarseSpinor<Real, ES>> {
   static auto sites(const CoarseSpinor<Real, ES>& f) { return CoarseSites<typename CoarseSpinor<Real, ES>::view_type>{f.view(), f.n()}; }
-  static int components(const CoarseSpinor<Real, ES>& f) { return f.n(); }
 };
 
 /// V(f, d, k) = v(f, d): test vector k into the transfer's storage.
@@ -258,19 +253,21 @@ template <class ES> Aggregation<ES>::Aggregation(const Lattice& fine, const std:
   if (fine.distributed())
     throw invalid_argument("multigrid aggregation: the lattice is distributed; aggregates on several ranks are not supported yet");
   const int cb = fine.cb_volume();
-  build(fine.dims(), fine.volume(), [&](const Coords& x) { return Lattice::parity(x) * cb + fine.cb_index(x); });
+  CoarseGeometry sites;
+  for (int mu = 0; mu < Nd; ++mu) sites.dims[mu] = fine.dim(mu);
+  build(sites, [&](const Coords& x) { return Lattice::parity(x) * cb + fine.cb_index(x); });
 }
 
 template <class ES>
 Aggregation<ES>::Aggregation(const Lattice& fine, const CoarseGeometry& g, const std::array<int, Nd>& block) : fine_(fine), block_(block) {
-  build({g.dims[0], g.dims[1], g.dims[2], g.dims[3]}, g.volume(), [&](const Coords& x) { return g.index(x); });
+  build(g, [&](const Coords& x) { return g.index(x); });
 }
 
 template <class Real, class ES, class Fine>
 Transfer<Real, ES, Fine>::Transfer(const Aggregation<ES>& agg, const std::vector<fine_type>& test_vectors)
     : agg_(agg), nv_(int(test_vectors.size())) {
   if (nv_ < 1) throw invalid_argument("multigrid transfer: no test vectors");
-  const int comps = space::components(test_vectors[0]);
+  const int comps = space::sites(test_vectors[0]).components;
   V_ = view_type("mg_vectors", agg_.fine_sites(), comps, nv_);
   for (int k = 0; k < nv_; ++k) {
     check(test_vectors[std::size_t(k)], nullptr, "test vector");
@@ -297,8 +294,8 @@ void Transfer<Real, ES, Fine>::check(const fine_type& f, const coarse_type* c, c
     if (f.coarse_geometry().volume() != agg_.fine_sites())
       throw invalid_argument(std::string("multigrid transfer: the ") + what + " has " + std::to_string(f.coarse_geometry().volume()) +
                              " sites, the aggregation " + std::to_string(agg_.fine_sites()));
-  if (V_.extent(1) != 0 && space::components(f) != fine_components())
-    throw invalid_argument(std::string("multigrid transfer: the ") + what + " has " + std::to_string(space::components(f)) +
+  if (const int comps = space::sites(f).components; V_.extent(1) != 0 && comps != fine_components())
+    throw invalid_argument(std::string("multigrid transfer: the ") + what + " has " + std::to_string(comps) +
                            " components per site, expected " + std::to_string(fine_components()));
   if (c && (!(c->coarse_geometry() == agg_.coarse()) || c->n() != n()))
     throw invalid_argument("multigrid transfer: a coarse field of " + std::to_string(c->n()) + " components on another coarse lattice, expected " +
