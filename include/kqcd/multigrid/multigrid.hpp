@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -100,13 +101,17 @@ public:
   vector_type create_vector(const std::string& label = "mg_vector") const { return op_.create_vector(label); }
 
   /// z = M r for vectors of another precision (a single-precision cycle under a double outer
-  /// solve): r copied in, the cycle, z copied out.
+  /// solve): r copied in, the cycle, z copied out (the copies made on first use).
   template <class W>
     requires(!std::is_same_v<W, vector_type>)
   void operator()(W& z, const W& r) const {
-    blas::copy(r_in_, r);
-    (*this)(z_out_, r_in_);
-    blas::copy(z, z_out_);
+    if (!r_in_) {
+      r_in_.emplace(op_.create_vector("mg_r_in"));
+      z_out_.emplace(op_.create_vector("mg_z_out"));
+    }
+    blas::copy(*r_in_, r);
+    (*this)(*z_out_, *r_in_);
+    blas::copy(z, *z_out_);
   }
   /// z = M r: pre-smoothing, the coarse correction, post-smoothing.
   void operator()(vector_type& z, const vector_type& r) const {
@@ -131,10 +136,9 @@ private:
   template <class Build>
   Multigrid(const FineOp& op, const SmootherOp& eo, const MultigridParams& p, int level, Aggregation<execution_space> agg, Build&& build)
       : op_(op), eo_(eo), p_(checked(p)), level_(level), bh_(work(eo, "mg_bh")), t_(work(eo, "mg_t")), res_(op.create_vector("mg_res")),
-        e_(op.create_vector("mg_e")), w1_(op.create_vector("mg_w1")), w2_(op.create_vector("mg_w2")), agg_(std::move(agg)),
-        transfer_(agg_, near_null_vectors()), coarse_(build(transfer_)), rc_(transfer_.create_coarse("mg_rc")),
-        ec_(transfer_.create_coarse("mg_ec")), r_in_(op.create_vector("mg_r_in")), z_out_(op.create_vector("mg_z_out")),
-        next_(level + 2 < p.levels ? std::make_unique<next_type>(coarse_, p, level + 1) : nullptr) {}
+        e_(op.create_vector("mg_e")), w1_(op.create_vector("mg_w1")), w2_(schur ? vector_type() : op.create_vector("mg_w2")),
+        agg_(std::move(agg)), transfer_(agg_, near_null_vectors()), coarse_(build(transfer_)), rc_(transfer_.create_coarse("mg_rc")),
+        ec_(transfer_.create_coarse("mg_ec")), next_(level + 2 < p.levels ? std::make_unique<next_type>(coarse_, p, level + 1) : nullptr) {}
 
   static const MultigridParams& checked(const MultigridParams& p) {
     if (p.n_vec < 1 || p.setup_sweeps < 0 || p.smoother_steps < 1 || p.levels < 2 || p.kcycle_max_iter < 1)
@@ -143,7 +147,7 @@ private:
                              std::to_string(p.kcycle_max_iter) + " K-cycle iterations; expected at least 2, 1, 0, 1, 1");
     return p;
   }
-  /// The Schur smoother's work vectors (none for MR on FineOp).
+  /// The Schur smoother's work vectors (none for MR on FineOp, which works in w2_ instead).
   static typename SmootherOp::vector_type work(const SmootherOp& eo, const std::string& label) {
     if constexpr (schur) return eo.create_vector(label);
     else return {};
@@ -196,7 +200,7 @@ private:
   transfer_type transfer_;
   coarse_type coarse_;
   mutable coarse_vector_type rc_, ec_;
-  mutable vector_type r_in_, z_out_;
+  mutable std::optional<vector_type> r_in_, z_out_;
   std::unique_ptr<next_type> next_;
   mutable long coarse_iterations_ = 0;
 };
