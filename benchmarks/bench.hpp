@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include <array>
+#include <chrono>
 #include <functional>
 #include <string>
 #include <vector>
@@ -111,6 +112,14 @@ nlohmann::json run_domain_wall_solver(const SolverOptions& opts, double copy_gby
 /// Time to solution of the full Wilson or clover system by multigrid-preconditioned GCR beside GCR
 /// alone (--solver mg).
 nlohmann::json run_multigrid_solver(const SolverOptions& opts, double copy_gbytes_per_s);
+/// Seconds of f(), the execution space ES fenced before and after.
+template <class ES, class F> double fenced_seconds(F&& f) {
+  ES().fence();
+  const auto t0 = std::chrono::steady_clock::now();
+  f();
+  ES().fence();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
 /// The choices of a multigrid solve as JSON, each key after `prefix` (block, n_vec, levels, ...).
 nlohmann::json multigrid_json(const mg::MultigridParams& p, const std::string& prefix = "");
 

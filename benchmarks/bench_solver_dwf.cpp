@@ -14,7 +14,6 @@
 #include <kqcd/stencil/domain_wall.hpp>
 
 #include <algorithm>
-#include <chrono>
 #include <utility>
 
 namespace kqcd::bench {
@@ -29,11 +28,9 @@ nlohmann::json solve_dwf(const SolverOptions& o, const Outer& op, const Sloppy& 
   op.prepare_source(b_hat, b_e, b_o);
   auto once = [&] {
     blas::zero(x_e);
-    ES().fence();
-    const auto t0 = std::chrono::steady_clock::now();
-    const SolverResult r = cg_normal(op, sop, x_e, b_hat, params);
-    ES().fence();
-    return std::pair(r, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    SolverResult r;
+    const double t = fenced_seconds<ES>([&] { r = cg_normal(op, sop, x_e, b_hat, params); });
+    return std::pair(r, t);
   };
   auto [res, seconds] = once();
   for (int rep = 0; rep < (o.quick ? 0 : 2); ++rep) { // best of three

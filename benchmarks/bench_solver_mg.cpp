@@ -15,23 +15,15 @@
 #include <kqcd/solvers/bicgstab.hpp>
 #include <kqcd/solvers/cg.hpp>
 
-#include <chrono>
 #include <cstdio>
 #include <optional>
+#include <type_traits>
 #include <utility>
+#include <vector>
 
 namespace kqcd::bench {
 
 namespace {
-/// Seconds of f(), fenced.
-template <class ES, class F> double timed(F&& f) {
-  ES().fence();
-  const auto t0 = std::chrono::steady_clock::now();
-  f();
-  ES().fence();
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
-
 template <class ES, class Term, class SingleTerm, class... Args>
 nlohmann::json time_mg_solve(const SolverOptions& o, const HostGaugeConfig* cfg, const Args&... args) {
   const Lattice lattice = cfg ? cfg->lattice : o.lattice;
@@ -60,37 +52,33 @@ nlohmann::json time_mg_solve(const SolverOptions& o, const HostGaugeConfig* cfg,
     for (int rep = 0; rep < reps; ++rep) {
       blas::zero(x);
       SolverResult r;
-      const double t = timed<ES>([&] { r = solve(); });
+      const double t = fenced_seconds<ES>([&] { r = solve(); });
       if (t < seconds) res = r, seconds = t;
       if (!o.quick) std::fprintf(stderr, "[kqcd bench] %s: %d iterations, %.3f s\n", what, r.iterations, t);
     }
     return std::pair(res, seconds);
   };
+  // The setup and the multigrid solves of the cycle on the full operator `full` and the even-odd
+  // `smoother` (MR on its Schur complement) of links `links`.
   nlohmann::json r;
-  auto record = [&](const auto& cycle, double setup_s) {
-    const long coarse_before = cycle.coarse_iterations();
-    const auto [res, seconds] = best("multigrid", solves, [&] { return mg::multigrid(eo, x, b, cycle, params); });
+  auto run_multigrid = [&](const auto& full, const auto& smoother, const auto& links) {
+    std::optional<mg::Multigrid<std::decay_t<decltype(full)>, std::decay_t<decltype(smoother)>>> cycle;
+    const double setup_s = fenced_seconds<ES>([&] { cycle.emplace(full, smoother, links, bc, p); });
+    const std::vector<long> before = cycle->iterations_per_level();
+    const auto [res, seconds] = best("multigrid", solves, [&] { return mg::multigrid(eo, x, b, *cycle, params); });
+    std::vector<long> per_level = cycle->iterations_per_level();
+    for (std::size_t l = 0; l < per_level.size(); ++l) per_level[l] = (per_level[l] - before[l]) / solves;
     r = {{"time_to_solution_s", seconds},
          {"setup_s", setup_s},
          {"iterations", res.iterations},
-         {"coarse_iterations_per_solve", (cycle.coarse_iterations() - coarse_before) / solves},
-         {"iterations_per_level", cycle.iterations_per_level()},
+         {"iterations_per_level", per_level},
          {"true_residual", res.true_residual},
          {"converged", res.converged()},
          {"status", to_string(res.status)}};
   };
-  // The cycle (smoothing on the Schur complement) in single with --precision mixed, else in double.
-  if (mixed) {
-    const PlainFullOperator<SingleTerm> opf(uf, bc, args...);
-    std::optional<mg::Multigrid<decltype(opf), decltype(eof)>> cycle;
-    const double setup = timed<ES>([&] { cycle.emplace(opf, eof, uf, bc, p); });
-    record(*cycle, setup);
-  } else {
-    const PlainFullOperator<Term> op(u, bc, args...);
-    std::optional<mg::Multigrid<decltype(op), decltype(eo)>> cycle;
-    const double setup = timed<ES>([&] { cycle.emplace(op, eo, u, bc, p); });
-    record(*cycle, setup);
-  }
+  // The cycle in single with --precision mixed, else in double.
+  if (mixed) run_multigrid(PlainFullOperator<SingleTerm>(uf, bc, args...), eof, uf);
+  else run_multigrid(PlainFullOperator<Term>(u, bc, args...), eo, u);
   // kqcd's Krylov solvers on the same system, in the same precision (mixed: single inner iterations).
   nlohmann::json krylov;
   std::string best_name;

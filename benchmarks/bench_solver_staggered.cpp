@@ -15,7 +15,6 @@
 #include <kqcd/solvers/staggered_solve.hpp>
 
 #include <algorithm>
-#include <chrono>
 #include <utility>
 #include <vector>
 
@@ -36,20 +35,19 @@ nlohmann::json solve_staggered(const SolverOptions& o, const Outer& op, const Sl
   std::vector<typename Outer::field_type> x;
   for (std::size_t i = 0; i < o.masses.size(); ++i) x.push_back(op.create_field("x"));
   auto once = [&] {
-    ES().fence();
-    const auto t0 = std::chrono::steady_clock::now();
     MultiShiftResult res;
-    if (o.masses.size() > 1) {
-      res = staggered_multi_mass_solve(op, sop, x, b, o.masses, params);
-    } else { // one mass: CG with reliable updates on the operator's own system
-      auto be = op.create_vector("be");
-      op.prepare(be, b);
-      blas::zero(x[0][0]);
-      res.shifts = {cg(op, sop, x[0][0], be, params)};
-      op.reconstruct(x[0], b);
-    }
-    ES().fence();
-    return std::pair(res, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    const double t = fenced_seconds<ES>([&] {
+      if (o.masses.size() > 1) {
+        res = staggered_multi_mass_solve(op, sop, x, b, o.masses, params);
+      } else { // one mass: CG with reliable updates on the operator's own system
+        auto be = op.create_vector("be");
+        op.prepare(be, b);
+        blas::zero(x[0][0]);
+        res.shifts = {cg(op, sop, x[0][0], be, params)};
+        op.reconstruct(x[0], b);
+      }
+    });
+    return std::pair(res, t);
   };
   auto [res, seconds] = once();
   for (int rep = 0; rep < (o.quick ? 0 : 3); ++rep) { // best of three after the warm-up

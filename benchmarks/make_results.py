@@ -567,7 +567,7 @@ def multigrid_table(recs, extra):
         krylov = f"{best} {k.get('iterations')}, {seconds(k.get('time_to_solution_s'))}" if k else "-"
         block = f"{r.get('mg_levels', 2)}, " + "x".join(str(b) for b in r.get("mg_block", [])) + f", {r.get('mg_n_vec')}"
         body.append([what, r.get("precision", "-"), os.path.basename(str(r.get("gauge", "-"))), lat(r.get("lattice")),
-                     f"{r.get('kappa'):g}", block, f"{r.get('iterations')} ({r.get('coarse_iterations_per_solve')})",
+                     f"{r.get('kappa'):g}", block, f"{r.get('iterations')} ({(r.get('iterations_per_level') or ['-'])[0]})",
                      seconds(r.get("setup_s")), seconds(r.get("time_to_solution_s")), krylov,
                      ratio(r.get("speedup_over_krylov")) if r.get("speedup_over_krylov") else "-",
                      ratio(r.get("speedup_over_krylov_12_solves_with_setup"))

@@ -33,7 +33,6 @@
 
 #include <algorithm>
 #include <charconv>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <iomanip>
@@ -378,11 +377,9 @@ int run_measure(const MeasureSettings& s) {
     const PlainEvenOddOperator<SingleTerm> eof(uf, bc, args...);
     mg::MultigridParams p = mg_params;
     p.verbosity = root ? 1 : 0;
-    ES().fence();
-    const auto t0 = std::chrono::steady_clock::now();
-    const mg::Multigrid cycle(opf, eof, uf, bc, p);
-    ES().fence();
-    const double setup_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    std::optional<mg::Multigrid<decltype(opf), decltype(eof)>> setup;
+    const double setup_s = bench::fenced_seconds<ES>([&] { setup.emplace(opf, eof, uf, bc, p); });
+    const auto& cycle = *setup;
     if (root) std::fprintf(stderr, "kqcd: multigrid setup %.3f s\n", setup_s);
     layout_name = "scalar";
     results = solve_propagator_with(
