@@ -149,22 +149,30 @@ std::optional<Kokkos::Experimental::Graph<ES>> eo_graph(const DslashOptions& opt
   }
 }
 
-/// f.template operator()<ES, Real>() for the backend and precision opts names (a precision the
-/// build leaves out: not_compiled).
-template <class F> nlohmann::json with_backend_and_precision(const DslashOptions& opts, F&& f) {
+/// f.template operator()<ES>() on the execution space --backend names.
+template <class F> nlohmann::json with_backend(const DslashOptions& opts, F&& f) {
   nlohmann::json r;
   const std::string backend = backend_or_default(opts.backend);
-  const bool found = with_execution_space(backend, [&]<class ES>() {
-    auto with_precision = [&]<class Real>() {
-      if constexpr (!precision_compiled<Real>) throw not_compiled("precision " + opts.precision, compiled_precisions, "KQCD_PRECISIONS");
-      else r = f.template operator()<ES, Real>();
-    };
-    if (opts.precision == "single") with_precision.template operator()<float>();
-    else if (opts.precision == "half") with_precision.template operator()<half>();
-    else with_precision.template operator()<double>();
-  });
-  if (!found) throw invalid_argument("backend '" + backend + "' is not enabled in this build");
+  if (!with_execution_space(backend, [&]<class ES>() { r = f.template operator()<ES>(); }))
+    throw invalid_argument("backend '" + backend + "' is not enabled in this build");
   return r;
+}
+
+/// f.template operator()<Real>() for the storage precision --precision names (float, double or
+/// kqcd::half; a precision the build leaves out: not_compiled).
+template <class F> nlohmann::json with_precision(const DslashOptions& opts, F&& f) {
+  auto with = [&]<class Real>() -> nlohmann::json {
+    if constexpr (!precision_compiled<Real>) throw not_compiled("precision " + opts.precision, compiled_precisions, "KQCD_PRECISIONS");
+    else return f.template operator()<Real>();
+  };
+  if (opts.precision == "single") return with.template operator()<float>();
+  if (opts.precision == "half") return with.template operator()<half>();
+  return with.template operator()<double>();
+}
+
+/// f.template operator()<ES, Real>() for the backend and precision opts names.
+template <class F> nlohmann::json with_backend_and_precision(const DslashOptions& opts, F&& f) {
+  return with_precision(opts, [&]<class Real>() { return with_backend(opts, [&]<class ES>() { return f.template operator()<ES, Real>(); }); });
 }
 
 /// The families of cases, for the rank's part of the lattice (opts.lattice).
