@@ -90,6 +90,7 @@ struct SolverOptions {
   double mu = 0.1;                  ///< twisted mass (twisted, twisted-clover)
   bool quick = false;               ///< one solve instead of the best of three after a warm-up
   mg::MultigridParams mg;           ///< --solver mg: the multigrid's choices
+  std::array<int, Nd> grid{0, 0, 0, 0}; ///< MPI process grid over `lattice` (zeros: automatic; Wilson-type cg, bicgstab, block-cg)
 };
 
 /// Time to solution of an even-odd Wilson-type system (CG on the normal equations or BiCGStab) and

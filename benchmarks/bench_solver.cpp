@@ -9,6 +9,8 @@
 // (double), against N single-RHS CG solves of the same systems in the same run.
 #include "bench.hpp"
 
+#include <kqcd/comm/halo.hpp>
+#include <kqcd/comm/process_grid.hpp>
 #include <kqcd/core/error.hpp>
 #include <kqcd/core/execution_spaces.hpp>
 #include <kqcd/fields/host_convert.hpp>
@@ -23,6 +25,7 @@
 #include <kqcd/stencil/wilson_dslash.hpp>
 
 #include <algorithm>
+#include <memory>
 #include <cstdio>
 #include <vector>
 
@@ -358,6 +361,12 @@ HostGaugeConfig solver_config(const SolverOptions& o) {
 }
 
 nlohmann::json run_solver(const SolverOptions& o, double copy_gbytes_per_s) {
+  const bool gridded = ProcessGrid::world_size() > 1 || o.grid[0] * o.grid[1] * o.grid[2] * o.grid[3] > 1;
+  if (gridded && (o.solver == "mg" || o.op == "staggered" || improved_staggered_operator(o.op) || o.op == "shamir" || o.op == "moebius"))
+    throw invalid_argument("bench cg --solver " + o.solver + " --operator " + o.op +
+                           " runs on one rank; a process grid takes the Wilson-type operators with cg, bicgstab or block-cg");
+  if (gridded && !o.config.empty())
+    throw invalid_argument("bench cg --config runs on one rank; a process grid solves on a random gauge field (--lattice)");
   if (o.solver == "mg") return run_multigrid_solver(o, copy_gbytes_per_s);
   if (o.op == "staggered" || improved_staggered_operator(o.op)) return run_staggered_solver(o, copy_gbytes_per_s);
   if (o.op == "shamir" || o.op == "moebius") return run_domain_wall_solver(o, copy_gbytes_per_s);
@@ -378,9 +387,25 @@ nlohmann::json run_solver(const SolverOptions& o, double copy_gbytes_per_s) {
                            " solves with --operator wilson, one right-hand side and double, single or mixed precision");
   const std::string backend = backend_or_default(o.backend);
   const HostGaugeConfig cfg = solver_config(o);
+  // Under mpiexec each rank solves on its part of the lattice (the random fields are keyed by the
+  // global site, so the system is the one-rank system).
+  std::unique_ptr<ProcessGrid> grid;
+  SolverOptions local = o;
+  if (gridded) {
+    grid = std::make_unique<ProcessGrid>(o.lattice, o.grid);
+    local.lattice = grid->lattice();
+  }
   nlohmann::json r;
-  if (!with_execution_space(backend, [&]<class ES>() { r = time_solver<ES>(o, o.config.empty() ? nullptr : &cfg); }))
+  if (!with_execution_space(backend, [&]<class ES>() {
+        r = time_solver<ES>(local, o.config.empty() ? nullptr : &cfg);
+        if (grid) r["halo_path"] = HaloExchange<Kokkos::View<double* [1], typename ES::memory_space>, ES>::path(grid->lattice());
+      }))
     throw invalid_argument("backend '" + backend + "' is not enabled in this build");
+  if (grid) {
+    r["grid"] = grid->grid();
+    r["ranks"] = grid->size();
+    r["transport"] = comm::transport_name(grid->transport());
+  }
   const auto d = (o.config.empty() ? o.lattice : cfg.lattice).dims();
   r["benchmark"] = o.op + (o.solver == "block-cg" ? "_eo_block_cg_normal"
                            : o.rhs > 1          ? "_eo_cg_normal_multi"

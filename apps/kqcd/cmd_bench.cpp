@@ -39,6 +39,7 @@ struct BenchSettings {
   std::string cg_mg_block = "4x4x4x4";
   std::string dslash_lattice = "16x16x16x16";
   std::string dslash_grid = "auto";
+  std::string cg_grid = "auto";
   std::string io_lattice = "32x32x32x32";
   std::string gauge_lattice = "8x8x8x8";
   std::string contract_lattice = "8x8x8x8";
@@ -237,6 +238,10 @@ void add_bench_command(CLI::App& app, Action& action) {
   cg->fallthrough();
   cg->add_option("--lattice", s->cg_lattice, "Lattice LXxLYxLZxLT (random gauge field)")->capture_default_str();
   cg->add_option("--config", s->cg.config, "Solve on this gauge file instead (its own lattice)");
+  cg->add_option("--grid", s->cg_grid,
+                 "MPI process grid GXxGYxGZxGT over the lattice, or auto (under mpiexec: Wilson-type operators, cg, "
+                 "bicgstab or block-cg, a random gauge field)")
+      ->capture_default_str();
   cg->add_option("--solver", s->cg.solver,
                  "cg, bicgstab, block-cg (block CG over --rhs systems) or mg (the even-odd wilson or clover system by GCR "
                  "with the two-level multigrid cycle, beside BiCGStab and CG; double, or mixed: the cycle and the Krylov "
@@ -310,6 +315,7 @@ void add_bench_command(CLI::App& app, Action& action) {
         auto o = s->cg;
         o.lattice = parse_lattice(s->cg_lattice);
         o.mg.block = parse_mg_block(s->cg_mg_block);
+        o.grid = parse_grid(s->cg_grid);
         o.backend = single_backend(s->backend);
         o.quick = s->quick;
         const double copy = bench::stream_copy_gbytes_per_s(o.backend, s->quick);

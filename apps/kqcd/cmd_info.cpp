@@ -52,7 +52,8 @@ nlohmann::json info_json() {
                 {"target_options", build_info::target_options},
                 {"native", build_info::native},
                 {"kokkos_kernels", build_info::kokkos_kernels},
-                {"mpi", build_info::mpi}};
+                {"mpi", build_info::mpi},
+                {"nccl", build_info::nccl}};
   j["provenance"] = bench::provenance_json();
   j["tune_cache"] = {{"path", tune_cache_path()}, {"tuning", tuning_enabled()}};
   return j;
@@ -83,7 +84,8 @@ void add_info_command(CLI::App& app, Action& action) {
                 << j["build"]["build_type"].get<std::string>() << ", native "
                 << (j["build"]["native"].get<bool>() ? "on" : "off") << ", Kokkos Kernels "
                 << (j["build"]["kokkos_kernels"].get<bool>() ? "on" : "off") << ", MPI "
-                << (j["build"]["mpi"].get<bool>() ? "on" : "off") << "\n"
+                << (j["build"]["mpi"].get<bool>() ? "on" : "off") << ", NCCL "
+                << (j["build"]["nccl"].get<bool>() ? "on" : "off") << "\n"
                 << "tune cache " << j["tune_cache"]["path"].get<std::string>() << ", tuning "
                 << (j["tune_cache"]["tuning"].get<bool>() ? "on" : "off") << " (kqcd tune lists the entries)\n";
       return 0;

@@ -2,6 +2,7 @@
 // 1 any other failure.
 #include "commands.hpp"
 
+#include <kqcd/comm/device_comm.hpp>
 #include <kqcd/comm/mpi.hpp>
 #include <kqcd/core/error.hpp>
 #include <kqcd/core/profile.hpp>
@@ -12,6 +13,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -54,10 +56,11 @@ int main(int argc, char** argv) {
     return e.get_exit_code() == 0 ? 0 : 2;
   }
   // Under mpiexec every rank runs the command; only rank 0 writes to stdout. Distributed commands
-  // (bench dslash, plaquette, smear, flow, measure, generate, convert) split the lattice over the
+  // (bench dslash, bench cg, plaquette, smear, flow, measure, generate, convert) split the lattice over the
   // ranks; the others run on rank 0 alone.
   const bool distributed_command = (app.get_subcommand("bench")->parsed() &&
-                                    app.get_subcommand("bench")->get_subcommand("dslash")->parsed()) ||
+                                    (app.get_subcommand("bench")->get_subcommand("dslash")->parsed() ||
+                                     app.get_subcommand("bench")->get_subcommand("cg")->parsed())) ||
                                    app.get_subcommand("plaquette")->parsed() || app.get_subcommand("smear")->parsed() ||
                                    app.get_subcommand("flow")->parsed() || app.get_subcommand("measure")->parsed() ||
                                    app.get_subcommand("generate")->parsed() || app.get_subcommand("convert")->parsed();
@@ -74,6 +77,9 @@ int main(int argc, char** argv) {
     if (rank != 0 && !std::freopen("/dev/null", "w", stdout)) return 1;
   }
 #endif
+  // One GPU per rank, chosen by the node-local rank (unless the command line chooses).
+  const std::string device = kqcd::comm::device_argument(std::vector<std::string>(kokkos_args.begin() + 1, kokkos_args.end()));
+  if (!device.empty()) kokkos_args.push_back(const_cast<char*>(device.c_str()));
   int rc = 0;
   {
     int kokkos_argc = int(kokkos_args.size());

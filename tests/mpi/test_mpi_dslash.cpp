@@ -5,6 +5,7 @@
 // takes the same path through the tests (a one-sided failure cannot deadlock a collective).
 #include "test_harness.hpp"
 
+#include <kqcd/comm/halo.hpp>
 #include <kqcd/comm/process_grid.hpp>
 #include <kqcd/fields/random_fields.hpp>
 #include <kqcd/gauge/gauge_observables.hpp>
@@ -49,6 +50,62 @@ TEMPLATE_LIST_TEST_CASE("process grid: sub-lattices tile the global lattice", "[
   }
   // A grid that does not fit is refused with a message naming it.
   CHECK_THROWS_AS(ProcessGrid(global_lattice, {3, 1, 1, 1}), kqcd::invalid_argument);
+}
+
+TEMPLATE_LIST_TEST_CASE("halo exchange: every ghost site of each direction, side, parity and depth holds its global site",
+                        "[mpi][halo]", EnabledExecutionSpaces) {
+  using ES = TestType;
+  using View = Kokkos::View<double* [2], typename ES::memory_space>;
+  const Lattice global({8, 8, 8, 16}); // local extents of at least 3 in split directions on 4 ranks
+  for (const auto& g : process_grids())
+    for (int depth : {1, 3}) {
+      ProcessGrid pg(global, g);
+      const Lattice lat = pg.lattice().with_ghost_depth(depth);
+      CAPTURE(pg.to_string(), depth, comm::transport_name(pg.transport()));
+      for (int parity = 0; parity < 2; ++parity) {
+        // Each local site holds its global lexicographic index and parity; the ghost rows start at -1.
+        View v("halo_sites", lat.cb_volume() + lat.ghost_sites());
+        auto h = Kokkos::create_mirror_view(v);
+        Kokkos::deep_copy(h, -1.0);
+        for (int s = 0; s < lat.cb_volume(); ++s) {
+          h(s, 0) = double(lat.global_lex_index(lat.cb_coords(s, parity)));
+          h(s, 1) = parity;
+        }
+        Kokkos::deep_copy(v, h);
+        HaloExchange<View, ES> halo(lat);
+        if (pg.transport() == comm::Transport::nccl && !HaloExchange<View, ES>::host_accessible)
+          CHECK(halo.path() == "device memory (NCCL)");
+        halo.exchange(v, parity);
+        Kokkos::deep_copy(h, v);
+        // Ghost row f of slot (mu, side): layer f / n beyond the face, the site at x_mu = L + layer
+        // (side 0, from the forward neighbour) or -1 - layer (side 1), wrapped onto the global lattice.
+        long wrong = 0, checked = 0;
+        for (int mu = 0; mu < Nd; ++mu)
+          if (lat.partitioned(mu))
+            for (int side = 0; side < 2; ++side) {
+              const int n = lat.face_sites(mu), L = lat.dim(mu);
+              for (int f = 0; f < depth * n; ++f) {
+                const int layer = f / n, x_mu = side == 0 ? L + layer : -1 - layer;
+                Coords c = lat.face_coords(mu, f % n, x_mu, parity);
+                std::int64_t index = 0;
+                for (int nu = Nd - 1; nu >= 0; --nu)
+                  index = index * global.dim(nu) + (c.x[nu] + lat.origin(nu) + global.dim(nu)) % global.dim(nu);
+                const int row = lat.cb_volume() + lat.ghost_offset(mu, side) + f;
+                wrong += h(row, 0) != double(index) || h(row, 1) != parity;
+                ++checked;
+              }
+            }
+        MPI_Allreduce(MPI_IN_PLACE, &wrong, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+        MPI_Allreduce(MPI_IN_PLACE, &checked, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+        CHECK(wrong == 0);
+        CHECK(checked == (pg.size() > 1 ? 2L * depth * [&] {
+          long faces = 0; // every rank's faces: the split directions' two sides
+          for (int mu = 0; mu < Nd; ++mu)
+            if (lat.partitioned(mu)) faces += lat.face_sites(mu);
+          return faces * pg.size();
+        }() : 0L));
+      }
+    }
 }
 
 TEMPLATE_LIST_TEST_CASE("random fields are keyed by the global site", "[mpi]", Configs) {

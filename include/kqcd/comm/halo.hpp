@@ -3,12 +3,16 @@
 // unpack kernel scatters the received faces into the ghost zone. start() returns once the
 // messages are posted, so the caller computes the interior while they fly, then calls finish().
 // Buffers go to MPI directly where the host can address them (CPU backends) or MPI is GPU-aware
-// (comm::gpu_aware_mpi()); otherwise through page-locked host mirrors (host staging).
+// (comm::gpu_aware_mpi()); otherwise through page-locked host mirrors (host staging). Where the
+// process grid's transport is NCCL (comm/device_comm.hpp) and the field lives on the CUDA device,
+// the faces go GPU to GPU on NCCL's stream instead, ordered after the pack and before the unpack
+// without the host waiting for either.
 // How a face's rows travel is a face pack the caller supplies (WholeRows by default): an operator
 // may send less than whole rows (the Wilson hopping term sends spin-projected halves,
 // stencil/wilson_dslash.hpp).
 #pragma once
 
+#include <kqcd/comm/device_comm.hpp>
 #include <kqcd/comm/mpi.hpp>
 #include <kqcd/core/complex.hpp>
 #include <kqcd/core/error.hpp>
@@ -108,13 +112,22 @@ public:
   /// Whether the field's memory is host-accessible.
   static constexpr bool host_accessible =
       Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename FieldView::memory_space>::accessible;
+#if KQCD_HAVE_NCCL
+  /// Whether NCCL can carry this field's faces: it lives on the CUDA device and is computed there.
+  static constexpr bool nccl_capable = std::is_same_v<ExecSpace, Kokkos::Cuda> && !host_accessible;
+#else
+  static constexpr bool nccl_capable = false; ///< No NCCL in this build.
+#endif
 
   HaloExchange() = default;
   /// `rows` rows of the view per site (a block of right-hand sides); messages are tagged from
   /// `tag_base` on, so that exchanges with different bases can be in flight together.
   /// Device memory goes to MPI directly where comm::gpu_aware_mpi() says MPI takes it, else staged.
+  /// Faces go through NCCL where the lattice's process grid has the NCCL transport and the field
+  /// lives on the CUDA device.
   explicit HaloExchange(const Lattice& lat, int rows = 1, int tag_base = 0)
-      : lat_(lat), rows_(rows), tag_base_(tag_base), staging_(!host_accessible && lat.distributed() && !comm::gpu_aware_mpi()) {
+      : lat_(lat), rows_(rows), tag_base_(tag_base), device_(nccl_capable ? lat.device_communicator() : nullptr),
+        staging_(!host_accessible && lat.distributed() && !device_ && !comm::gpu_aware_mpi()) {
     for (int mu = 0; mu < Nd; ++mu)
       if (lat.partitioned(mu))
         for (int side = 0; side < 2; ++side) {
@@ -130,9 +143,15 @@ public:
 
   /// Rows of the view per site.
   int rows() const { return rows_; }
-  /// How the buffers reach MPI: "host memory", "device memory (GPU-aware MPI)" or "host staging".
-  std::string path() const {
-    return host_accessible ? "host memory" : staging_ ? "host staging" : "device memory (GPU-aware MPI)";
+  /// How the faces travel: "host memory", "host staging", "device memory (GPU-aware MPI)" or
+  /// "device memory (NCCL)".
+  std::string path() const { return path(lat_); }
+  /// The path the faces of a field of this type on `lat` take.
+  static std::string path(const Lattice& lat) {
+    return host_accessible                              ? "host memory"
+           : nccl_capable && lat.device_communicator() ? "device memory (NCCL)"
+           : !comm::gpu_aware_mpi()                     ? "host staging"
+                                                        : "device memory (GPU-aware MPI)";
   }
 
   /// Bytes sent per exchange by this rank with face pack `faces`.
@@ -160,6 +179,22 @@ public:
                                                                               parity, 0, rows_, per_row(faces),
                                                                               faces.template face<FieldView>(mu, side), true});
         }
+#if KQCD_HAVE_NCCL
+    if constexpr (nccl_capable)
+      if (device_) {
+        // Receives and sends in the order of the MPI path's tags, the same on every rank.
+        std::vector<comm::DeviceCommunicator::Message> receives, sends;
+        for (int mu = 0; mu < Nd; ++mu)
+          if (lat_.partitioned(mu))
+            for (int side = 0; side < 2; ++side) {
+              const std::size_t bytes = std::size_t(face_rows(mu)) * per_site * sizeof(value_type);
+              receives.push_back({recv_[mu][side].data(), bytes, lat_.neighbour_rank(mu, side)});
+              sends.push_back({send_[mu][side].data(), bytes, lat_.neighbour_rank(mu, 1 - side)});
+            }
+        device_->start(ExecSpace().cuda_stream(), receives, sends);
+        return;
+      }
+#endif
     ExecSpace().fence("kqcd::halo_pack");
     requests_.clear();
     for (int mu = 0; mu < Nd; ++mu)
@@ -192,6 +227,10 @@ public:
   template <class Faces = WholeRows> void finish(const FieldView& field, const Faces& faces = {}) {
 #if KQCD_HAVE_MPI
     if (!lat_.distributed()) return;
+#if KQCD_HAVE_NCCL
+    if constexpr (nccl_capable)
+      if (device_) device_->finish(ExecSpace().cuda_stream());
+#endif
     MPI_Waitall(int(requests_.size()), requests_.data(), MPI_STATUSES_IGNORE);
     requests_.clear();
     for (int mu = 0; mu < Nd; ++mu)
@@ -231,6 +270,7 @@ private:
   }
   Lattice lat_;
   int rows_ = 1, tag_base_ = 0;
+  const comm::DeviceCommunicator* device_ = nullptr;
   bool staging_ = false;
   buffer_type send_[Nd][2], recv_[Nd][2];
   host_buffer_type send_host_[Nd][2], recv_host_[Nd][2];

@@ -1,13 +1,16 @@
 // ProcessGrid: a Cartesian communicator over the four directions (any subset split) and the
 // sub-lattice each rank holds. Lattices it hands out refer to its communicator, so it must
 // outlive every field built on them. Without MPI (or on one rank) it is the trivial 1x1x1x1 grid.
+// The grid also chooses how halos travel (comm/device_comm.hpp: MPI, or NCCL between GPUs).
 #pragma once
 
+#include <kqcd/comm/device_comm.hpp>
 #include <kqcd/comm/mpi.hpp>
 #include <kqcd/core/lattice.hpp>
 
 #include <algorithm>
 #include <array>
+#include <memory>
 #include <string>
 
 namespace kqcd {
@@ -41,11 +44,16 @@ public:
         neighbours_[mu][0] = fwd;
         neighbours_[mu][1] = bwd;
       }
+      transport_ = agreed_transport(comm_, ranks);
+#if KQCD_HAVE_NCCL
+      if (transport_ == comm::Transport::nccl) device_comm_ = std::make_unique<comm::DeviceCommunicator>(comm_);
+#endif
     }
 #endif
-    local_ = Lattice::sub_lattice(global, grid_, coords_, neighbours_, rank_, comm_);
+    local_ = Lattice::sub_lattice(global, grid_, coords_, neighbours_, rank_, comm_, device_comm_.get());
   }
   ~ProcessGrid() {
+    device_comm_.reset(); // before its MPI communicator goes
 #if KQCD_HAVE_MPI
     if (comm_ != MPI_COMM_NULL && comm::mpi_active()) MPI_Comm_free(&comm_);
 #endif
@@ -65,6 +73,8 @@ public:
   int rank() const { return rank_; }
   /// Ranks in all.
   int size() const { return grid_[0] * grid_[1] * grid_[2] * grid_[3]; }
+  /// How halos travel between this grid's ranks.
+  comm::Transport transport() const { return transport_; }
   /// The grid as text.
   std::string to_string() const {
     return std::to_string(grid_[0]) + "x" + std::to_string(grid_[1]) + "x" + std::to_string(grid_[2]) + "x" +
@@ -122,12 +132,34 @@ public:
   }
 
 private:
+#if KQCD_HAVE_MPI
+  /// comm::choose_transport() on every rank of `comm`, which must agree: a rank whose choice fails
+  /// or differs makes every rank throw (none is left waiting for a collective the others skip).
+  static comm::Transport agreed_transport(MPI_Comm comm, int ranks) {
+    int mine = -1;
+    std::string why;
+    try {
+      mine = int(comm::choose_transport(ranks));
+    } catch (const error& e) {
+      why = e.what();
+    }
+    int lo = mine, hi = mine;
+    MPI_Allreduce(MPI_IN_PLACE, &lo, 1, MPI_INT, MPI_MIN, comm);
+    MPI_Allreduce(MPI_IN_PLACE, &hi, 1, MPI_INT, MPI_MAX, comm);
+    if (!why.empty()) throw invalid_argument(why);
+    if (lo < 0) throw invalid_argument("the halo transport could not be chosen on another rank (KQCD_TRANSPORT)");
+    if (lo != hi) throw invalid_argument("KQCD_TRANSPORT chooses mpi on some ranks and nccl on others: set it alike on every rank");
+    return comm::Transport(mine);
+  }
+#endif
   Lattice global_, local_;
   std::array<int, Nd> grid_{1, 1, 1, 1};
   std::array<int, Nd> coords_{0, 0, 0, 0};
   int neighbours_[Nd][2] = {};
   int rank_ = 0;
   comm::handle comm_ = comm::null_handle();
+  comm::Transport transport_ = comm::Transport::mpi;
+  std::unique_ptr<comm::DeviceCommunicator> device_comm_;
 };
 
 /// Parse a process grid "GXxGYxGZxGT" (e.g. "1x1x2x2"); "auto" or "" gives all zeros (automatic).

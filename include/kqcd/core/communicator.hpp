@@ -28,4 +28,9 @@ using handle = int;
 KOKKOS_INLINE_FUNCTION constexpr handle null_handle() { return 0; }
 #endif
 
+/// The GPU-to-GPU transport of a process grid (comm/device_comm.hpp); a Lattice points to it where
+/// the grid's halos travel through NCCL.
+class DeviceCommunicator;
+
+
 } // namespace kqcd::comm

@@ -127,6 +127,8 @@ public:
   int rank() const { return rank_; }
   /// The communicator of the process grid.
   comm::handle communicator() const { return comm_; }
+  /// The grid's GPU-to-GPU transport (NCCL), or nullptr where halos go through MPI.
+  const comm::DeviceCommunicator* device_communicator() const { return device_comm_; }
   /// Lexicographic index of a local site in the global lattice (random fields are keyed by it).
   KOKKOS_INLINE_FUNCTION std::int64_t global_lex_index(const Coords& c) const {
     std::int64_t i = 0;
@@ -182,7 +184,8 @@ public:
 
   /// One rank's part of `global` on a process grid (used by ProcessGrid, which checks the shapes).
   static Lattice sub_lattice(const Lattice& global, const std::array<int, Nd>& grid, const std::array<int, Nd>& coords,
-                             const int neighbours[Nd][2], int rank, comm::handle comm) {
+                             const int neighbours[Nd][2], int rank, comm::handle comm,
+                             const comm::DeviceCommunicator* device_comm = nullptr) {
     std::array<int, Nd> local{};
     for (int mu = 0; mu < Nd; ++mu) local[mu] = global.dim(mu) / grid[mu];
     Lattice l(local);
@@ -196,6 +199,7 @@ public:
     l.set_ghost_offsets();
     l.rank_ = rank;
     l.comm_ = comm;
+    l.device_comm_ = device_comm;
     return l;
   }
   /// Extents and process grid as text.
@@ -226,6 +230,7 @@ private:
   int ghost_depth_ = 1;
   int rank_ = 0;
   comm::handle comm_ = comm::null_handle();
+  const comm::DeviceCommunicator* device_comm_ = nullptr;
 };
 
 /// Throws for a feature that does not run on a distributed lattice yet, so that it can never

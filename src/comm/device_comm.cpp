@@ -1,0 +1,136 @@
+// The NCCL transport (comm/device_comm.hpp): NCCL's communicator started without blocking, so that a
+// rank whose start fails can tell the others over MPI instead of leaving them waiting for it.
+#include <kqcd/comm/device_comm.hpp>
+
+#include <cuda_runtime.h>
+#include <nccl.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <thread>
+
+namespace kqcd::comm {
+
+namespace {
+constexpr int failure_tag = 0x6b71; // a rank's notice that its NCCL did not start
+constexpr double start_timeout_s = 120;
+
+void check_cuda(cudaError_t e, const char* what) {
+  if (e != cudaSuccess) throw error(std::string("NCCL transport: ") + what + ": " + cudaGetErrorString(e));
+}
+
+// A call on a non-blocking communicator may return ncclInProgress: wait until it has been issued.
+void check_nccl(ncclComm_t comm, ncclResult_t r, const char* what) {
+  while (r == ncclInProgress) ncclCommGetAsyncError(comm, &r);
+  if (r != ncclSuccess)
+    throw error(std::string("NCCL transport: ") + what + ": " + ncclGetErrorString(r) + " (" + ncclGetLastError(comm) + ")");
+}
+} // namespace
+
+struct DeviceCommunicator::Impl {
+  ncclComm_t comm = nullptr;
+  cudaStream_t stream = nullptr;
+  cudaEvent_t packed = nullptr, arrived = nullptr;
+};
+
+DeviceCommunicator::DeviceCommunicator(handle mpi) : impl_(std::make_unique<Impl>()) {
+  // NVLink multicast (NVLS) can take the shared host's GPUs out of service: never let NCCL use it.
+  setenv("NCCL_NVLS_ENABLE", "0", 1);
+  int rank = 0, size = 1;
+  MPI_Comm_rank(mpi, &rank);
+  MPI_Comm_size(mpi, &size);
+
+  ncclUniqueId id{};
+  std::string failure;
+  if (rank == 0)
+    if (const ncclResult_t r = ncclGetUniqueId(&id); r != ncclSuccess)
+      failure = std::string("ncclGetUniqueId: ") + ncclGetErrorString(r) + " (" + ncclGetLastError(nullptr) + ")";
+  MPI_Bcast(&id, int(sizeof id), MPI_BYTE, 0, mpi);
+  int id_ok = failure.empty();
+  MPI_Bcast(&id_ok, 1, MPI_INT, 0, mpi);
+
+  if (id_ok) {
+    ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
+    config.blocking = 0;
+    ncclResult_t r = ncclCommInitRankConfig(&impl_->comm, size, id, rank, &config);
+    // Wait for this rank's start, a failure notice from another rank, or the time limit.
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(start_timeout_s);
+    while (r == ncclInProgress) {
+      if (impl_->comm) ncclCommGetAsyncError(impl_->comm, &r);
+      if (r != ncclInProgress) break;
+      int notice = 0;
+      MPI_Iprobe(MPI_ANY_SOURCE, failure_tag, mpi, &notice, MPI_STATUS_IGNORE);
+      if (notice) break; // another rank failed: this one gives up below
+      if (std::chrono::steady_clock::now() > deadline) {
+        failure = "no answer from the other ranks within " + std::to_string(int(start_timeout_s)) + " s";
+        break;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    if (failure.empty() && r != ncclSuccess && r != ncclInProgress)
+      failure = std::string("ncclCommInitRankConfig: ") + ncclGetErrorString(r) + " (" + ncclGetLastError(impl_->comm) + ")";
+  }
+
+  // Every failed rank tells every other one, then all agree on the outcome; each rank collects the
+  // notices addressed to it, so that no message is left behind.
+  const int failed = failure.empty() ? 0 : 1;
+  std::vector<MPI_Request> notices;
+  if (failed && id_ok)
+    for (int p = 0; p < size; ++p)
+      if (p != rank) {
+        notices.emplace_back();
+        MPI_Isend(&failed, 1, MPI_INT, p, failure_tag, mpi, &notices.back());
+      }
+  int n_failed = 0;
+  MPI_Allreduce(&failed, &n_failed, 1, MPI_INT, MPI_SUM, mpi);
+  if (id_ok)
+    for (int k = 0; k < n_failed - failed; ++k) {
+      int ignored = 0;
+      MPI_Recv(&ignored, 1, MPI_INT, MPI_ANY_SOURCE, failure_tag, mpi, MPI_STATUS_IGNORE);
+    }
+  MPI_Waitall(int(notices.size()), notices.data(), MPI_STATUSES_IGNORE);
+  if (n_failed > 0) {
+    int first = failed ? rank : size;
+    MPI_Allreduce(MPI_IN_PLACE, &first, 1, MPI_INT, MPI_MIN, mpi);
+    char reason[512] = {};
+    if (rank == first) std::strncpy(reason, failure.c_str(), sizeof reason - 1);
+    MPI_Bcast(reason, int(sizeof reason), MPI_CHAR, first, mpi);
+    if (impl_->comm) ncclCommAbort(impl_->comm);
+    throw error("NCCL did not start on " + std::to_string(n_failed) + " of " + std::to_string(size) + " ranks; rank " +
+                std::to_string(first) + ": " + reason + " (KQCD_TRANSPORT=mpi keeps the halos on MPI)");
+  }
+
+  check_cuda(cudaStreamCreateWithFlags(&impl_->stream, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
+  check_cuda(cudaEventCreateWithFlags(&impl_->packed, cudaEventDisableTiming), "cudaEventCreateWithFlags");
+  check_cuda(cudaEventCreateWithFlags(&impl_->arrived, cudaEventDisableTiming), "cudaEventCreateWithFlags");
+}
+
+DeviceCommunicator::~DeviceCommunicator() {
+  if (impl_->stream) cudaStreamSynchronize(impl_->stream);
+  if (impl_->packed) cudaEventDestroy(impl_->packed);
+  if (impl_->arrived) cudaEventDestroy(impl_->arrived);
+  if (impl_->stream) cudaStreamDestroy(impl_->stream);
+  if (impl_->comm) {
+    ncclResult_t r = ncclCommFinalize(impl_->comm);
+    while (r == ncclInProgress) ncclCommGetAsyncError(impl_->comm, &r);
+    ncclCommDestroy(impl_->comm);
+  }
+}
+
+void DeviceCommunicator::start(cudaStream_t compute, const std::vector<Message>& receives, const std::vector<Message>& sends) const {
+  check_cuda(cudaEventRecord(impl_->packed, compute), "cudaEventRecord");
+  check_cuda(cudaStreamWaitEvent(impl_->stream, impl_->packed, 0), "cudaStreamWaitEvent");
+  check_nccl(impl_->comm, ncclGroupStart(), "ncclGroupStart");
+  for (const auto& m : receives) check_nccl(impl_->comm, ncclRecv(m.data, m.bytes, ncclChar, m.peer, impl_->comm, impl_->stream), "ncclRecv");
+  for (const auto& m : sends) check_nccl(impl_->comm, ncclSend(m.data, m.bytes, ncclChar, m.peer, impl_->comm, impl_->stream), "ncclSend");
+  check_nccl(impl_->comm, ncclGroupEnd(), "ncclGroupEnd");
+}
+
+void DeviceCommunicator::finish(cudaStream_t compute) const {
+  check_cuda(cudaEventRecord(impl_->arrived, impl_->stream), "cudaEventRecord");
+  check_cuda(cudaStreamWaitEvent(compute, impl_->arrived, 0), "cudaStreamWaitEvent");
+}
+
+} // namespace kqcd::comm
