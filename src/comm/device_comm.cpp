@@ -1,5 +1,6 @@
-// The NCCL transport (comm/device_comm.hpp): NCCL's communicator started without blocking, so that a
-// rank whose start fails can tell the others over MPI instead of leaving them waiting for it.
+// The NCCL transport (comm/device_comm.hpp): NCCL's communicator started at the first exchange
+// (grids whose fields stay on the host never start it) and without blocking, so that a rank whose
+// start fails can tell the others over MPI instead of leaving them waiting for it.
 #include <kqcd/comm/device_comm.hpp>
 
 #include <cuda_runtime.h>
@@ -30,12 +31,16 @@ void check_nccl(ncclComm_t comm, ncclResult_t r, const char* what) {
 } // namespace
 
 struct DeviceCommunicator::Impl {
+  handle mpi;
   ncclComm_t comm = nullptr;
   cudaStream_t stream = nullptr;
   cudaEvent_t packed = nullptr, arrived = nullptr;
+  void start_nccl();
 };
 
-DeviceCommunicator::DeviceCommunicator(handle mpi) : impl_(std::make_unique<Impl>()) {
+DeviceCommunicator::DeviceCommunicator(handle mpi) : impl_(std::make_unique<Impl>()) { impl_->mpi = mpi; }
+
+void DeviceCommunicator::Impl::start_nccl() {
   // NVLink multicast (NVLS) can take the shared host's GPUs out of service: never let NCCL use it.
   setenv("NCCL_NVLS_ENABLE", "0", 1);
   int rank = 0, size = 1;
@@ -54,11 +59,11 @@ DeviceCommunicator::DeviceCommunicator(handle mpi) : impl_(std::make_unique<Impl
   if (id_ok) {
     ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
     config.blocking = 0;
-    ncclResult_t r = ncclCommInitRankConfig(&impl_->comm, size, id, rank, &config);
+    ncclResult_t r = ncclCommInitRankConfig(&comm, size, id, rank, &config);
     // Wait for this rank's start, a failure notice from another rank, or the time limit.
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(start_timeout_s);
     while (r == ncclInProgress) {
-      if (impl_->comm) ncclCommGetAsyncError(impl_->comm, &r);
+      if (comm) ncclCommGetAsyncError(comm, &r);
       if (r != ncclInProgress) break;
       int notice = 0;
       MPI_Iprobe(MPI_ANY_SOURCE, failure_tag, mpi, &notice, MPI_STATUS_IGNORE);
@@ -70,7 +75,7 @@ DeviceCommunicator::DeviceCommunicator(handle mpi) : impl_(std::make_unique<Impl
       std::this_thread::sleep_for(std::chrono::milliseconds(1));
     }
     if (failure.empty() && r != ncclSuccess && r != ncclInProgress)
-      failure = std::string("ncclCommInitRankConfig: ") + ncclGetErrorString(r) + " (" + ncclGetLastError(impl_->comm) + ")";
+      failure = std::string("ncclCommInitRankConfig: ") + ncclGetErrorString(r) + " (" + ncclGetLastError(comm) + ")";
   }
 
   // Every failed rank tells every other one, then all agree on the outcome; each rank collects the
@@ -97,14 +102,15 @@ DeviceCommunicator::DeviceCommunicator(handle mpi) : impl_(std::make_unique<Impl
     char reason[512] = {};
     if (rank == first) std::strncpy(reason, failure.c_str(), sizeof reason - 1);
     MPI_Bcast(reason, int(sizeof reason), MPI_CHAR, first, mpi);
-    if (impl_->comm) ncclCommAbort(impl_->comm);
+    if (comm) ncclCommAbort(comm);
+    comm = nullptr;
     throw error("NCCL did not start on " + std::to_string(n_failed) + " of " + std::to_string(size) + " ranks; rank " +
                 std::to_string(first) + ": " + reason + " (KQCD_TRANSPORT=mpi keeps the halos on MPI)");
   }
 
-  check_cuda(cudaStreamCreateWithFlags(&impl_->stream, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
-  check_cuda(cudaEventCreateWithFlags(&impl_->packed, cudaEventDisableTiming), "cudaEventCreateWithFlags");
-  check_cuda(cudaEventCreateWithFlags(&impl_->arrived, cudaEventDisableTiming), "cudaEventCreateWithFlags");
+  check_cuda(cudaEventCreateWithFlags(&packed, cudaEventDisableTiming), "cudaEventCreateWithFlags");
+  check_cuda(cudaEventCreateWithFlags(&arrived, cudaEventDisableTiming), "cudaEventCreateWithFlags");
+  check_cuda(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
 }
 
 DeviceCommunicator::~DeviceCommunicator() {
@@ -120,6 +126,7 @@ DeviceCommunicator::~DeviceCommunicator() {
 }
 
 void DeviceCommunicator::start(cudaStream_t compute, const std::vector<Message>& receives, const std::vector<Message>& sends) const {
+  if (!impl_->stream) impl_->start_nccl(); // every rank reaches its first exchange together
   check_cuda(cudaEventRecord(impl_->packed, compute), "cudaEventRecord");
   check_cuda(cudaStreamWaitEvent(impl_->stream, impl_->packed, 0), "cudaStreamWaitEvent");
   check_nccl(impl_->comm, ncclGroupStart(), "ncclGroupStart");

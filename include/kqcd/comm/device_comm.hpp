@@ -60,9 +60,10 @@ inline Transport choose_transport(int ranks) {
 /// and the events that order that stream with the compute stream of a halo exchange.
 class DeviceCommunicator {
 public:
-  /// Collective over `mpi`: rank 0's NCCL id is broadcast, every rank joins on its current GPU.
-  /// NVLink multicast stays off (NCCL_NVLS_ENABLE=0 is set before NCCL starts). If any rank fails
-  /// to start NCCL, every rank throws kqcd::error naming the first failed rank and its reason.
+  /// The transport over the ranks of `mpi`. NCCL starts at the first start(), collectively: rank
+  /// 0's NCCL id is broadcast, every rank joins on its current GPU, NVLink multicast stays off
+  /// (NCCL_NVLS_ENABLE=0 is set before NCCL starts). If any rank fails to start NCCL, every rank
+  /// throws kqcd::error naming the first failed rank and its reason.
   explicit DeviceCommunicator(handle mpi);
   ~DeviceCommunicator();
   DeviceCommunicator(const DeviceCommunicator&) = delete;
@@ -75,7 +76,7 @@ public:
     int peer;
   };
   /// Posts the receives and sends after the work queued on `compute` so far (the packed faces) and
-  /// returns without waiting. Both ranks of a pair post their messages to each other in the same
+  /// returns without waiting (the first call on each rank starts NCCL). Both ranks of a pair post their messages to each other in the same
   /// order (NCCL matches them by order, not by tag).
   void start(cudaStream_t compute, const std::vector<Message>& receives, const std::vector<Message>& sends) const;
   /// Work queued on `compute` from now on waits for the messages of the last start().
