@@ -616,6 +616,47 @@ def other_table(recs, extra):
                  + [h for h, _ in extra], body)
 
 
+def scaling_table(recs, extra):
+    """Records on several ranks (GPUs) beside the one-rank record of the same case on the same
+    device: strong scaling against the same global lattice, weak scaling against the rank's local
+    lattice. Dslash: GFLOP/s; solvers: time to solution."""
+    def case(r):
+        return (r.get("family", "dslash"), r.get("benchmark"), r.get("precision"), r.get("recon", 18), r.get("rhs", 1),
+                r.get("kappa"), r.get("tol"))
+
+    single = {}
+    for r in recs:
+        if r.get("ranks", 1) == 1:
+            single[case(r) + (tuple(r.get("lattice") or ()),)] = r
+    header = ["benchmark", "precision", "recon", "lattice", "grid", "transport", "GFLOP/s or time", "one GPU",
+              "strong speedup", "weak efficiency"] + [h for h, _ in extra]
+    body = []
+    multi = sorted((r for r in recs if r.get("ranks", 1) > 1),
+                   key=lambda r: (r.get("family", "dslash"), r.get("benchmark"), prec_key(r.get("precision")),
+                                  volume(r.get("lattice")), r.get("ranks")))
+    for r in multi:
+        grid = r.get("grid") or [1, 1, 1, 1]
+        local = tuple(l // g for l, g in zip(r.get("lattice"), grid))
+        strong = single.get(case(r) + (tuple(r.get("lattice")),))
+        weak = single.get(case(r) + (local,))
+        if r.get("family", "dslash") == "solver":
+            value, speed = r.get("time_to_solution_s"), lambda b: b.get("time_to_solution_s") / r.get("time_to_solution_s")
+            shown = seconds(value) if value else "-"
+            base = seconds(strong.get("time_to_solution_s")) if strong else "-"
+            eff = "-"
+            if weak and value:
+                eff = pct(100 * weak.get("time_to_solution_s") / value)
+        else:
+            value, speed = r.get("gflops"), lambda b: r.get("gflops") / b.get("gflops")
+            shown = num(value)
+            base = num(strong.get("gflops")) if strong else "-"
+            eff = pct(100 * value / (r.get("ranks") * weak.get("gflops"))) if weak and value else "-"
+        body.append([label(r), r.get("precision", "-"), r.get("recon", "-"), lat(r.get("lattice")),
+                     "x".join(str(g) for g in grid), r.get("transport", "-"), shown, base,
+                     f"{speed(strong):.2f}x" if strong and value else "-", eff] + [f(r) for _, f in extra])
+    return table(header, body)
+
+
 def family_tables(recs, build_label):
     """kqcd's current figures of one device, a table per family."""
     extra = []
@@ -627,7 +668,9 @@ def family_tables(recs, build_label):
     known = {f for f, _ in FAMILIES}
     for r in recs:
         f = r.get("family", "dslash")
-        fam[f if f in known else "other"].append(r)
+        if r.get("ranks", 1) > 1 and f in ("dslash", "solver"):
+            f = "several"
+        fam[f if f in known or f == "several" else "other"].append(r)
     lines = []
     if fam["dslash"]:
         lines += ["#### Dirac operators", ""] + dslash_table(fam["dslash"], extra) + [""]
@@ -643,6 +686,11 @@ def family_tables(recs, build_label):
                   "inner iterations in single); time to solution without the setup; speedup the Krylov time over "
                   "multigrid's, for one solve and for the 12 solves of a propagator with the setup once; coarse "
                   "iterations those of the first coarse level.", ""] + multigrid_table(mg, extra) + [""]
+    if fam["several"]:
+        lines += ["#### Several GPUs", "", "Each rank on its own GPU of one node; strong scaling against one GPU on the "
+                  "same global lattice, weak scaling (efficiency: the rate over the ranks times one GPU's on the rank's "
+                  "local lattice; solvers: one GPU's time over the several's) against one GPU on a rank's share.",
+                  ""] + scaling_table(fam["several"] + [r for r in recs if r.get("ranks", 1) == 1], extra) + [""]
     if fam["contract"]:
         lines += ["#### Contractions", ""] + contract_table(fam["contract"], extra) + [""]
     gauge = [r for f in GAUGE_FAMILIES for r in fam[f]]
