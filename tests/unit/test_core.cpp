@@ -17,6 +17,7 @@
 #include "wilson_reference.hpp"
 
 #include <complex>
+#include <cstdlib>
 #include <random>
 #include <limits>
 #include <set>
@@ -376,4 +377,23 @@ TEST_CASE("KQCD_GPU_AWARE_MPI is 0, 1 or auto", "[core][halo]") {
   CHECK(comm::parse_gpu_aware_setting("1") == std::optional<bool>(true));
   CHECK(comm::parse_gpu_aware_setting("0") == std::optional<bool>(false));
   CHECK_THROWS_WITH(comm::parse_gpu_aware_setting("yes"), Catch::Matchers::ContainsSubstring("KQCD_GPU_AWARE_MPI"));
+}
+
+TEST_CASE("KQCD_TRANSPORT is mpi, nccl or auto; auto keeps one rank on MPI; nccl needs a build with it", "[core][halo]") {
+  CHECK(comm::parse_transport_setting(nullptr) == std::nullopt);
+  CHECK(comm::parse_transport_setting("auto") == std::nullopt);
+  CHECK(comm::parse_transport_setting("mpi") == std::optional(comm::Transport::mpi));
+  CHECK(comm::parse_transport_setting("nccl") == std::optional(comm::Transport::nccl));
+  CHECK_THROWS_WITH(comm::parse_transport_setting("ucx"), Catch::Matchers::ContainsSubstring("KQCD_TRANSPORT"));
+  const char* before = std::getenv("KQCD_TRANSPORT");
+  const std::string saved = before ? before : "";
+  unsetenv("KQCD_TRANSPORT");
+  CHECK(comm::choose_transport(1) == comm::Transport::mpi);
+  setenv("KQCD_TRANSPORT", "mpi", 1);
+  CHECK(comm::choose_transport(4) == comm::Transport::mpi);
+  setenv("KQCD_TRANSPORT", "nccl", 1);
+  if (KQCD_HAVE_NCCL) CHECK(comm::choose_transport(2) == comm::Transport::nccl);
+  else CHECK_THROWS_WITH(comm::choose_transport(2), Catch::Matchers::ContainsSubstring("built without NCCL"));
+  if (before) setenv("KQCD_TRANSPORT", saved.c_str(), 1);
+  else unsetenv("KQCD_TRANSPORT");
 }
