@@ -124,6 +124,11 @@ template <class ES, class F> double fenced_seconds(F&& f) {
 /// The choices of a multigrid solve as JSON, each key after `prefix` (block, n_vec, levels, ...).
 nlohmann::json multigrid_json(const mg::MultigridParams& p, const std::string& prefix = "");
 
+/// Microseconds per global sum of a parity's spinor reals held in device memory, the slowest rank's:
+/// {"local": the local reduction alone, "mpi": reduced into host memory and summed by MPI,
+/// "nccl": (NCCL transport only) reduced in device memory and summed by NCCL's all-reduce}.
+nlohmann::json time_global_sums(const Lattice& local, const std::string& backend, bool quick);
+
 /// Time the Wilson hopping term (or the even-odd operator, or a clover / twisted operator's
 /// A^-1 H) and return its record.
 nlohmann::json run_dslash(const DslashOptions& opts, double copy_gbytes_per_s);

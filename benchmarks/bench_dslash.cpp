@@ -164,7 +164,10 @@ nlohmann::json run_dslash(const DslashOptions& opts, double copy_gbytes_per_s) {
   r["precision"] = opts.precision;
   r["ranks"] = grid.size();
   r["grid"] = grid.grid();
-  if (grid.size() > 1) r["transport"] = comm::transport_name(grid.transport());
+  if (grid.size() > 1) {
+    r["transport"] = comm::transport_name(grid.transport());
+    r["global_sum_us"] = time_global_sums(local.lattice, opts.backend, opts.quick);
+  }
   r["backend"] = backend;
   r["byte_model"] = wilson ? "no-reuse (stored sizes: links as reconstructed reals, spinors 24 reals + half norm)"
                    : colour_hops ? "no-reuse (a link and a colour vector per hop; gbytes_per_s_reuse: each once per site)"

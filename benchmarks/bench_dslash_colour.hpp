@@ -77,10 +77,10 @@ template <class ES, class Layout> nlohmann::json time_colour_hops_on(const Dslas
       const DslashTimes t = l.times();
       const double per = 1.0 / std::max(t.calls, 1);
       r["phases"] = {{"calls_timed", t.calls},
-                     {"pack_post_s", max_over_ranks(opts.lattice, t.pack_post * per)},
-                     {"interior_s", max_over_ranks(opts.lattice, t.interior * per)},
-                     {"wait_unpack_s", max_over_ranks(opts.lattice, t.wait_unpack * per)},
-                     {"exterior_s", max_over_ranks(opts.lattice, t.exterior * per)},
+                     {"pack_post_s", comm::max(opts.lattice, t.pack_post * per)},
+                     {"interior_s", comm::max(opts.lattice, t.interior * per)},
+                     {"wait_unpack_s", comm::max(opts.lattice, t.wait_unpack * per)},
+                     {"exterior_s", comm::max(opts.lattice, t.exterior * per)},
                      {"halo_bytes_per_rank", d.halo_bytes(n_rhs)},
                      {"ghost_depth", d.descriptor().depth},
                      {"exterior_sites_per_rank", l.exterior_sites(0)}};

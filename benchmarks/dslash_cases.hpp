@@ -7,6 +7,7 @@
 
 #include "bench.hpp"
 
+#include <kqcd/comm/reduce.hpp>
 #include <kqcd/core/error.hpp>
 #include <kqcd/core/execution_spaces.hpp>
 #include <kqcd/fields/random_fields.hpp>
@@ -24,16 +25,6 @@
 
 namespace kqcd::bench {
 
-/// The largest value over the ranks of a distributed lattice (the slowest rank sets the pace).
-inline double max_over_ranks(const Lattice& lat, double v) {
-#if KQCD_HAVE_MPI
-  if (lat.distributed()) MPI_Allreduce(MPI_IN_PLACE, &v, 1, MPI_DOUBLE, MPI_MAX, lat.communicator());
-#else
-  (void)lat;
-#endif
-  return v;
-}
-
 /// Seconds per call and the iteration count: grows the count until one batch takes min_seconds
 /// (on every rank: the count and the time are the slowest rank's).
 template <class ES, class Call> std::pair<double, int> time_calls(const DslashOptions& opts, const Call& call) {
@@ -45,7 +36,7 @@ template <class ES, class Call> std::pair<double, int> time_calls(const DslashOp
     Kokkos::Timer t;
     for (int i = 0; i < iters; ++i) call();
     ES().fence();
-    seconds = max_over_ranks(opts.lattice, t.seconds());
+    seconds = comm::max(opts.lattice, t.seconds());
     if (opts.quick || seconds >= opts.min_seconds || iters >= (1 << 20)) break;
     iters = std::max(2 * iters, int(iters * 1.2 * opts.min_seconds / std::max(seconds, 1e-6)));
   }
@@ -64,10 +55,10 @@ nlohmann::json phase_times(const DslashOptions& opts, const Dslash& d, const Cal
   const DslashTimes t = d.times();
   const double per = 1.0 / std::max(t.calls, 1);
   return {{"calls_timed", t.calls},
-          {"pack_post_s", max_over_ranks(opts.lattice, t.pack_post * per)},
-          {"interior_s", max_over_ranks(opts.lattice, t.interior * per)},
-          {"wait_unpack_s", max_over_ranks(opts.lattice, t.wait_unpack * per)},
-          {"exterior_s", max_over_ranks(opts.lattice, t.exterior * per)},
+          {"pack_post_s", comm::max(opts.lattice, t.pack_post * per)},
+          {"interior_s", comm::max(opts.lattice, t.interior * per)},
+          {"wait_unpack_s", comm::max(opts.lattice, t.wait_unpack * per)},
+          {"exterior_s", comm::max(opts.lattice, t.exterior * per)},
           {"halo_bytes_per_rank", d.halo_bytes(n_rhs)},
           {"halo_spin_projected", d.spin_projection()},
           {"halo_path", d.halo_path()},

@@ -96,7 +96,7 @@ GAUGE_FAMILIES = ("smear", "flow", "heatbath")
 # The fields that tell one case from another (a record's figures are everything else).
 CASE_FIELDS = ("family", "benchmark", "case", "operator", "solver", "precision", "recon", "rhs", "layout",
                "lattice", "gauge", "kappa", "tol", "csw", "mu", "grid", "block_launch", "format",
-               "Ls", "M5", "b5", "c5", "mf", "masses", "mg_levels", "mg_block", "mg_n_vec")
+               "Ls", "M5", "b5", "c5", "mf", "masses", "mg_levels", "mg_block", "mg_n_vec", "transport")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -628,8 +628,12 @@ def scaling_table(recs, extra):
     for r in recs:
         if r.get("ranks", 1) == 1:
             single[case(r) + (tuple(r.get("lattice") or ()),)] = r
+    def global_sum(r):
+        g = r.get("global_sum_us") or {}
+        return " / ".join(f"{g[k]:.1f}" if k in g else "-" for k in ("mpi", "nccl")) if g else "-"
+
     header = ["benchmark", "precision", "recon", "lattice", "grid", "transport", "GFLOP/s or time", "one GPU",
-              "strong speedup", "weak efficiency"] + [h for h, _ in extra]
+              "strong speedup", "weak efficiency", "global sum MPI / NCCL (us)"] + [h for h, _ in extra]
     body = []
     multi = sorted((r for r in recs if r.get("ranks", 1) > 1),
                    key=lambda r: (r.get("family", "dslash"), r.get("benchmark"), prec_key(r.get("precision")),
@@ -653,7 +657,7 @@ def scaling_table(recs, extra):
             eff = pct(100 * value / (r.get("ranks") * weak.get("gflops"))) if weak and value else "-"
         body.append([label(r), r.get("precision", "-"), r.get("recon", "-"), lat(r.get("lattice")),
                      "x".join(str(g) for g in grid), r.get("transport", "-"), shown, base,
-                     f"{speed(strong):.2f}x" if strong and value else "-", eff] + [f(r) for _, f in extra])
+                     f"{speed(strong):.2f}x" if strong and value else "-", eff, global_sum(r)] + [f(r) for _, f in extra])
     return table(header, body)
 
 
@@ -689,7 +693,9 @@ def family_tables(recs, build_label):
     if fam["several"]:
         lines += ["#### Several GPUs", "", "Each rank on its own GPU of one node; strong scaling against one GPU on the "
                   "same global lattice, weak scaling (efficiency: the rate over the ranks times one GPU's on the rank's "
-                  "local lattice; solvers: one GPU's time over the several's) against one GPU on a rank's share.",
+                  "local lattice; solvers: one GPU's time over the several's) against one GPU on a rank's share. Global sum: "
+                  "one dot product's global sum of a parity's spinor in device memory, reduced to the host and summed by "
+                  "MPI, or reduced on the GPU and summed by NCCL's all-reduce (bench dslash).",
                   ""] + scaling_table(fam["several"] + [r for r in recs if r.get("ranks", 1) == 1], extra) + [""]
     if fam["contract"]:
         lines += ["#### Contractions", ""] + contract_table(fam["contract"], extra) + [""]

@@ -6,6 +6,7 @@
 #include <cuda_runtime.h>
 #include <nccl.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -35,6 +36,7 @@ struct DeviceCommunicator::Impl {
   ncclComm_t comm = nullptr;
   cudaStream_t stream = nullptr;
   cudaEvent_t packed = nullptr, arrived = nullptr;
+  std::vector<Message> receives, sends; ///< the messages of the last start(), posted by finish()
   void start_nccl();
 };
 
@@ -57,25 +59,53 @@ void DeviceCommunicator::Impl::start_nccl() {
   MPI_Bcast(&id_ok, 1, MPI_INT, 0, mpi);
 
   if (id_ok) {
+    // Waits for a non-blocking call that makes communicator `c` to finish, a failure notice from
+    // another rank, or the time limit; returns the call's result (ncclInProgress where it gave up).
+    // A split sets `c` only once it is done: until then its parent reports failures.
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(start_timeout_s);
+    auto wait = [&](ncclComm_t& c, ncclResult_t r, ncclComm_t parent = nullptr) {
+      while (r == ncclInProgress) {
+        if (const ncclComm_t made = std::atomic_ref(c).load()) ncclCommGetAsyncError(made, &r);
+        else if (parent) {
+          ncclResult_t p = ncclInProgress;
+          ncclCommGetAsyncError(parent, &p);
+          if (p != ncclSuccess && p != ncclInProgress) r = p;
+        }
+        if (r != ncclInProgress) break;
+        int notice = 0;
+        MPI_Iprobe(MPI_ANY_SOURCE, failure_tag, mpi, &notice, MPI_STATUS_IGNORE);
+        if (notice) break; // another rank failed: this one gives up below
+        if (std::chrono::steady_clock::now() > deadline) {
+          failure = "no answer from the other ranks within " + std::to_string(int(start_timeout_s)) + " s";
+          break;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      }
+      return r;
+    };
+    auto failed_call = [&](ncclComm_t c, ncclResult_t r, const char* what) {
+      if (failure.empty() && r != ncclSuccess && r != ncclInProgress)
+        failure = std::string(what) + ": " + ncclGetErrorString(r) + " (" + ncclGetLastError(c) + ")";
+      return r != ncclSuccess;
+    };
     ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
     config.blocking = 0;
-    ncclResult_t r = ncclCommInitRankConfig(&comm, size, id, rank, &config);
-    // Wait for this rank's start, a failure notice from another rank, or the time limit.
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(start_timeout_s);
-    while (r == ncclInProgress) {
-      if (comm) ncclCommGetAsyncError(comm, &r);
-      if (r != ncclInProgress) break;
-      int notice = 0;
-      MPI_Iprobe(MPI_ANY_SOURCE, failure_tag, mpi, &notice, MPI_STATUS_IGNORE);
-      if (notice) break; // another rank failed: this one gives up below
-      if (std::chrono::steady_clock::now() > deadline) {
-        failure = "no answer from the other ranks within " + std::to_string(int(start_timeout_s)) + " s";
-        break;
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    ncclComm_t start = nullptr;
+    ncclResult_t r = ncclCommInitRankConfig(&start, size, id, rank, &config);
+    r = wait(start, r);
+    if (!failed_call(start, r, "ncclCommInitRankConfig")) {
+      // A non-blocking communicator hands each group of messages to a helper thread before they
+      // leave: the halos travel on a blocking communicator of the same ranks.
+      ncclConfig_t blocking = NCCL_CONFIG_INITIALIZER;
+      blocking.blocking = 1;
+      ncclComm_t child = nullptr;
+      r = ncclCommSplit(start, 0, rank, &child, &blocking);
+      if (r == ncclSuccess && !child) r = ncclInProgress;
+      r = wait(child, r, start);
+      if (!failed_call(child ? child : start, r, "ncclCommSplit")) comm = child;
+      else if (child) ncclCommAbort(child);
     }
-    if (failure.empty() && r != ncclSuccess && r != ncclInProgress)
-      failure = std::string("ncclCommInitRankConfig: ") + ncclGetErrorString(r) + " (" + ncclGetLastError(comm) + ")";
+    if (start) (comm ? ncclCommDestroy(start) : ncclCommAbort(start));
   }
 
   // Every failed rank tells every other one, then all agree on the outcome; each rank collects the
@@ -110,7 +140,11 @@ void DeviceCommunicator::Impl::start_nccl() {
 
   check_cuda(cudaEventCreateWithFlags(&packed, cudaEventDisableTiming), "cudaEventCreateWithFlags");
   check_cuda(cudaEventCreateWithFlags(&arrived, cudaEventDisableTiming), "cudaEventCreateWithFlags");
-  check_cuda(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
+  // The messages' stream has the highest priority: NCCL's kernels take SMs as the interior's blocks
+  // finish instead of waiting behind the whole interior kernel.
+  int least = 0, greatest = 0;
+  check_cuda(cudaDeviceGetStreamPriorityRange(&least, &greatest), "cudaDeviceGetStreamPriorityRange");
+  check_cuda(cudaStreamCreateWithPriority(&stream, cudaStreamNonBlocking, greatest), "cudaStreamCreateWithPriority");
 }
 
 DeviceCommunicator::~DeviceCommunicator() {
@@ -128,16 +162,33 @@ DeviceCommunicator::~DeviceCommunicator() {
 void DeviceCommunicator::start(cudaStream_t compute, const std::vector<Message>& receives, const std::vector<Message>& sends) const {
   if (!impl_->stream) impl_->start_nccl(); // every rank reaches its first exchange together
   check_cuda(cudaEventRecord(impl_->packed, compute), "cudaEventRecord");
-  check_cuda(cudaStreamWaitEvent(impl_->stream, impl_->packed, 0), "cudaStreamWaitEvent");
-  check_nccl(impl_->comm, ncclGroupStart(), "ncclGroupStart");
-  for (const auto& m : receives) check_nccl(impl_->comm, ncclRecv(m.data, m.bytes, ncclChar, m.peer, impl_->comm, impl_->stream), "ncclRecv");
-  for (const auto& m : sends) check_nccl(impl_->comm, ncclSend(m.data, m.bytes, ncclChar, m.peer, impl_->comm, impl_->stream), "ncclSend");
-  check_nccl(impl_->comm, ncclGroupEnd(), "ncclGroupEnd");
+  // Several exchanges may start before the first finishes (a 16-bit field's rows and norms).
+  impl_->receives.insert(impl_->receives.end(), receives.begin(), receives.end());
+  impl_->sends.insert(impl_->sends.end(), sends.begin(), sends.end());
 }
 
 void DeviceCommunicator::finish(cudaStream_t compute) const {
-  check_cuda(cudaEventRecord(impl_->arrived, impl_->stream), "cudaEventRecord");
+  // Posted here, after the caller queued the interior's kernels: NCCL's stream waits for the faces
+  // only, and the host's cost of posting overlaps the interior on the GPU. Every message started so
+  // far is posted at the first finish(); a later one has none left and only orders the stream.
+  if (!impl_->receives.empty() || !impl_->sends.empty()) {
+    check_cuda(cudaStreamWaitEvent(impl_->stream, impl_->packed, 0), "cudaStreamWaitEvent");
+    check_nccl(impl_->comm, ncclGroupStart(), "ncclGroupStart");
+    for (const auto& m : impl_->receives)
+      check_nccl(impl_->comm, ncclRecv(m.data, m.bytes, ncclChar, m.peer, impl_->comm, impl_->stream), "ncclRecv");
+    for (const auto& m : impl_->sends)
+      check_nccl(impl_->comm, ncclSend(m.data, m.bytes, ncclChar, m.peer, impl_->comm, impl_->stream), "ncclSend");
+    check_nccl(impl_->comm, ncclGroupEnd(), "ncclGroupEnd");
+    impl_->receives.clear();
+    impl_->sends.clear();
+    check_cuda(cudaEventRecord(impl_->arrived, impl_->stream), "cudaEventRecord");
+  }
   check_cuda(cudaStreamWaitEvent(compute, impl_->arrived, 0), "cudaStreamWaitEvent");
+}
+
+void DeviceCommunicator::sum_in_place(double* values, int n, cudaStream_t compute) const {
+  if (!impl_->stream) impl_->start_nccl();
+  check_nccl(impl_->comm, ncclAllReduce(values, values, std::size_t(n), ncclDouble, ncclSum, impl_->comm, compute), "ncclAllReduce");
 }
 
 } // namespace kqcd::comm

@@ -73,7 +73,7 @@ TEMPLATE_LIST_TEST_CASE("halo exchange: every ghost site of each direction, side
         }
         Kokkos::deep_copy(v, h);
         HaloExchange<View, ES> halo(lat);
-        if (pg.transport() == comm::Transport::nccl && !HaloExchange<View, ES>::host_accessible)
+        if (pg.transport() == comm::Transport::nccl && !Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename View::memory_space>::accessible)
           CHECK(halo.path() == "device memory (NCCL)");
         halo.exchange(v, parity);
         Kokkos::deep_copy(h, v);

@@ -81,6 +81,9 @@ public:
   void start(cudaStream_t compute, const std::vector<Message>& receives, const std::vector<Message>& sends) const;
   /// Work queued on `compute` from now on waits for the messages of the last start().
   void finish(cudaStream_t compute) const;
+  /// Sums n doubles of device memory over the ranks, in place, by NCCL's all-reduce queued on
+  /// `compute` after the work there (the first call on each rank starts NCCL); returns without waiting.
+  void sum_in_place(double* values, int n, cudaStream_t compute) const;
 
 private:
   struct Impl;

@@ -100,6 +100,45 @@ struct WholeRows {
   template <class View> Face<View> face(int, int) const { return {}; }
 };
 
+/// How the faces of a halo travel.
+enum class HaloRoute {
+  host_memory,   ///< the field lives in host memory: MPI takes it as it is
+  host_staging,  ///< device memory copied through page-locked host buffers for MPI
+  gpu_aware_mpi, ///< device memory handed to an MPI that takes it
+  nccl           ///< device memory GPU to GPU by NCCL (the process grid's NCCL transport)
+};
+
+/// "host memory", "host staging", "device memory (GPU-aware MPI)" or "device memory (NCCL)".
+inline const char* halo_route_name(HaloRoute r) {
+  switch (r) {
+  case HaloRoute::host_memory: return "host memory";
+  case HaloRoute::host_staging: return "host staging";
+  case HaloRoute::gpu_aware_mpi: return "device memory (GPU-aware MPI)";
+  case HaloRoute::nccl: return "device memory (NCCL)";
+  }
+  return "";
+}
+
+/// Whether NCCL can carry the faces of a field in MemorySpace computed on ExecSpace: it lives on the
+/// CUDA device and is computed there (and NCCL is built).
+template <class ExecSpace, class MemorySpace>
+inline constexpr bool nccl_capable =
+#if KQCD_HAVE_NCCL
+    std::is_same_v<ExecSpace, Kokkos::Cuda> && !Kokkos::SpaceAccessibility<Kokkos::HostSpace, MemorySpace>::accessible;
+#else
+    false;
+#endif
+
+/// The route of the faces of a field in MemorySpace, computed on ExecSpace, on `lat`: host memory
+/// where the host can address it; NCCL where the lattice's process grid has the NCCL transport and
+/// the field lives on the CUDA device; else device memory to MPI where comm::gpu_aware_mpi() says
+/// MPI takes it, host staging otherwise.
+template <class ExecSpace, class MemorySpace> HaloRoute halo_route(const Lattice& lat) {
+  if (Kokkos::SpaceAccessibility<Kokkos::HostSpace, MemorySpace>::accessible) return HaloRoute::host_memory;
+  if (nccl_capable<ExecSpace, MemorySpace> && lat.device_communicator()) return HaloRoute::nccl;
+  return comm::gpu_aware_mpi() ? HaloRoute::gpu_aware_mpi : HaloRoute::host_staging;
+}
+
 /// Exchanges the faces of a field with the neighbouring ranks into its ghost rows.
 template <class FieldView, class ExecSpace> class HaloExchange {
 public:
@@ -109,25 +148,13 @@ public:
   /// link's bandwidth.
   using host_buffer_type = Kokkos::View<value_type*, Kokkos::SharedHostPinnedSpace>;
   static constexpr int ncomp = detail::components_per_row<FieldView>(); ///< Components per row.
-  /// Whether the field's memory is host-accessible.
-  static constexpr bool host_accessible =
-      Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename FieldView::memory_space>::accessible;
-#if KQCD_HAVE_NCCL
-  /// Whether NCCL can carry this field's faces: it lives on the CUDA device and is computed there.
-  static constexpr bool nccl_capable = std::is_same_v<ExecSpace, Kokkos::Cuda> && !host_accessible;
-#else
-  static constexpr bool nccl_capable = false; ///< No NCCL in this build.
-#endif
-
   HaloExchange() = default;
   /// `rows` rows of the view per site (a block of right-hand sides); messages are tagged from
   /// `tag_base` on, so that exchanges with different bases can be in flight together.
-  /// Device memory goes to MPI directly where comm::gpu_aware_mpi() says MPI takes it, else staged.
-  /// Faces go through NCCL where the lattice's process grid has the NCCL transport and the field
-  /// lives on the CUDA device.
+  /// The faces take halo_route().
   explicit HaloExchange(const Lattice& lat, int rows = 1, int tag_base = 0)
-      : lat_(lat), rows_(rows), tag_base_(tag_base), device_(nccl_capable ? lat.device_communicator() : nullptr),
-        staging_(!host_accessible && lat.distributed() && !device_ && !comm::gpu_aware_mpi()) {
+      : lat_(lat), rows_(rows), tag_base_(tag_base), route_(halo_route<ExecSpace, typename FieldView::memory_space>(lat)),
+        staging_(route_ == HaloRoute::host_staging && lat.distributed()) {
     for (int mu = 0; mu < Nd; ++mu)
       if (lat.partitioned(mu))
         for (int side = 0; side < 2; ++side) {
@@ -143,16 +170,8 @@ public:
 
   /// Rows of the view per site.
   int rows() const { return rows_; }
-  /// How the faces travel: "host memory", "host staging", "device memory (GPU-aware MPI)" or
-  /// "device memory (NCCL)".
-  std::string path() const { return path(lat_); }
-  /// The path the faces of a field of this type on `lat` take.
-  static std::string path(const Lattice& lat) {
-    return host_accessible                              ? "host memory"
-           : nccl_capable && lat.device_communicator() ? "device memory (NCCL)"
-           : !comm::gpu_aware_mpi()                     ? "host staging"
-                                                        : "device memory (GPU-aware MPI)";
-  }
+  /// How the faces travel (halo_route_name).
+  std::string path() const { return halo_route_name(route_); }
 
   /// Bytes sent per exchange by this rank with face pack `faces`.
   template <class Faces = WholeRows> double bytes(const Faces& faces = {}) const {
@@ -180,8 +199,8 @@ public:
                                                                               faces.template face<FieldView>(mu, side), true});
         }
 #if KQCD_HAVE_NCCL
-    if constexpr (nccl_capable)
-      if (device_) {
+    if constexpr (nccl_capable<ExecSpace, typename FieldView::memory_space>)
+      if (route_ == HaloRoute::nccl) {
         // Receives and sends in the order of the MPI path's tags, the same on every rank.
         std::vector<comm::DeviceCommunicator::Message> receives, sends;
         for (int mu = 0; mu < Nd; ++mu)
@@ -191,7 +210,7 @@ public:
               receives.push_back({recv_[mu][side].data(), bytes, lat_.neighbour_rank(mu, side)});
               sends.push_back({send_[mu][side].data(), bytes, lat_.neighbour_rank(mu, 1 - side)});
             }
-        device_->start(ExecSpace().cuda_stream(), receives, sends);
+        lat_.device_communicator()->start(ExecSpace().cuda_stream(), receives, sends);
         return;
       }
 #endif
@@ -228,8 +247,8 @@ public:
 #if KQCD_HAVE_MPI
     if (!lat_.distributed()) return;
 #if KQCD_HAVE_NCCL
-    if constexpr (nccl_capable)
-      if (device_) device_->finish(ExecSpace().cuda_stream());
+    if constexpr (nccl_capable<ExecSpace, typename FieldView::memory_space>)
+      if (route_ == HaloRoute::nccl) lat_.device_communicator()->finish(ExecSpace().cuda_stream());
 #endif
     MPI_Waitall(int(requests_.size()), requests_.data(), MPI_STATUSES_IGNORE);
     requests_.clear();
@@ -270,7 +289,7 @@ private:
   }
   Lattice lat_;
   int rows_ = 1, tag_base_ = 0;
-  const comm::DeviceCommunicator* device_ = nullptr;
+  HaloRoute route_ = HaloRoute::host_memory;
   bool staging_ = false;
   buffer_type send_[Nd][2], recv_[Nd][2];
   host_buffer_type send_host_[Nd][2], recv_host_[Nd][2];

@@ -17,6 +17,15 @@ inline void sum_in_place(const Lattice& lat, double* values, int n) {
   (void)lat, (void)values, (void)n;
 #endif
 }
+/// The largest v over the ranks of lat.
+inline double max(const Lattice& lat, double v) {
+#if KQCD_HAVE_MPI
+  if (lat.distributed()) MPI_Allreduce(MPI_IN_PLACE, &v, 1, MPI_DOUBLE, MPI_MAX, lat.communicator());
+#else
+  (void)lat;
+#endif
+  return v;
+}
 /// Sum of v over the ranks of lat.
 inline double sum(const Lattice& lat, double v) {
   sum_in_place(lat, &v, 1);

@@ -77,7 +77,7 @@ public:
   }
 
   /// The lattice laid out: the whole lattice, or this rank's part of a distributed one.
-  const Lattice& global() const { return global_; }
+  KOKKOS_INLINE_FUNCTION const Lattice& global() const { return global_; }
   /// The lattice of vector sites (one sub-lattice); distributed as global() is, with a ghost zone as deep.
   const Lattice& local() const { return local_; }
   /// Lanes per vector site.

@@ -68,12 +68,12 @@ struct SpinProjectedFaces {
   int isign = 1; ///< the call's sign
   /// Whether rows of View are four-spinors, and the SIMD lanes per row (1 without a lane index).
   ///@{
-  template <class View> static constexpr bool projectable() {
+  template <class View> KOKKOS_INLINE_FUNCTION static constexpr bool projectable() {
     if constexpr ((View::rank() == 3 || View::rank() == 4) && !std::is_arithmetic_v<typename View::non_const_value_type>)
       return View::static_extent(1) == Nc && View::static_extent(2) == Ns;
     else return false;
   }
-  template <class View> static constexpr int lanes() {
+  template <class View> KOKKOS_INLINE_FUNCTION static constexpr int lanes() {
     if constexpr (View::rank() == 4) return int(View::static_extent(3));
     else return 1;
   }
