@@ -75,11 +75,14 @@ public:
     std::size_t bytes;
     int peer;
   };
-  /// Posts the receives and sends after the work queued on `compute` so far (the packed faces) and
-  /// returns without waiting (the first call on each rank starts NCCL). Both ranks of a pair post their messages to each other in the same
-  /// order (NCCL matches them by order, not by tag).
+  /// Takes the receives and sends of an exchange whose faces are the work queued on `compute` so
+  /// far and returns without waiting (the first call on each rank starts NCCL). They are posted by
+  /// the next finish(), after the caller queued its interior work, so that the host's posting
+  /// overlaps it; exchanges started before that finish() are posted together. Both ranks of a pair
+  /// post their messages to each other in the same order (NCCL matches them by order, not by tag).
   void start(cudaStream_t compute, const std::vector<Message>& receives, const std::vector<Message>& sends) const;
-  /// Work queued on `compute` from now on waits for the messages of the last start().
+  /// Posts the messages started so far (NCCL's stream waits for their faces only); work queued on
+  /// `compute` from now on waits for them.
   void finish(cudaStream_t compute) const;
   /// Sums n doubles of device memory over the ranks, in place, by NCCL's all-reduce queued on
   /// `compute` after the work there (the first call on each rank starts NCCL); returns without waiting.
