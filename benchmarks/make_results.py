@@ -760,6 +760,11 @@ tools/dev bench --lattices 8x8x8x8,12x12x12x12,16x16x16x16 --min-seconds 0.3
 K=build/cuda-hopper/apps/kqcd/kqcd; export KQCD_DATA_DIR=../shared/data
 $K bench --backend Cuda --lattices 8x8x8x8,16x16x16x16,24x24x24x24,32x32x32x32,48x48x48x48 \\
    --families dslash,solver,contract,smear,flow,heatbath --out h200-cuda.json
+# several GPUs of one node (a build with MPI and NCCL; one rank per GPU): the same case on one GPU
+# and on the process grid, e.g. strong scaling at 48^4 and weak scaling at 32^4 per GPU
+mpiexec -n 1 $K bench dslash --lattice 48x48x48x48 --precision single --recon 12 --json > one.json
+mpiexec -n 2 $K bench dslash --lattice 48x48x48x48 --grid 1x1x1x2 --precision single --recon 12 --json > two.json
+KQCD_TRANSPORT=mpi mpiexec -n 2 $K bench dslash ...        # the MPI path beside it
 # its host CPU: a host-only g++ build (the OpenMP backend of a CUDA build compiles host code with
 # nvcc, where kqcd's SIMD types fall back to portable lanes)
 cmake -S . -B build/host -G Ninja -DCMAKE_BUILD_TYPE=Release -DKQCD_NATIVE=ON -DKQCD_ENABLE_MPI=OFF \\
