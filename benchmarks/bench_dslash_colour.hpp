@@ -182,8 +182,7 @@ template <class ES, class P> nlohmann::json time_colour_hops(const DslashOptions
 /// The colour-hop cases in storage precision P on --backend (a precision the build leaves out:
 /// not_compiled).
 template <class P> nlohmann::json time_colour_hops_in(const DslashOptions& opts) {
-  if constexpr (!precision_compiled<P>) throw not_compiled("precision " + opts.precision, compiled_precisions, "KQCD_PRECISIONS");
-  else return with_backend(opts, [&]<class ES>() { return time_colour_hops<ES, P>(opts); });
+  return if_precision_compiled<P>(opts, [&]<class Q>() { return with_backend(opts, [&]<class ES>() { return time_colour_hops<ES, Q>(opts); }); });
 }
 extern template nlohmann::json time_colour_hops_in<half>(const DslashOptions&);
 extern template nlohmann::json time_colour_hops_in<float>(const DslashOptions&);

@@ -113,8 +113,7 @@ template <class ES, class Real> nlohmann::json time_wilson_simd_on(const DslashO
 
 /// time_wilson_simd_on for --backend (a precision the build leaves out: not_compiled).
 template <class Real> nlohmann::json time_wilson_simd_in(const DslashOptions& opts) {
-  if constexpr (!precision_compiled<Real>) throw not_compiled("precision " + opts.precision, compiled_precisions, "KQCD_PRECISIONS");
-  else return with_backend(opts, [&]<class ES>() { return time_wilson_simd_on<ES, Real>(opts); });
+  return if_precision_compiled<Real>(opts, [&]<class R>() { return with_backend(opts, [&]<class ES>() { return time_wilson_simd_on<ES, R>(opts); }); });
 }
 extern template nlohmann::json time_wilson_simd_in<half>(const DslashOptions&);
 extern template nlohmann::json time_wilson_simd_in<float>(const DslashOptions&);

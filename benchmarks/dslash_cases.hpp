@@ -149,13 +149,17 @@ template <class F> nlohmann::json with_backend(const DslashOptions& opts, F&& f)
   return r;
 }
 
+/// f.template operator()<Real>() where the build compiles storage precision Real; otherwise
+/// not_compiled, and f (a generic lambda) is never instantiated for Real, so none of its kernels is.
+template <class Real, class F> nlohmann::json if_precision_compiled(const DslashOptions& opts, F&& f) {
+  if constexpr (!precision_compiled<Real>) throw not_compiled("precision " + opts.precision, compiled_precisions, "KQCD_PRECISIONS");
+  else return f.template operator()<Real>();
+}
+
 /// f.template operator()<Real>() for the storage precision --precision names (float, double or
 /// kqcd::half; a precision the build leaves out: not_compiled).
 template <class F> nlohmann::json with_precision(const DslashOptions& opts, F&& f) {
-  auto with = [&]<class Real>() -> nlohmann::json {
-    if constexpr (!precision_compiled<Real>) throw not_compiled("precision " + opts.precision, compiled_precisions, "KQCD_PRECISIONS");
-    else return f.template operator()<Real>();
-  };
+  auto with = [&]<class Real>() { return if_precision_compiled<Real>(opts, f); };
   if (opts.precision == "single") return with.template operator()<float>();
   if (opts.precision == "half") return with.template operator()<half>();
   return with.template operator()<double>();
