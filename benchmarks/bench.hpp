@@ -4,6 +4,7 @@
 
 #include <kqcd/arch/arch_traits.hpp>
 #include <kqcd/core/error.hpp>
+#include <kqcd/core/execution_spaces.hpp>
 #include <kqcd/core/lattice.hpp>
 #include <kqcd/core/provenance.hpp>
 #include <kqcd/multigrid/params.hpp>
@@ -15,6 +16,7 @@
 #include <chrono>
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace kqcd {
@@ -43,6 +45,13 @@ nlohmann::json provenance_json(const std::string& backend = {});
 
 /// The backend named, or the default execution space's name when empty.
 std::string backend_or_default(const std::string& backend);
+
+/// f.template operator()<ES>() on the execution space `backend` names (empty: the default one); an
+/// exception where this build does not enable it.
+template <class F> void on_backend(const std::string& backend, F&& f) {
+  const std::string name = backend_or_default(backend);
+  if (!with_execution_space(name, std::forward<F>(f))) throw invalid_argument("backend '" + name + "' is not enabled in this build");
+}
 
 /// STREAM-style copy (a[i] = b[i], floats) on the named backend: best of several runs, GB/s
 /// counting bytes read and written.

@@ -57,8 +57,7 @@ template <class ES> double copy_bandwidth(bool quick) {
 
 double stream_copy_gbytes_per_s(const std::string& backend, bool quick) {
   double gbps = 0;
-  if (!with_execution_space(backend, [&]<class ES>() { gbps = detail::copy_bandwidth<ES>(quick); }))
-    throw invalid_argument("backend '" + backend + "' is not enabled in this build");
+  on_backend(backend, [&]<class ES>() { gbps = detail::copy_bandwidth<ES>(quick); });
   return gbps;
 }
 

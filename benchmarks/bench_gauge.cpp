@@ -93,8 +93,7 @@ nlohmann::json run_gauge(const std::string& kind, const Lattice& lattice, const 
     throw invalid_argument("bench: unknown gauge benchmark '" + kind + "' (smear, flow, heatbath, clover)");
   const std::string backend = backend_or_default(backend_in);
   nlohmann::json results;
-  if (!with_execution_space(backend, [&]<class ES>() { results = time_gauge<ES>(kind, lattice, quick); }))
-    throw invalid_argument("backend '" + backend + "' is not enabled in this build");
+  on_backend(backend, [&]<class ES>() { results = time_gauge<ES>(kind, lattice, quick); });
   for (auto& r : results) {
     finish_record(r, kind, backend);
     std::fprintf(stderr, "[kqcd bench %s] %s %s on %s: %.3g s per call, %.3g Msites/s\n", kind.c_str(),

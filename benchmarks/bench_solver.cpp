@@ -396,11 +396,10 @@ nlohmann::json run_solver(const SolverOptions& o, double copy_gbytes_per_s) {
     local.lattice = grid->lattice();
   }
   nlohmann::json r;
-  if (!with_execution_space(backend, [&]<class ES>() {
-        r = time_solver<ES>(local, o.config.empty() ? nullptr : &cfg);
-        if (grid) r["halo_path"] = halo_route_name(halo_route<ES, typename ES::memory_space>(grid->lattice()));
-      }))
-    throw invalid_argument("backend '" + backend + "' is not enabled in this build");
+  on_backend(backend, [&]<class ES>() {
+    r = time_solver<ES>(local, o.config.empty() ? nullptr : &cfg);
+    if (grid) r["halo_path"] = halo_route_name(halo_route<ES, typename ES::memory_space>(grid->lattice()));
+  });
   if (grid) {
     r["grid"] = grid->grid();
     r["ranks"] = grid->size();

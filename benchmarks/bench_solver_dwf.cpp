@@ -103,8 +103,7 @@ nlohmann::json run_domain_wall_solver(const SolverOptions& o, double copy_gbytes
   const std::string backend = backend_or_default(o.backend);
   const HostGaugeConfig cfg = solver_config(o);
   nlohmann::json r;
-  if (!with_execution_space(backend, [&]<class ES>() { r = time_dwf_solve<ES>(o, o.config.empty() ? nullptr : &cfg, p); }))
-    throw invalid_argument("backend '" + backend + "' is not enabled in this build");
+  on_backend(backend, [&]<class ES>() { r = time_dwf_solve<ES>(o, o.config.empty() ? nullptr : &cfg, p); });
   const auto d = (o.config.empty() ? o.lattice : cfg.lattice).dims();
   r["benchmark"] = o.op + "_eo_cg_normal";
   r["operator"] = o.op;

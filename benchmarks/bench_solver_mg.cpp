@@ -124,11 +124,10 @@ nlohmann::json run_multigrid_solver(const SolverOptions& o, double copy_gbytes_p
   const HostGaugeConfig* c = o.config.empty() ? nullptr : &cfg;
   const double mass = 1.0 / (2.0 * o.kappa) - 4.0;
   nlohmann::json r;
-  const bool ok = with_execution_space(backend, [&]<class ES>() {
+  on_backend(backend, [&]<class ES>() {
     if (o.op == "clover") r = time_mg_solve<ES, CloverTerm<double, ES>, CloverTerm<float, ES>>(o, c, mass, o.csw);
     else r = time_mg_solve<ES, WilsonMassTerm<double, ES>, WilsonMassTerm<float, ES>>(o, c, mass);
   });
-  if (!ok) throw invalid_argument("backend '" + backend + "' is not enabled in this build");
   const auto d = (o.config.empty() ? o.lattice : cfg.lattice).dims();
   r["benchmark"] = o.op + "_eo_mg_gcr";
   r["operator"] = o.op;

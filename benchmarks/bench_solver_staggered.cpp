@@ -150,8 +150,7 @@ nlohmann::json run_staggered_solver(const SolverOptions& o, double copy_gbytes_p
   const std::string backend = backend_or_default(o.backend);
   const HostGaugeConfig cfg = solver_config(o);
   nlohmann::json r;
-  if (!with_execution_space(backend, [&]<class ES>() { r = time_staggered<ES>(o, o.config.empty() ? nullptr : &cfg); }))
-    throw invalid_argument("backend '" + backend + "' is not enabled in this build");
+  on_backend(backend, [&]<class ES>() { r = time_staggered<ES>(o, o.config.empty() ? nullptr : &cfg); });
   const auto d = (o.config.empty() ? o.lattice : cfg.lattice).dims();
   r["benchmark"] = o.op + (o.masses.size() > 1 ? "_eo_multi_shift_cg" : "_eo_cg");
   r["operator"] = o.op;

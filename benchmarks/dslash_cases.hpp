@@ -143,9 +143,7 @@ std::optional<Kokkos::Experimental::Graph<ES>> eo_graph(const DslashOptions& opt
 /// f.template operator()<ES>() on the execution space --backend names.
 template <class F> nlohmann::json with_backend(const DslashOptions& opts, F&& f) {
   nlohmann::json r;
-  const std::string backend = backend_or_default(opts.backend);
-  if (!with_execution_space(backend, [&]<class ES>() { r = f.template operator()<ES>(); }))
-    throw invalid_argument("backend '" + backend + "' is not enabled in this build");
+  on_backend(opts.backend, [&]<class ES>() { r = f.template operator()<ES>(); });
   return r;
 }
 

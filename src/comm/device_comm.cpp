@@ -35,8 +35,8 @@ struct DeviceCommunicator::Impl {
   handle mpi;
   ncclComm_t comm = nullptr;
   cudaStream_t stream = nullptr;
-  cudaEvent_t packed = nullptr, arrived = nullptr;
-  std::vector<Message> receives, sends; ///< the messages of the last start(), posted by finish()
+  cudaEvent_t ready = nullptr, arrived = nullptr;
+  std::vector<Message> receives, sends; ///< the messages started and not yet posted
   void start_nccl();
 };
 
@@ -138,10 +138,10 @@ void DeviceCommunicator::Impl::start_nccl() {
                 std::to_string(first) + ": " + reason + " (KQCD_TRANSPORT=mpi keeps the halos on MPI)");
   }
 
-  check_cuda(cudaEventCreateWithFlags(&packed, cudaEventDisableTiming), "cudaEventCreateWithFlags");
+  check_cuda(cudaEventCreateWithFlags(&ready, cudaEventDisableTiming), "cudaEventCreateWithFlags");
   check_cuda(cudaEventCreateWithFlags(&arrived, cudaEventDisableTiming), "cudaEventCreateWithFlags");
-  // The messages' stream has the highest priority: NCCL's kernels take SMs as the interior's blocks
-  // finish instead of waiting behind the whole interior kernel.
+  // The messages' stream has the highest priority: the packing, NCCL's kernels and the unpacking
+  // take SMs as the interior's blocks finish instead of waiting behind the whole interior kernel.
   int least = 0, greatest = 0;
   check_cuda(cudaDeviceGetStreamPriorityRange(&least, &greatest), "cudaDeviceGetStreamPriorityRange");
   check_cuda(cudaStreamCreateWithPriority(&stream, cudaStreamNonBlocking, greatest), "cudaStreamCreateWithPriority");
@@ -149,7 +149,7 @@ void DeviceCommunicator::Impl::start_nccl() {
 
 DeviceCommunicator::~DeviceCommunicator() {
   if (impl_->stream) cudaStreamSynchronize(impl_->stream);
-  if (impl_->packed) cudaEventDestroy(impl_->packed);
+  if (impl_->ready) cudaEventDestroy(impl_->ready);
   if (impl_->arrived) cudaEventDestroy(impl_->arrived);
   if (impl_->stream) cudaStreamDestroy(impl_->stream);
   if (impl_->comm) {
@@ -159,33 +159,38 @@ DeviceCommunicator::~DeviceCommunicator() {
   }
 }
 
-void DeviceCommunicator::start(cudaStream_t compute, const std::vector<Message>& receives, const std::vector<Message>& sends) const {
+cudaStream_t DeviceCommunicator::stream() const {
   if (!impl_->stream) impl_->start_nccl(); // every rank reaches its first exchange together
-  check_cuda(cudaEventRecord(impl_->packed, compute), "cudaEventRecord");
-  // Several exchanges may start before the first finishes (a 16-bit field's rows and norms).
+  return impl_->stream;
+}
+void DeviceCommunicator::follow(cudaStream_t compute) const {
+  const cudaStream_t messages = stream(); // starts NCCL, which makes the events, at the first call
+  check_cuda(cudaEventRecord(impl_->ready, compute), "cudaEventRecord");
+  check_cuda(cudaStreamWaitEvent(messages, impl_->ready, 0), "cudaStreamWaitEvent");
+}
+void DeviceCommunicator::start(const std::vector<Message>& receives, const std::vector<Message>& sends) const {
+  // Several exchanges may start before the first is posted (a 16-bit field's rows and norms).
   impl_->receives.insert(impl_->receives.end(), receives.begin(), receives.end());
   impl_->sends.insert(impl_->sends.end(), sends.begin(), sends.end());
 }
-
-void DeviceCommunicator::finish(cudaStream_t compute) const {
-  // Posted here, after the caller queued the interior's kernels: NCCL's stream waits for the faces
-  // only, and the host's cost of posting overlaps the interior on the GPU. Every message started so
-  // far is posted at the first finish(); a later one has none left and only orders the stream.
-  if (!impl_->receives.empty() || !impl_->sends.empty()) {
-    check_cuda(cudaStreamWaitEvent(impl_->stream, impl_->packed, 0), "cudaStreamWaitEvent");
-    check_nccl(impl_->comm, ncclGroupStart(), "ncclGroupStart");
-    for (const auto& m : impl_->receives)
-      check_nccl(impl_->comm, ncclRecv(m.data, m.bytes, ncclChar, m.peer, impl_->comm, impl_->stream), "ncclRecv");
-    for (const auto& m : impl_->sends)
-      check_nccl(impl_->comm, ncclSend(m.data, m.bytes, ncclChar, m.peer, impl_->comm, impl_->stream), "ncclSend");
-    check_nccl(impl_->comm, ncclGroupEnd(), "ncclGroupEnd");
-    impl_->receives.clear();
-    impl_->sends.clear();
-    check_cuda(cudaEventRecord(impl_->arrived, impl_->stream), "cudaEventRecord");
-  }
+void DeviceCommunicator::post() const {
+  // Posted after the caller queued the interior's kernels, so that the host's cost of posting
+  // overlaps the interior on the GPU. Every message started so far goes at once; a later post()
+  // has none left.
+  if (impl_->receives.empty() && impl_->sends.empty()) return;
+  check_nccl(impl_->comm, ncclGroupStart(), "ncclGroupStart");
+  for (const auto& m : impl_->receives)
+    check_nccl(impl_->comm, ncclRecv(m.data, m.bytes, ncclChar, m.peer, impl_->comm, impl_->stream), "ncclRecv");
+  for (const auto& m : impl_->sends)
+    check_nccl(impl_->comm, ncclSend(m.data, m.bytes, ncclChar, m.peer, impl_->comm, impl_->stream), "ncclSend");
+  check_nccl(impl_->comm, ncclGroupEnd(), "ncclGroupEnd");
+  impl_->receives.clear();
+  impl_->sends.clear();
+}
+void DeviceCommunicator::join(cudaStream_t compute) const {
+  check_cuda(cudaEventRecord(impl_->arrived, stream()), "cudaEventRecord");
   check_cuda(cudaStreamWaitEvent(compute, impl_->arrived, 0), "cudaStreamWaitEvent");
 }
-
 void DeviceCommunicator::sum_in_place(double* values, int n, cudaStream_t compute) const {
   if (!impl_->stream) impl_->start_nccl();
   check_nccl(impl_->comm, ncclAllReduce(values, values, std::size_t(n), ncclDouble, ncclSum, impl_->comm, compute), "ncclAllReduce");

@@ -16,6 +16,7 @@
 #include "host_fields.hpp"
 #include "wilson_reference.hpp"
 
+#include <algorithm>
 #include <complex>
 #include <cstdlib>
 #include <random>
@@ -172,6 +173,52 @@ TEST_CASE("the tiled site order visits every site once, slab of (z, t) slices by
     REQUIRE(bad == 0);
     REQUIRE(std::ranges::all_of(seen, [](int n) { return n == 1; }));
   }
+}
+
+TEMPLATE_LIST_TEST_CASE("a sweep visits its sites once as a run or wrapped run or list", "[core]", kqcd::EnabledExecutionSpaces) {
+  using ES = TestType;
+  using Sweep = SweepSites<typename ES::memory_space>;
+  const int n = 40;
+  const auto range = [](int a, int b) {
+    std::vector<int> v;
+    for (int s = a; s < b; ++s) v.push_back(s);
+    return v;
+  };
+  // A split along the slowest direction: interior [8, 32), exterior [0, 8) and [32, 40).
+  std::vector<int> exterior = range(0, 8), scattered = {3, 4, 9, 17, 30};
+  for (int s : range(32, 40)) exterior.push_back(s);
+  struct Case {
+    const char* what;
+    std::vector<int> sites;
+    bool list;
+    int first;
+  };
+  const Case cases[] = {{"interior", range(8, 32), false, 8},
+                        {"exterior", exterior, false, 32},
+                        {"every site", range(0, n), false, 0},
+                        {"scattered", scattered, true, 0},
+                        {"reordered", {5, 4, 6}, true, 0}};
+  for (const auto& c : cases) {
+    CAPTURE(c.what);
+    const Sweep sweep = Sweep::of(c.sites, n, "test_sweep");
+    REQUIRE(sweep.use_list == c.list);
+    REQUIRE(sweep.count == int(c.sites.size()));
+    if (!c.list) REQUIRE(sweep.first == c.first);
+    Kokkos::View<int*, typename ES::memory_space> got("got", c.sites.size());
+    Kokkos::parallel_for(Kokkos::RangePolicy<ES>(0, sweep.count), KOKKOS_LAMBDA(int k) { got(k) = sweep(k); });
+    auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), got);
+    std::vector<int> visited(h.data(), h.data() + h.size());
+    if (c.list) REQUIRE(visited == c.sites); // a list keeps its order
+    std::ranges::sort(visited);
+    std::vector<int> expected = c.sites;
+    std::ranges::sort(expected);
+    REQUIRE(visited == expected);
+  }
+  const Sweep all = Sweep::all(n);
+  REQUIRE((all.count == n && all(0) == 0 && all(n - 1) == n - 1));
+  // Every site in tiled order is a reordering, not a run: the order is the point.
+  const Lattice lat({4, 2, 8, 12});
+  REQUIRE(Sweep::of(detail::tiled_site_order(lat), lat.cb_volume(), "test_tiled").use_list);
 }
 
 TEMPLATE_LIST_TEST_CASE("random gauge links are SU(3) and host conversion round-trips", "[core]", kqcd::test::Configs) {

@@ -1,8 +1,8 @@
 // How halos travel between ranks: MPI (host memory, host staging or a GPU-aware MPI) or NCCL's
 // point-to-point calls GPU to GPU, chosen at run time (KQCD_TRANSPORT). The NCCL transport is a
 // DeviceCommunicator a ProcessGrid owns: one NCCL communicator over the grid's ranks, bootstrapped
-// through MPI, with its own stream for the messages, ordered after the kernels that pack the faces
-// and before those that unpack them by events, so that the interior is computed while they fly.
+// through MPI, with its own stream on which the faces are packed, sent, received and unpacked while
+// the interior is computed on the compute stream; events order the two streams.
 #pragma once
 
 #include <kqcd/comm/mpi.hpp>
@@ -75,15 +75,23 @@ public:
     std::size_t bytes;
     int peer;
   };
-  /// Takes the receives and sends of an exchange whose faces are the work queued on `compute` so
-  /// far and returns without waiting (the first call on each rank starts NCCL). They are posted by
-  /// the next finish(), after the caller queued its interior work, so that the host's posting
-  /// overlaps it; exchanges started before that finish() are posted together. Both ranks of a pair
-  /// post their messages to each other in the same order (NCCL matches them by order, not by tag).
-  void start(cudaStream_t compute, const std::vector<Message>& receives, const std::vector<Message>& sends) const;
-  /// Posts the messages started so far (NCCL's stream waits for their faces only); work queued on
-  /// `compute` from now on waits for them.
-  void finish(cudaStream_t compute) const;
+  /// The stream the messages travel on, of the highest priority (the first call on each rank
+  /// starts NCCL): work queued there takes SMs as the compute stream's blocks retire.
+  cudaStream_t stream() const;
+  /// Work queued on stream() from now on waits for the work queued on `compute` so far (the source
+  /// of the faces).
+  void follow(cudaStream_t compute) const;
+  /// Takes the receives and sends of an exchange whose faces are the work queued on stream() so far
+  /// and returns without waiting. They are posted by the next post(), after the caller queued its
+  /// interior work, so that the host's posting overlaps it; exchanges started before that post()
+  /// are posted together. Both ranks of a pair post their messages to each other in the same order
+  /// (NCCL matches them by order, not by tag).
+  void start(const std::vector<Message>& receives, const std::vector<Message>& sends) const;
+  /// Posts the messages started so far on stream(); work queued there from now on finds them arrived.
+  void post() const;
+  /// Work queued on `compute` from now on waits for the work queued on stream() so far (the
+  /// messages and their unpacking).
+  void join(cudaStream_t compute) const;
   /// Sums n doubles of device memory over the ranks, in place, by NCCL's all-reduce queued on
   /// `compute` after the work there (the first call on each rank starts NCCL); returns without waiting.
   void sum_in_place(double* values, int n, cudaStream_t compute) const;

@@ -1,12 +1,12 @@
 // Halo exchange of a checkerboarded field (spinor or gauge view with a ghost zone, lattice.hpp):
-// a pack kernel gathers each face into a contiguous buffer, MPI_Irecv/MPI_Isend move them, an
-// unpack kernel scatters the received faces into the ghost zone. start() returns once the
+// a pack kernel per direction gathers its two faces into contiguous buffers, MPI_Irecv/MPI_Isend
+// move them, an unpack kernel per direction scatters the received faces into the ghost zone. start() returns once the
 // messages are posted, so the caller computes the interior while they fly, then calls finish().
 // Buffers go to MPI directly where the host can address them (CPU backends) or MPI is GPU-aware
 // (comm::gpu_aware_mpi()); otherwise through page-locked host mirrors (host staging). Where the
 // process grid's transport is NCCL (comm/device_comm.hpp) and the field lives on the CUDA device,
-// the faces go GPU to GPU on NCCL's stream instead, ordered after the pack and before the unpack
-// without the host waiting for either.
+// the faces are packed, sent GPU to GPU, received and unpacked on NCCL's stream instead, beside
+// the interior on the compute stream, without the host waiting for either.
 // How a face's rows travel is a face pack the caller supplies (WholeRows by default): an operator
 // may send less than whole rows (the Wilson hopping term sends spin-projected halves,
 // stencil/wilson_dslash.hpp).
@@ -20,6 +20,7 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <optional>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -71,6 +72,15 @@ template <class FieldView, class BufferView, class Face> struct FaceCopy {
       if (to_buffer) face.pack(field, row, buffer, at);
       else face.unpack(field, row, buffer, at);
     }
+  }
+};
+/// The two faces (sides) of one direction in one launch: entries [0, n) copy side 0, [n, 2n) side 1.
+template <class Copy> struct BothFaces {
+  Copy side[2];
+  int n;
+  KOKKOS_INLINE_FUNCTION void operator()(int f) const {
+    if (f < n) side[0](f);
+    else side[1](f - n);
   }
 };
 } // namespace detail
@@ -186,18 +196,19 @@ public:
 #if KQCD_HAVE_MPI
     if (!lat_.distributed()) return;
     const int per_site = rows_ * per_row(faces);
+    const ExecSpace space = faces_space(true);
     // Side 0 of the receiver (its x_mu = L) is our x_mu = 0 face, sent backward; side 1 our
     // x_mu = L - 1 face, sent forward. The tag names the receiver's ghost slot.
     for (int mu = 0; mu < Nd; ++mu)
-      if (lat_.partitioned(mu))
-        for (int side = 0; side < 2; ++side) {
-          const int x_mu = side == 0 ? 0 : lat_.dim(mu) - 1;
-          using Face = decltype(faces.template face<FieldView>(mu, side));
-          Kokkos::parallel_for("kqcd::halo_pack", Kokkos::RangePolicy<ExecSpace>(0, face_rows(mu)),
-                               detail::FaceCopy<FieldView, buffer_type, Face>{field, send_[mu][side], lat_, mu, x_mu, side == 0 ? 1 : -1,
-                                                                              parity, 0, rows_, per_row(faces),
-                                                                              faces.template face<FieldView>(mu, side), true});
-        }
+      if (lat_.partitioned(mu)) {
+        using Copy = detail::FaceCopy<FieldView, buffer_type, decltype(faces.template face<FieldView>(mu, 0))>;
+        const auto pack = [&](int side) {
+          return Copy{field, send_[mu][side], lat_, mu, side == 0 ? 0 : lat_.dim(mu) - 1, side == 0 ? 1 : -1, parity, 0, rows_,
+                      per_row(faces), faces.template face<FieldView>(mu, side), true};
+        };
+        Kokkos::parallel_for("kqcd::halo_pack", Kokkos::RangePolicy<ExecSpace>(space, 0, 2 * face_rows(mu)),
+                             detail::BothFaces<Copy>{{pack(0), pack(1)}, face_rows(mu)});
+      }
 #if KQCD_HAVE_NCCL
     if constexpr (nccl_capable<ExecSpace, typename FieldView::memory_space>)
       if (route_ == HaloRoute::nccl) {
@@ -210,7 +221,7 @@ public:
               receives.push_back({recv_[mu][side].data(), bytes, lat_.neighbour_rank(mu, side)});
               sends.push_back({send_[mu][side].data(), bytes, lat_.neighbour_rank(mu, 1 - side)});
             }
-        lat_.device_communicator()->start(ExecSpace().cuda_stream(), receives, sends);
+        lat_.device_communicator()->start(receives, sends);
         return;
       }
 #endif
@@ -248,24 +259,29 @@ public:
     if (!lat_.distributed()) return;
 #if KQCD_HAVE_NCCL
     if constexpr (nccl_capable<ExecSpace, typename FieldView::memory_space>)
-      if (route_ == HaloRoute::nccl) lat_.device_communicator()->finish(ExecSpace().cuda_stream());
+      if (route_ == HaloRoute::nccl) lat_.device_communicator()->post();
 #endif
     MPI_Waitall(int(requests_.size()), requests_.data(), MPI_STATUSES_IGNORE);
     requests_.clear();
+    const ExecSpace space = faces_space(false);
     for (int mu = 0; mu < Nd; ++mu)
-      if (lat_.partitioned(mu))
-        for (int side = 0; side < 2; ++side) {
+      if (lat_.partitioned(mu)) {
+        using Copy = detail::FaceCopy<FieldView, buffer_type, decltype(faces.template face<FieldView>(mu, 0))>;
+        const auto unpack = [&](int side) {
           const int count = face_rows(mu) * rows_ * per_row(faces);
           if (staging_)
             Kokkos::deep_copy(Kokkos::subview(recv_[mu][side], std::pair(0, count)),
                               Kokkos::subview(recv_host_[mu][side], std::pair(0, count)));
-          const int ghost = lat_.cb_volume() + lat_.ghost_offset(mu, side);
-          using Face = decltype(faces.template face<FieldView>(mu, side));
-          Kokkos::parallel_for("kqcd::halo_unpack", Kokkos::RangePolicy<ExecSpace>(0, face_rows(mu)),
-                               detail::FaceCopy<FieldView, buffer_type, Face>{field, recv_[mu][side], lat_, mu, 0, 0, 0, ghost, rows_,
-                                                                              per_row(faces), faces.template face<FieldView>(mu, side),
-                                                                              false});
-        }
+          return Copy{field, recv_[mu][side], lat_, mu, 0, 0, 0, lat_.cb_volume() + lat_.ghost_offset(mu, side), rows_,
+                      per_row(faces), faces.template face<FieldView>(mu, side), false};
+        };
+        Kokkos::parallel_for("kqcd::halo_unpack", Kokkos::RangePolicy<ExecSpace>(space, 0, 2 * face_rows(mu)),
+                             detail::BothFaces<Copy>{{unpack(0), unpack(1)}, face_rows(mu)});
+      }
+#if KQCD_HAVE_NCCL
+    if constexpr (nccl_capable<ExecSpace, typename FieldView::memory_space>)
+      if (route_ == HaloRoute::nccl) lat_.device_communicator()->join(ExecSpace().cuda_stream());
+#endif
 #else
     (void)field, (void)faces;
 #endif
@@ -278,6 +294,21 @@ public:
   }
 
 private:
+  /// Where the faces are packed and unpacked: on the NCCL route the messages' stream, which
+  /// `follow` makes wait for the compute stream's work so far (the field), so that the interior
+  /// computes meanwhile; else the compute stream (the default instance).
+  ExecSpace faces_space([[maybe_unused]] bool follow) {
+#if KQCD_HAVE_NCCL
+    if constexpr (nccl_capable<ExecSpace, typename FieldView::memory_space>)
+      if (route_ == HaloRoute::nccl) {
+        const comm::DeviceCommunicator& dc = *lat_.device_communicator();
+        if (follow) dc.follow(ExecSpace().cuda_stream());
+        if (!nccl_space_) nccl_space_.emplace(dc.stream());
+        return *nccl_space_;
+      }
+#endif
+    return ExecSpace();
+  }
   /// Sites of one parity a face of direction mu sends: ghost_depth() layers.
   int face_rows(int mu) const { return lat_.ghost_depth() * lat_.face_sites(mu); }
   /// Buffer entries per row in flight with face pack `faces` (at most a row's components).
@@ -293,6 +324,7 @@ private:
   bool staging_ = false;
   buffer_type send_[Nd][2], recv_[Nd][2];
   host_buffer_type send_host_[Nd][2], recv_host_[Nd][2];
+  std::optional<ExecSpace> nccl_space_; ///< An instance on the NCCL route's stream, made at the first exchange.
 #if KQCD_HAVE_MPI
   std::vector<MPI_Request> requests_;
 #endif

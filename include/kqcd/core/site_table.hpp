@@ -13,7 +13,10 @@
 #include <kqcd/core/complex.hpp>
 #include <kqcd/core/lattice.hpp>
 
+#include <Kokkos_Core.hpp>
+
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace kqcd {
@@ -31,6 +34,55 @@ template <class ExecSpace> struct BoundaryData;
 /// The neighbours (mode) and the boundary crossing (Crossing: built from the geometry and the
 /// boundary phases; its member `lattice` is the lattice of the sites indexed).
 template <NeighbourMode mode, class ExecSpace, class Crossing = detail::BoundaryData<ExecSpace>> class SiteTable;
+
+/// The sites of one parity a sweep visits, entry k -> site: a run of consecutive sites from `first`
+/// that continues at site 0 after site wrap - 1, or a list on the device. The interior and exterior
+/// of a lattice split along its slowest direction are runs (the exterior wraps), which a kernel
+/// reads without the list's extra load; other splits and reorderings are lists. Default: entry k
+/// is site k.
+template <class MemorySpace> struct SweepSites {
+  Kokkos::View<const int*, MemorySpace> list; ///< The sites, where use_list.
+  int first = 0;          ///< The run's first site.
+  int wrap = 0;           ///< Sites of the parity (where the run wraps to 0).
+  int count = 0;          ///< Entries of the sweep.
+  bool use_list = false;  ///< Whether the sites come from list.
+  /// The site of entry k.
+  KOKKOS_FORCEINLINE_FUNCTION int operator()(int k) const {
+    if (use_list) return list(k);
+    const int s = first + k;
+    return s < wrap ? s : s - wrap;
+  }
+  /// Every site of a parity of n sites, in index order.
+  static SweepSites all(int n) { return {{}, 0, n, n, false}; }
+  /// A sweep over `sites` (distinct, each below n) in their order: a run where, read from their
+  /// start or from their first gap on and around, they are consecutive sites (the run visits them
+  /// in that order), else the list copied to the device.
+  static SweepSites of(const std::vector<int>& sites, int n, const std::string& label) {
+    SweepSites s{{}, 0, n, int(sites.size()), false};
+    if (sites.empty()) return s;
+    const std::size_t m = sites.size();
+    const auto run_from = [&](std::size_t j) {
+      for (std::size_t i = 0; i < m; ++i)
+        if (sites[(j + i) % m] != (sites[j] + int(i)) % n) return false;
+      return true;
+    };
+    std::size_t gap = 0; // the first entry that does not follow its predecessor
+    for (std::size_t i = 1; i < m && gap == 0; ++i)
+      if (sites[i] != sites[i - 1] + 1) gap = i;
+    for (const std::size_t j : {std::size_t(0), gap})
+      if (run_from(j)) {
+        s.first = sites[j];
+        return s;
+      }
+    Kokkos::View<int*, MemorySpace> d(Kokkos::view_alloc(Kokkos::WithoutInitializing, label), sites.size());
+    auto h = Kokkos::create_mirror_view(d);
+    for (std::size_t i = 0; i < sites.size(); ++i) h(i) = sites[i];
+    Kokkos::deep_copy(d, h);
+    s.list = d;
+    s.use_list = true;
+    return s;
+  }
+};
 
 namespace detail {
 /// The neighbour of site (cb_site, parity) in direction mu, forward (dir = +1) or backward. On a

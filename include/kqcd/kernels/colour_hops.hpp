@@ -74,8 +74,7 @@ template <class Real, class GaugeAcc, class FarAcc, class InAcc, class OutAcc, c
   Real b;             ///< The hops' coefficient.
   unsigned mask;      ///< The hops applied (hop_bit).
   int n_sites;        ///< Entries of the sweep.
-  Kokkos::View<const int*, typename execution_space::memory_space> site_list; ///< The sweep's sites, with use_list.
-  bool use_list = false; ///< Whether the sites come from site_list.
+  SweepSites<typename execution_space::memory_space> sweep; ///< The sweep's sites (default: every site).
   int n_rhs = 1; ///< Right-hand sides: field storage index site * n_rhs + r.
 };
 
@@ -113,7 +112,7 @@ template <class Arg, class Signs, int target_cb> struct ColourHopFunctor {
       }
   }
   /// Site of entry k of the sweep.
-  KOKKOS_FORCEINLINE_FUNCTION int site_of(int k) const { return arg.use_list ? arg.site_list(k) : k; }
+  KOKKOS_FORCEINLINE_FUNCTION int site_of(int k) const { return arg.sweep(k); }
   /// Entry k of the sweep: every right-hand side of the site, each every hop of the mask and the
   /// epilogue (the site's links read once per right-hand side, from cache after the first).
   KOKKOS_FUNCTION void site_kernel(int k) const {

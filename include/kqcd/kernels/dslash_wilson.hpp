@@ -86,17 +86,16 @@ template <class Real, class GaugeAcc, class InAcc, class OutAcc, class SiteTable
   InAcc x;           ///< xpay addend (parity target_cb), unused by StoreHopping
   SiteTableT sites; ///< Neighbours and boundary crossings (a site table policy).
   typename Epilogue::template Arg<real_type> epilogue; ///< The epilogue's arguments.
-  int n_sites;         ///< sites to compute: all of the target parity, or the entries of site_list
+  int n_sites;         ///< Entries of the sweep: every site of the target parity, or those of `sweep`
   int sites_per_team; ///< Sites per team of the team launch.
   int n_rhs;           ///< right-hand sides: spinor storage index site * n_rhs + r
-  /// With use_list, the kernel computes sites site_list(0 .. n_sites-1) only: the interior
-  /// (no off-rank neighbour) or the exterior of a distributed lattice.
-  Kokkos::View<const int*, typename SiteTableT::memory_space> site_list;
-  bool use_list = false; ///< Whether the sites come from site_list.
+  /// The sites the kernel computes: every site, or the interior (no off-rank neighbour) or the
+  /// exterior of a distributed lattice.
+  SweepSites<typename SiteTableT::memory_space> sweep;
 };
 
 // hop<mu, dir>() is the unit of work per direction. Off-rank neighbours are ghost-zone indices
-// of the same views, so the interior/exterior split of a halo exchange is only a site list.
+// of the same views, so the interior/exterior split of a halo exchange is only the sites a sweep visits.
 
 /// Kernel: the Wilson hopping term on one parity with epilogue Epilogue.
 template <class Arg, int isign, int target_cb, class Epilogue> struct DslashFunctor {
@@ -223,8 +222,8 @@ template <class Arg, int isign, int target_cb, class Epilogue> struct DslashFunc
   /// Right-hand side rhs of one site; the link loads repeat for each rhs but hit the cache.
   /// Entry k of the sweep, one right-hand side (the autotuner's per-site launches).
   KOKKOS_FORCEINLINE_FUNCTION void site_kernel(int k) const { site_kernel(site_of(k), 0); }
-  /// Site of entry k of the sweep (site_list(k), or k).
-  KOKKOS_FORCEINLINE_FUNCTION int site_of(int k) const { return arg.use_list ? arg.site_list(k) : k; }
+  /// Site of entry k of the sweep.
+  KOKKOS_FORCEINLINE_FUNCTION int site_of(int k) const { return arg.sweep(k); }
   /// Right-hand side rhs of one site, the links read through the gauge accessor.
   KOKKOS_FORCEINLINE_FUNCTION void site_kernel(int site, int rhs) const { site_kernel(site, rhs, GaugeLinks{arg}); }
   /// Right-hand side rhs of one site, the links read through links.

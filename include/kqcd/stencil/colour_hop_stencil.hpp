@@ -255,7 +255,6 @@ void ColourHopStencil<Signs, n_spin, Real, ES, Layout>::launch(S& out, const S& 
           mask,
           swept.cb_volume(),
           {},
-          false,
           n_rhs};
   char hex[16];
   std::snprintf(hex, sizeof hex, "%04x", mask);

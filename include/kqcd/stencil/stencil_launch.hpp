@@ -1,5 +1,5 @@
 // The stencil framework's launcher, shared by every stencil (QUDA's dslash_helper/dslash_policy): a
-// stencil brings its site functor (an Arg with the sweep's site list, and site_kernel(k)) and the
+// stencil brings its site functor (an Arg with the sweep's sites, and site_kernel(k)) and the
 // start and finish of its source halo; the launcher overlaps the halo with the interior sites of a
 // distributed lattice, tunes the launch shape per kernel, variant and lattice, times the phases,
 // sweeps blocks of right-hand sides in their tuned block shapes and captures launches into graphs.
@@ -63,20 +63,14 @@ inline SiteSplit split_sites(const Lattice& lat, int parity, int depth = 1) {
   }
   return split;
 }
-template <class ListView> ListView to_device(const std::vector<int>& v, const char* label) {
-  typename ListView::non_const_type d(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)), v.size());
-  auto h = Kokkos::create_mirror_view(d);
-  for (std::size_t i = 0; i < v.size(); ++i) h(i) = v[i];
-  Kokkos::deep_copy(d, h);
-  return d;
-}
 /// A hopping term's halo overlapped with its interior, written once for every layout: the sites of
 /// each target parity with and without an off-rank neighbour, and the sequence halo start, interior
 /// sweep, halo finish, exterior sweep (overlap off: every site after the exchange). Site indices
-/// are those of `sites` (a lattice of sites, or of SIMD vector sites).
+/// are those of `sites` (a lattice of sites, or of SIMD vector sites); a split along the slowest
+/// direction sweeps runs of sites, others lists (SweepSites).
 template <class ES> class OverlapSweep {
 public:
-  using site_list_type = Kokkos::View<const int*, typename ES::memory_space>;
+  using sweep_type = SweepSites<typename ES::memory_space>;
   /// The phases, in order, that run() reports to its lap hook (DslashTimes' fields).
   enum class Phase { pack_post, interior, wait_unpack, exterior };
   OverlapSweep() = default;
@@ -84,18 +78,17 @@ public:
     if (!sites.distributed()) return;
     for (int p = 0; p < 2; ++p) {
       const SiteSplit split = split_sites(sites, p, depth);
-      interior_[p] = to_device<site_list_type>(split.interior, "kqcd::interior_sites");
-      exterior_[p] = to_device<site_list_type>(split.exterior, "kqcd::exterior_sites");
+      interior_[p] = sweep_type::of(split.interior, n_sites_, "kqcd::interior_sites");
+      exterior_[p] = sweep_type::of(split.exterior, n_sites_, "kqcd::exterior_sites");
     }
   }
-  /// Points a hopping-functor argument at a site list (nullptr: every site).
-  template <class Arg> void point(Arg& arg, const site_list_type* list) const {
-    arg.use_list = list != nullptr;
-    arg.site_list = list ? *list : site_list_type();
-    arg.n_sites = list ? int(list->size()) : n_sites_;
+  /// Points a hopping-functor argument at the sites of a sweep (nullptr: every site).
+  template <class Arg> void point(Arg& arg, const sweep_type* sites) const {
+    arg.sweep = sites ? *sites : sweep_type::all(n_sites_);
+    arg.n_sites = arg.sweep.count;
   }
-  /// start() and finish() drive the halo, sweep(list) runs the kernel on a site list (nullptr:
-  /// every site), lap(phase) follows each phase.
+  /// start() and finish() drive the halo, sweep(sites) runs the kernel on the sites of a sweep
+  /// (nullptr: every site), lap(phase) follows each phase.
   template <class Start, class Sweep, class Finish, class Lap>
   void run(int target_cb, Start&& start, Sweep&& sweep, Finish&& finish, Lap&& lap) const {
     start();
@@ -114,7 +107,7 @@ public:
     auto t = clock::now();
     run(target_cb, start, sweep, finish, [&](Phase phase) {
       if (!timing) return;
-      ES().fence("kqcd::OverlapSweep::timing");
+      Kokkos::fence("kqcd::OverlapSweep::timing"); // every stream: the faces may travel on their own
       const auto now = clock::now();
       double* acc[] = {&times.pack_post, &times.interior, &times.wait_unpack, &times.exterior};
       *acc[int(phase)] += std::chrono::duration<double>(now - t).count();
@@ -124,11 +117,11 @@ public:
   }
   void set_overlap(bool on) { overlap_ = on; }
   bool overlap() const { return overlap_; }
-  int exterior_sites(int p) const { return int(exterior_[p].size()); }
+  int exterior_sites(int p) const { return exterior_[p].count; }
 
 private:
   int n_sites_ = 0;
-  site_list_type interior_[2], exterior_[2];
+  sweep_type interior_[2], exterior_[2];
   bool overlap_ = true;
 };
 /// Vector lanes per site of a block: the next power of two >= n_rhs (one lane per right-hand side).
@@ -267,14 +260,14 @@ template <class F> void with_sign_and_parity(int isign, int target_cb, F&& f) {
 /// Launches any stencil's site functor over one parity: the halo overlapped with the interior on a
 /// distributed lattice, the launch shape tuned (or fixed by set_sites_per_team()), the phases
 /// timed on request; blocks of right-hand sides in the block shapes (launch_block), and a graph
-/// node instead of a launch (then_launch). A functor F has a member `arg` with n_sites, site_list
-/// and use_list (the sweep's sites), and site_kernel(k) for entry k of the sweep. The tune key is
+/// node instead of a launch (then_launch). A functor F has a member `arg` with n_sites and sweep
+/// (the sweep's sites, SweepSites), and site_kernel(k) for entry k of the sweep. The tune key is
 /// (kernel, variant, lattice, precision); `outs` are the views the tuner's trial launches
 /// overwrite; LB are the kernel's launch bounds.
 template <class ES> class StencilLauncher {
 public:
   using execution_space = ES; ///< The execution space.
-  using site_list_type = typename detail::OverlapSweep<ES>::site_list_type; ///< A device list of sites.
+  using sweep_type = typename detail::OverlapSweep<ES>::sweep_type; ///< The sites of a sweep.
 
   StencilLauncher() = default;
   /// The launcher of a stencil on lat, whose ghost zone is as deep as the stencil's longest hop
@@ -375,17 +368,17 @@ private:
   /// rank (tile by tile where `tiled`, else by index), else interior and exterior around the halo.
   template <class F, class Start, class Finish, class Run>
   void over_sites(F& f, int target_cb, bool tiled, Start& start, Finish& finish, Run&& run) const {
-    auto sweep = [&](const site_list_type* list) {
-      overlap_.point(f.arg, list);
+    auto sweep = [&](const sweep_type* sites) {
+      overlap_.point(f.arg, sites);
       if (f.arg.n_sites > 0) run();
     };
     if (!lat_.distributed()) return sweep(tiled ? tiled_order() : nullptr);
     overlap_.run_timed(target_cb, start, sweep, finish, timing_, times_);
   }
   /// The sites in tiled order (nullptr where that is index order), built on first use.
-  const site_list_type* tiled_order() const {
-    if (!tiled_order_) tiled_order_ = detail::to_device<site_list_type>(detail::tiled_site_order(lat_), "kqcd::tiled_site_order");
-    return tiled_order_->size() > 0 ? &*tiled_order_ : nullptr;
+  const sweep_type* tiled_order() const {
+    if (!tiled_order_) tiled_order_ = sweep_type::of(detail::tiled_site_order(lat_), lat_.cb_volume(), "kqcd::tiled_site_order");
+    return tiled_order_->count > 0 ? &*tiled_order_ : nullptr;
   }
 
   Lattice lat_;
@@ -395,7 +388,7 @@ private:
   mutable LaunchConfig last_config_{};
   mutable bool timing_ = false;
   mutable DslashTimes times_;
-  mutable std::optional<site_list_type> tiled_order_;
+  mutable std::optional<sweep_type> tiled_order_;
 };
 
 } // namespace kqcd

@@ -389,8 +389,7 @@ private:
                   // GPU: keep the threads per block (sites x lanes) as tuned for one right-hand side.
                   traits::max_team_size > 1 ? std::max(1, sites_per_team() / detail::vector_lanes(n_rhs)) : sites_per_team(),
                   n_rhs,
-                  {},
-                  false};
+                  {}};
     std::string variant = type_name<Epilogue>() + (mode == NeighbourMode::table ? ", table" : ", on the fly") + ", recon " +
                           Recon::name + (n_rhs > 1 ? ", rhs " + std::to_string(n_rhs) : "");
     if constexpr (!std::is_void_v<simd_type>) variant += std::string(", ") + Layout::name + " " + std::to_string(simd_type::lanes);
