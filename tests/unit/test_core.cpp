@@ -9,6 +9,7 @@
 #include <kqcd/fields/host_convert.hpp>
 #include <kqcd/fields/random_fields.hpp>
 #include <kqcd/linalg/blas.hpp>
+#include <kqcd/stencil/stencil_launch.hpp>
 
 #include <catch2/matchers/catch_matchers_floating_point.hpp>
 #include <catch2/matchers/catch_matchers_string.hpp>
@@ -219,6 +220,32 @@ TEMPLATE_LIST_TEST_CASE("a sweep visits its sites once as a run or wrapped run o
   // Every site in tiled order is a reordering, not a run: the order is the point.
   const Lattice lat({4, 2, 8, 12});
   REQUIRE(Sweep::of(detail::tiled_site_order(lat), lat.cb_volume(), "test_tiled").use_list);
+}
+
+TEMPLATE_LIST_TEST_CASE("the exterior runs where the faces landed and is joined after it", "[core]", kqcd::EnabledExecutionSpaces) {
+  using ES = TestType;
+  detail::OverlapSweep<ES> overlap(Lattice({4, 4, 4, 4}));
+  std::vector<std::string> seen;
+  const auto start = [&] { seen.push_back("start"); };
+  const auto sweep = [&](const auto* sites, const ES&) { seen.push_back(sites ? "part" : "every site"); };
+  const auto landed = [&] {
+    seen.push_back("finish");
+    return SideStream<ES>{ES(), [&] { seen.push_back("join"); }};
+  };
+  const auto finished = [&] { seen.push_back("finish"); };
+  const auto run = [&](const auto& finish) {
+    seen.clear();
+    overlap.run(0, start, sweep, finish, [](auto) {});
+    return seen;
+  };
+  using V = std::vector<std::string>;
+  // Interior beside the messages, the exterior on the faces' stream, then the join.
+  REQUIRE(run(landed) == V{"start", "part", "finish", "part", "join"});
+  REQUIRE(run(finished) == V{"start", "part", "finish", "part"});
+  // Without overlap every site runs after the join, on the compute stream.
+  overlap.set_overlap(false);
+  REQUIRE(run(landed) == V{"start", "finish", "join", "every site"});
+  REQUIRE(run(finished) == V{"start", "finish", "every site"});
 }
 
 TEMPLATE_LIST_TEST_CASE("random gauge links are SU(3) and host conversion round-trips", "[core]", kqcd::test::Configs) {

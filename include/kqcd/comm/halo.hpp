@@ -1,12 +1,14 @@
 // Halo exchange of a checkerboarded field (spinor or gauge view with a ghost zone, lattice.hpp):
 // a pack kernel per direction gathers its two faces into contiguous buffers, MPI_Irecv/MPI_Isend
-// move them, an unpack kernel per direction scatters the received faces into the ghost zone. start() returns once the
-// messages are posted, so the caller computes the interior while they fly, then calls finish().
+// move them, an unpack kernel per direction scatters the received faces into the ghost zone.
+// start() packs and starts the messages, so that the caller computes the interior while they fly;
+// finish() (or land()) completes them.
 // Buffers go to MPI directly where the host can address them (CPU backends) or MPI is GPU-aware
 // (comm::gpu_aware_mpi()); otherwise through page-locked host mirrors (host staging). Where the
 // process grid's transport is NCCL (comm/device_comm.hpp) and the field lives on the CUDA device,
 // the faces are packed, sent GPU to GPU, received and unpacked on NCCL's stream instead, beside
-// the interior on the compute stream, without the host waiting for either.
+// the interior on the compute stream, without the host waiting for either; land() leaves them
+// there, so that the exterior that reads them can run there too.
 // How a face's rows travel is a face pack the caller supplies (WholeRows by default): an operator
 // may send less than whole rows (the Wilson hopping term sends spin-projected halves,
 // stencil/wilson_dslash.hpp).
@@ -16,6 +18,7 @@
 #include <kqcd/comm/mpi.hpp>
 #include <kqcd/core/complex.hpp>
 #include <kqcd/core/error.hpp>
+#include <kqcd/core/execution_spaces.hpp>
 #include <kqcd/core/lattice.hpp>
 
 #include <Kokkos_Core.hpp>
@@ -210,20 +213,19 @@ public:
                              detail::BothFaces<Copy>{{pack(0), pack(1)}, face_rows(mu)});
       }
 #if KQCD_HAVE_NCCL
-    if constexpr (nccl_capable<ExecSpace, typename FieldView::memory_space>)
-      if (route_ == HaloRoute::nccl) {
-        // Receives and sends in the order of the MPI path's tags, the same on every rank.
-        std::vector<comm::DeviceCommunicator::Message> receives, sends;
-        for (int mu = 0; mu < Nd; ++mu)
-          if (lat_.partitioned(mu))
-            for (int side = 0; side < 2; ++side) {
-              const std::size_t bytes = std::size_t(face_rows(mu)) * per_site * sizeof(value_type);
-              receives.push_back({recv_[mu][side].data(), bytes, lat_.neighbour_rank(mu, side)});
-              sends.push_back({send_[mu][side].data(), bytes, lat_.neighbour_rank(mu, 1 - side)});
-            }
-        lat_.device_communicator()->start(receives, sends);
-        return;
-      }
+    if (const comm::DeviceCommunicator* dc = nccl_route()) {
+      // Receives and sends in the order of the MPI path's tags, the same on every rank.
+      std::vector<comm::DeviceCommunicator::Message> receives, sends;
+      for (int mu = 0; mu < Nd; ++mu)
+        if (lat_.partitioned(mu))
+          for (int side = 0; side < 2; ++side) {
+            const std::size_t bytes = std::size_t(face_rows(mu)) * per_site * sizeof(value_type);
+            receives.push_back({recv_[mu][side].data(), bytes, lat_.neighbour_rank(mu, side)});
+            sends.push_back({send_[mu][side].data(), bytes, lat_.neighbour_rank(mu, 1 - side)});
+          }
+      dc->start(receives, sends);
+      return;
+    }
 #endif
     ExecSpace().fence("kqcd::halo_pack");
     requests_.clear();
@@ -253,13 +255,15 @@ public:
 #endif
   }
 
-  /// Waits for the messages and fills the ghost zone of `field` (the face pack of start()).
-  template <class Faces = WholeRows> void finish(const FieldView& field, const Faces& faces = {}) {
+  /// Waits for the messages and fills the ghost zone of `field` (the face pack of start()): on the
+  /// NCCL route the unpack is queued on the faces' stream, which is returned with the join that
+  /// makes the compute stream wait for it; elsewhere it is done and the compute stream returned.
+  /// Work queued on the returned stream before the join sees the ghost zone filled.
+  template <class Faces = WholeRows> SideStream<ExecSpace> land(const FieldView& field, const Faces& faces = {}) {
 #if KQCD_HAVE_MPI
-    if (!lat_.distributed()) return;
+    if (!lat_.distributed()) return {};
 #if KQCD_HAVE_NCCL
-    if constexpr (nccl_capable<ExecSpace, typename FieldView::memory_space>)
-      if (route_ == HaloRoute::nccl) lat_.device_communicator()->post();
+    if (const comm::DeviceCommunicator* dc = nccl_route()) dc->post();
 #endif
     MPI_Waitall(int(requests_.size()), requests_.data(), MPI_STATUSES_IGNORE);
     requests_.clear();
@@ -280,12 +284,15 @@ public:
       }
 #if KQCD_HAVE_NCCL
     if constexpr (nccl_capable<ExecSpace, typename FieldView::memory_space>)
-      if (route_ == HaloRoute::nccl) lat_.device_communicator()->join(ExecSpace().cuda_stream());
+      if (const comm::DeviceCommunicator* dc = nccl_route()) return {space, [dc] { dc->join(ExecSpace().cuda_stream()); }};
 #endif
 #else
     (void)field, (void)faces;
 #endif
+    return {};
   }
+  /// land(), then the compute stream waits for the ghost zone.
+  template <class Faces = WholeRows> void finish(const FieldView& field, const Faces& faces = {}) { land(field, faces).join(); }
 
   /// The whole exchange: start() then finish().
   template <class Faces = WholeRows> void exchange(const FieldView& field, int parity, const Faces& faces = {}) {
@@ -300,14 +307,18 @@ private:
   ExecSpace faces_space([[maybe_unused]] bool follow) {
 #if KQCD_HAVE_NCCL
     if constexpr (nccl_capable<ExecSpace, typename FieldView::memory_space>)
-      if (route_ == HaloRoute::nccl) {
-        const comm::DeviceCommunicator& dc = *lat_.device_communicator();
-        if (follow) dc.follow(ExecSpace().cuda_stream());
-        if (!nccl_space_) nccl_space_.emplace(dc.stream());
+      if (const comm::DeviceCommunicator* dc = nccl_route()) {
+        if (follow) dc->follow(ExecSpace().cuda_stream());
+        if (!nccl_space_) nccl_space_.emplace(dc->stream());
         return *nccl_space_;
       }
 #endif
     return ExecSpace();
+  }
+  /// The process grid's NCCL communicator where the faces take the NCCL route, else nullptr.
+  const comm::DeviceCommunicator* nccl_route() const {
+    return nccl_capable<ExecSpace, typename FieldView::memory_space> && route_ == HaloRoute::nccl ? lat_.device_communicator()
+                                                                                                   : nullptr;
   }
   /// Sites of one parity a face of direction mu sends: ghost_depth() layers.
   int face_rows(int mu) const { return lat_.ghost_depth() * lat_.face_sites(mu); }

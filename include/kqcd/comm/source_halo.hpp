@@ -1,7 +1,7 @@
 // The source halo of the hopping term: the faces of the spinor a hop reads from other ranks, in
 // every storage the hopping term takes (single spinors and blocks of right-hand sides, 16-bit sites
 // with their norms), packed as the operator says (its face pack). stencil/wilson_dslash.hpp starts
-// and finishes it around the interior sweep.
+// it before the interior sweep and lands it (HaloExchange::land) before the exterior's.
 #pragma once
 
 #include <kqcd/comm/spinor_halo.hpp>
@@ -25,7 +25,7 @@ public:
   SourceHalo() = default;
   explicit SourceHalo(const Lattice& sites) : sites_(sites), single_(sites) {}
   template <class Faces> void start(const S& in, const Faces& faces) { single_.start(in, in.parity(), faces); }
-  template <class Faces> void finish(const S& in, const Faces& faces) { single_.finish(in, faces); }
+  template <class Faces> SideStream<ES> land(const S& in, const Faces& faces) { return single_.land(in, faces); }
   template <class Faces>
     requires has_blocks
   void start(const B& in, const Faces& faces) {
@@ -34,8 +34,8 @@ public:
   }
   template <class Faces>
     requires has_blocks
-  void finish(const B& in, const Faces& faces) {
-    block_.finish(in, faces);
+  SideStream<ES> land(const B& in, const Faces& faces) {
+    return block_.land(in, faces);
   }
   /// Bytes this rank sends per call for `spinors` spinors' worth of rows with face pack `faces`.
   template <class Faces> double bytes(const Faces& faces, int spinors) const { return spinors * single_.bytes(faces); }

@@ -34,9 +34,13 @@ public:
     if constexpr (S::has_norm) norms_.start(in.norm(), parity);
   }
   /// Waits and fills the ghost zone (the face pack of start()).
-  template <class Faces = WholeRows> void finish(const S& in, const Faces& faces = {}) {
-    rows_.finish(in.halo_view(), faces);
-    if constexpr (S::has_norm) norms_.finish(in.norm());
+  template <class Faces = WholeRows> void finish(const S& in, const Faces& faces = {}) { land(in, faces).join(); }
+  /// finish() leaving the ghost zone on the stream it landed on (HaloExchange::land): rows and
+  /// norms take the same route, so that the norms' stream, later on it, stands for both.
+  template <class Faces = WholeRows> SideStream<ES> land(const S& in, const Faces& faces = {}) {
+    SideStream<ES> side = rows_.land(in.halo_view(), faces);
+    if constexpr (S::has_norm) side = norms_.land(in.norm());
+    return side;
   }
   /// Bytes this rank sends per exchange with face pack `faces`.
   template <class Faces = WholeRows> double bytes(const Faces& faces = {}) const { return rows_.bytes(faces) + norms_.bytes(); }

@@ -4,8 +4,9 @@
 
 #include <Kokkos_Core.hpp>
 
-#include <string>
 #include <cctype>
+#include <functional>
+#include <string>
 #include <tuple>
 #include <vector>
 
@@ -38,6 +39,18 @@ struct CartesianProduct<std::tuple<Spaces...>, std::tuple<Reals...>> {
   using type = decltype(std::tuple_cat(std::declval<row<Spaces>>()...));
 };
 /// @endcond
+
+/// An instance of ES that work may run on beside the compute stream (the default instance), and
+/// join(), which makes the compute stream wait for what was queued there. By default the compute
+/// stream itself, with nothing to join.
+template <class ES> struct SideStream {
+  ES space{};                           ///< where the work runs
+  std::function<void()> wait_for_it{}; ///< makes the compute stream wait for `space` (empty: nothing to wait for)
+  /// The compute stream waits for the work queued on `space` so far.
+  void join() const {
+    if (wait_for_it) wait_for_it();
+  }
+};
 
 /// Name of execution space ExecSpace.
 template <class ExecSpace> std::string backend_name() { return ExecSpace::name(); }

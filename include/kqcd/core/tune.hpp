@@ -109,15 +109,15 @@ template <Tunable T> TuneEntry tune(T& t, int repeats = 3) {
   for (const LaunchConfig& c : t.candidates()) {
     try {
       t.launch(c); // warm-up; also rejects shapes the backend cannot run
-      ES().fence("kqcd::tune warm-up");
+      Kokkos::fence("kqcd::tune warm-up"); // every instance: t may launch on one beside the default
       detail::check_launch<ES>(t.tune_key().kernel + " " + c.to_string());
       Kokkos::Timer timer;
       for (int r = 0; r < repeats; ++r) t.launch(c);
-      ES().fence("kqcd::tune trial");
+      Kokkos::fence("kqcd::tune trial");
       const double s = timer.seconds() / repeats;
       if (s < best.seconds) best = {best.key, c, s};
     } catch (const std::exception&) {
-      ES().fence("kqcd::tune rejected");
+      Kokkos::fence("kqcd::tune rejected");
     }
     t.restore_outputs();
   }
@@ -165,16 +165,16 @@ template <class F> struct TeamOverSites {
   }
 };
 
-/// Runs f(site) for site in [0, n_sites) with the given launch shape.
+/// Runs f(site) for site in [0, n_sites) with the given launch shape on instance `space`.
 template <class ES, class LaunchBounds = Kokkos::LaunchBounds<>, class F>
-void launch_sites(const std::string& label, int n_sites, const LaunchConfig& c, const F& f) {
+void launch_sites(const std::string& label, int n_sites, const LaunchConfig& c, const F& f, const ES& space = ES()) {
   if (c.kind == PolicyKind::range) {
-    Kokkos::RangePolicy<ES, LaunchBounds, LightWeight> policy(0, n_sites);
+    Kokkos::RangePolicy<ES, LaunchBounds, LightWeight> policy(space, 0, n_sites);
     if (c.sites_per_team > 0) policy.set_chunk_size(c.sites_per_team);
     Kokkos::parallel_for(label, policy, f);
   } else {
     const int spt = std::max(1, c.sites_per_team);
-    Kokkos::TeamPolicy<ES, LaunchBounds, LightWeight> policy((n_sites + spt - 1) / spt, std::max(1, c.team_size));
+    Kokkos::TeamPolicy<ES, LaunchBounds, LightWeight> policy(space, (n_sites + spt - 1) / spt, std::max(1, c.team_size));
     Kokkos::parallel_for(label, policy, TeamOverSites<F>{f, n_sites, spt});
   }
 }
@@ -247,8 +247,13 @@ public:
   std::vector<LaunchConfig> candidates() const { return site_candidates<ES, LaunchBounds>(f_, n_sites_); }
   /// The shape used without tuning.
   LaunchConfig default_config() const { return default_; }
+  /// Launches on instance `space` from now on (the default instance unless set).
+  SiteKernelLaunch& on(const ES& space) {
+    space_ = space;
+    return *this;
+  }
   /// Launches under shape c.
-  void launch(const LaunchConfig& c) const { launch_sites<ES, LaunchBounds>(label_, n_sites_, c, f_); }
+  void launch(const LaunchConfig& c) const { launch_sites<ES, LaunchBounds>(label_, n_sites_, c, f_, space_); }
   /// Backs up the outputs before tuning launches overwrite them.
   void save_outputs() {
     backup_.clear();
@@ -263,6 +268,7 @@ private:
   int n_sites_;
   F f_;
   LaunchConfig default_;
+  ES space_{};
   std::vector<std::function<void(OutputBackup&)>> savers_;
   OutputBackup backup_;
 };

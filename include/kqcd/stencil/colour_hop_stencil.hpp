@@ -262,7 +262,7 @@ void ColourHopStencil<Signs, n_spin, Real, ES, Layout>::launch(S& out, const S& 
                               ", recon " + Layout::recon_type::name + (far_ ? std::string("/") + Layout::long_recon_type::name : "") +
                               (a != Real(0) ? ", xpay" : "") + (n_rhs > 1 ? ", rhs " + std::to_string(n_rhs) : "");
   auto start = [&] { halo_.start(in, WholeRows{}); };
-  auto finish = [&] { halo_.finish(in, WholeRows{}); };
+  auto finish = [&] { return halo_.land(in, WholeRows{}); };
   auto go = [&](auto cb) {
     using F = ColourHopFunctor<Arg, Signs, decltype(cb)::value>;
     if constexpr (!std::is_same_v<Sink, std::nullptr_t>) *sink = launcher_.then_launch(*sink, "kqcd::ColourHops", variant, PrecisionTraits<precision>::name, F{arg});

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <kqcd/core/error.hpp>
+#include <kqcd/core/execution_spaces.hpp>
 #include <kqcd/core/graph.hpp>
 #include <kqcd/core/lattice.hpp>
 #include <kqcd/core/site_table.hpp>
@@ -65,9 +66,11 @@ inline SiteSplit split_sites(const Lattice& lat, int parity, int depth = 1) {
 }
 /// A hopping term's halo overlapped with its interior, written once for every layout: the sites of
 /// each target parity with and without an off-rank neighbour, and the sequence halo start, interior
-/// sweep, halo finish, exterior sweep (overlap off: every site after the exchange). Site indices
-/// are those of `sites` (a lattice of sites, or of SIMD vector sites); a split along the slowest
-/// direction sweeps runs of sites, others lists (SweepSites).
+/// sweep, halo finish, exterior sweep (overlap off: every site after the exchange). Where the faces
+/// land on a stream of their own (finish() returns it as a SideStream), the exterior runs there,
+/// beside the interior (their sites are disjoint), and the compute stream joins it after. Site
+/// indices are those of `sites` (a lattice of sites, or of SIMD vector sites); a split along the
+/// slowest direction sweeps runs of sites, others lists (SweepSites).
 template <class ES> class OverlapSweep {
 public:
   using sweep_type = SweepSites<typename ES::memory_space>;
@@ -87,17 +90,25 @@ public:
     arg.sweep = sites ? *sites : sweep_type::all(n_sites_);
     arg.n_sites = arg.sweep.count;
   }
-  /// start() and finish() drive the halo, sweep(sites) runs the kernel on the sites of a sweep
-  /// (nullptr: every site), lap(phase) follows each phase.
+  /// start() and finish() drive the halo (finish() may return the SideStream<ES> the faces landed
+  /// on), sweep(sites, space) runs the kernel on the sites of a sweep (nullptr: every site) on
+  /// instance `space`, lap(phase) follows each phase.
   template <class Start, class Sweep, class Finish, class Lap>
   void run(int target_cb, Start&& start, Sweep&& sweep, Finish&& finish, Lap&& lap) const {
     start();
     lap(Phase::pack_post);
-    if (overlap_) sweep(&interior_[target_cb]);
+    if (overlap_) sweep(&interior_[target_cb], ES());
     lap(Phase::interior);
-    finish();
+    SideStream<ES> side;
+    if constexpr (std::is_void_v<std::invoke_result_t<Finish&>>) finish();
+    else side = finish();
+    if (!overlap_) { // every site after the exchange, on the compute stream
+      side.join();
+      side = {};
+    }
     lap(Phase::wait_unpack);
-    sweep(overlap_ ? &exterior_[target_cb] : nullptr);
+    sweep(overlap_ ? &exterior_[target_cb] : nullptr, side.space);
+    side.join();
     lap(Phase::exterior);
   }
   /// run() with the phases timed into `times` where `timing` (fences between them), the call counted.
@@ -144,6 +155,11 @@ public:
       : label_(std::move(label)), key_(std::move(key)), f_(f), default_(default_config) {}
   template <class... Views> void overwrites(const Views&... v) {
     out_ = [v...](OutputBackup& b) { (b.add(v), ...); };
+  }
+  /// Launches on instance `space` from now on (the default instance unless set).
+  BlockSweepLaunch& on(const ES& space) {
+    space_ = space;
+    return *this;
   }
   TuneKey tune_key() const { return key_; }
   LaunchConfig default_config() const { return default_; }
@@ -198,9 +214,9 @@ private:
         const int lanes = vector_lanes(r);
         const int team = std::clamp(c.team_size, 1, std::max(1, max_team_size(f, c.kind, lanes)));
         if (c.kind == PolicyKind::team) {
-          Kokkos::parallel_for(label_, Kokkos::TeamPolicy<ES, LaunchBounds, LightWeight>(league, team, lanes), f);
+          Kokkos::parallel_for(label_, Kokkos::TeamPolicy<ES, LaunchBounds, LightWeight>(space_, league, team, lanes), f);
         } else {
-          Kokkos::TeamPolicy<ES, LaunchBounds, LightWeight, CachedLinksTag> policy(league, team, lanes);
+          Kokkos::TeamPolicy<ES, LaunchBounds, LightWeight, CachedLinksTag> policy(space_, league, team, lanes);
           policy.set_scratch_size(0, Kokkos::PerTeam(Functor::team_scratch_bytes(f.arg.sites_per_team)));
           Kokkos::parallel_for(label_ + "_cached_links", policy, f);
         }
@@ -210,11 +226,11 @@ private:
         const int spt = std::max(1, c.sites_per_team);
         if (c.rhs_per_thread == 1) {
           using MD = Kokkos::MDRangePolicy<ES, Kokkos::Rank<2>, LaunchBounds, LightWeight, SiteRhsTag<1>>;
-          Kokkos::parallel_for(label_ + "_mdrange", MD({0, 0}, {r, n}, {r, spt}), f);
+          Kokkos::parallel_for(label_ + "_mdrange", MD(space_, {0, 0}, {r, n}, {r, spt}), f);
         } else if (c.rhs_per_thread == 2) {
           const int lanes = pair_lanes(r);
           using MD = Kokkos::MDRangePolicy<ES, Kokkos::Rank<2>, PairLaunchBounds, LightWeight, SiteRhsTag<2>>;
-          Kokkos::parallel_for(label_ + "_mdrange_pairs", MD({0, 0}, {lanes, n}, {lanes, spt}), f);
+          Kokkos::parallel_for(label_ + "_mdrange_pairs", MD(space_, {0, 0}, {lanes, n}, {lanes, spt}), f);
         } else {
           throw invalid_argument(label_ + ": a block launch computes 1 or 2 right-hand sides per thread, found " +
                                  std::to_string(c.rhs_per_thread));
@@ -222,7 +238,7 @@ private:
         return;
       }
       case PolicyKind::range:
-        Kokkos::parallel_for(label_ + "_flat", Kokkos::RangePolicy<ES, LaunchBounds, LightWeight, FlatSiteRhsTag>(0, n * r), f);
+        Kokkos::parallel_for(label_ + "_flat", Kokkos::RangePolicy<ES, LaunchBounds, LightWeight, FlatSiteRhsTag>(space_, 0, n * r), f);
         return;
     }
   }
@@ -241,6 +257,7 @@ private:
   TuneKey key_;
   Functor f_;
   LaunchConfig default_;
+  ES space_{};
   std::function<void(OutputBackup&)> out_;
   OutputBackup backup_;
 };
@@ -275,15 +292,16 @@ public:
   explicit StencilLauncher(const Lattice& lat) : lat_(lat), overlap_(lat, lat.ghost_depth()) {}
 
   /// Runs f on every site of parity target_cb: start() posts the source's halo, finish() completes
-  /// it (neither is called on one rank).
+  /// it and may return the SideStream<ES> its faces landed on, where the exterior then runs
+  /// (OverlapSweep::run; neither is called on one rank).
   template <class LB = Kokkos::LaunchBounds<>, class F, class Start, class Finish, class... Outs>
   void launch(const std::string& kernel, const std::string& variant, const char* precision, F f, int target_cb, Start&& start,
               Finish&& finish, const Outs&... outs) const {
-    over_sites(f, target_cb, false, start, finish, [&] {
+    over_sites(f, target_cb, false, start, finish, [&](const ES& space) {
       using K = SiteKernelOf<F>;
       const LaunchConfig fixed = fixed_config(sites_per_team());
       SiteKernelLaunch<ES, LB, K> l(kernel, key(kernel, variant, precision), f.arg.n_sites, K{f}, fixed);
-      l.overwrites(outs...);
+      l.overwrites(outs...).on(space);
       if (sites_per_team_ > 0) {
         LaunchConfig c = fixed;
         c.team_size = std::min(c.team_size, team_size_max_for<ES, LB>(K{f}, f.arg.n_sites));
@@ -301,11 +319,12 @@ public:
   template <class LB, class PairLB, class F, class Start, class Finish, class... Outs>
   void launch_block(const std::string& kernel, const std::string& variant, const char* precision, F f, int target_cb,
                     Start&& start, Finish&& finish, const Outs&... outs) const {
-    over_sites(f, target_cb, true, start, finish, [&] {
+    over_sites(f, target_cb, true, start, finish, [&](const ES& space) {
       const std::string label = kernel + "::multi_rhs";
       const LaunchConfig fixed = fixed_config(f.arg.sites_per_team);
       detail::BlockSweepLaunch<ES, LB, PairLB, F> l(label, key(label, variant, precision), f, fixed);
       l.overwrites(outs...);
+      l.on(space);
       if (block_launch_ || sites_per_team_ > 0) {
         last_config_ = block_launch_ ? *block_launch_ : fixed;
         l.launch(last_config_);
@@ -364,15 +383,16 @@ private:
   }
   /// A team of spt sites (one thread each on the GPU, up to its team size).
   static LaunchConfig fixed_config(int spt) { return {PolicyKind::team, std::min(ArchTraits<ES>::max_team_size, spt), spt}; }
-  /// run() on the sites of parity target_cb, f pointed at each sweep's sites: all of them on one
-  /// rank (tile by tile where `tiled`, else by index), else interior and exterior around the halo.
+  /// run(space) on the sites of parity target_cb, f pointed at each sweep's sites: all of them on
+  /// one rank (tile by tile where `tiled`, else by index), else interior and exterior around the
+  /// halo (OverlapSweep::run).
   template <class F, class Start, class Finish, class Run>
   void over_sites(F& f, int target_cb, bool tiled, Start& start, Finish& finish, Run&& run) const {
-    auto sweep = [&](const sweep_type* sites) {
+    auto sweep = [&](const sweep_type* sites, const ES& space) {
       overlap_.point(f.arg, sites);
-      if (f.arg.n_sites > 0) run();
+      if (f.arg.n_sites > 0) run(space);
     };
-    if (!lat_.distributed()) return sweep(tiled ? tiled_order() : nullptr);
+    if (!lat_.distributed()) return sweep(tiled ? tiled_order() : nullptr, ES());
     overlap_.run_timed(target_cb, start, sweep, finish, timing_, times_);
   }
   /// The sites in tiled order (nullptr where that is index order), built on first use.

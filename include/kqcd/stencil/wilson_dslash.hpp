@@ -395,7 +395,7 @@ private:
     if constexpr (!std::is_void_v<simd_type>) variant += std::string(", ") + Layout::name + " " + std::to_string(simd_type::lanes);
     const char* precision = half_storage ? "half" : precision_name<Real>();
     auto start = [&] { with_wilson_faces(spin_projection_, isign, [&](const auto& faces) { halo_.start(in, faces); }); };
-    auto finish = [&] { with_wilson_faces(spin_projection_, isign, [&](const auto& faces) { halo_.finish(in, faces); }); };
+    auto finish = [&] { return with_wilson_faces(spin_projection_, isign, [&](const auto& faces) { return halo_.land(in, faces); }); };
     constexpr bool has_norm = requires { out.norm(); };
     auto go = [&](auto sign, auto cb) {
       using F = DslashFunctor<Arg, decltype(sign)::value, decltype(cb)::value, Epilogue>;
