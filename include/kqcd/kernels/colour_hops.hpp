@@ -73,7 +73,6 @@ template <class Real, class GaugeAcc, class FarAcc, class InAcc, class OutAcc, c
   Real a;             ///< out = a x + b H in: the addend's coefficient.
   Real b;             ///< The hops' coefficient.
   unsigned mask;      ///< The hops applied (hop_bit).
-  int n_sites;        ///< Entries of the sweep.
   SweepSites<typename execution_space::memory_space> sweep; ///< The sweep's sites (default: every site).
   int n_rhs = 1; ///< Right-hand sides: field storage index site * n_rhs + r.
 };

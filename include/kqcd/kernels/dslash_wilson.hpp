@@ -86,7 +86,6 @@ template <class Real, class GaugeAcc, class InAcc, class OutAcc, class SiteTable
   InAcc x;           ///< xpay addend (parity target_cb), unused by StoreHopping
   SiteTableT sites; ///< Neighbours and boundary crossings (a site table policy).
   typename Epilogue::template Arg<real_type> epilogue; ///< The epilogue's arguments.
-  int n_sites;         ///< Entries of the sweep: every site of the target parity, or those of `sweep`
   int sites_per_team; ///< Sites per team of the team launch.
   int n_rhs;           ///< right-hand sides: spinor storage index site * n_rhs + r
   /// The sites the kernel computes: every site, or the interior (no off-rank neighbour) or the
@@ -308,7 +307,7 @@ template <class Arg, int isign, int target_cb, class Epilogue> struct DslashFunc
     const int base = team.league_rank() * arg.sites_per_team;
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, arg.sites_per_team), [&](int i) {
       const int k = base + i;
-      if (k >= arg.n_sites) return;
+      if (k >= arg.sweep.count) return;
       const int site = site_of(k);
       // Multi-RHS: one vector lane per right-hand side (consecutive addresses on the GPU).
       if (arg.n_rhs == 1) site_kernel(site, 0);
@@ -346,7 +345,7 @@ template <class Arg, int isign, int target_cb, class Epilogue> struct DslashFunc
     const SharedMemoryCache<cplx> cache(detail::team_scratch_base(team, team_scratch_bytes(arg.sites_per_team)), 0);
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, arg.sites_per_team), [&](int i) {
       const int k = base + i;
-      if (k >= arg.n_sites) return;
+      if (k >= arg.sweep.count) return;
       const int site = site_of(k);
       Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, link_slots),
                            [&](int slot) { load_slot(site, slot, cache.data() + i * cache_stride + slot * Nc * Nc); });
@@ -354,7 +353,7 @@ template <class Arg, int isign, int target_cb, class Epilogue> struct DslashFunc
     SharedMemoryCache<cplx>::sync(team);
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, arg.sites_per_team), [&](int i) {
       const int k = base + i;
-      if (k >= arg.n_sites) return;
+      if (k >= arg.sweep.count) return;
       const int site = site_of(k);
       const CachedLinks links{cache.data() + i * cache_stride};
       Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, arg.n_rhs), [&](int rhs) { site_kernel(site, rhs, links); });

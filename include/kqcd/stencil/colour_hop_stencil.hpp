@@ -253,7 +253,6 @@ void ColourHopStencil<Signs, n_spin, Real, ES, Layout>::launch(S& out, const S& 
           a,
           b,
           mask,
-          swept.cb_volume(),
           {},
           n_rhs};
   char hex[16];

@@ -88,7 +88,6 @@ public:
   /// Points a hopping-functor argument at the sites of a sweep (nullptr: every site).
   template <class Arg> void point(Arg& arg, const sweep_type* sites) const {
     arg.sweep = sites ? *sites : sweep_type::all(n_sites_);
-    arg.n_sites = arg.sweep.count;
   }
   /// start() and finish() drive the halo (finish() may return the SideStream<ES> the faces landed
   /// on), sweep(sites, space) runs the kernel on the sites of a sweep (nullptr: every site) on
@@ -147,14 +146,15 @@ inline int vector_lanes(int n_rhs) {
 /// right-hand sides per thread (PairLaunchBounds: the latter's) and flat range, at two team sizes on
 /// the GPU; the autotuner keeps the fastest. The functor has the entry points of the block shapes
 /// (CachedLinksTag, SiteRhsTag<1>, SiteRhsTag<2>, FlatSiteRhsTag), team_scratch_bytes(sites per
-/// team), and arg.n_rhs, arg.n_sites, arg.sites_per_team.
+/// team), and arg.n_rhs, arg.sweep (its count: the sites), arg.sites_per_team.
 template <class ES, class LaunchBounds, class PairLaunchBounds, class Functor> class BlockSweepLaunch {
 public:
   using execution_space = ES;
   BlockSweepLaunch(std::string label, TuneKey key, const Functor& f, LaunchConfig default_config)
       : label_(std::move(label)), key_(std::move(key)), f_(f), default_(default_config) {}
-  template <class... Views> void overwrites(const Views&... v) {
+  template <class... Views> BlockSweepLaunch& overwrites(const Views&... v) {
     out_ = [v...](OutputBackup& b) { (b.add(v), ...); };
+    return *this;
   }
   /// Launches on instance `space` from now on (the default instance unless set).
   BlockSweepLaunch& on(const ES& space) {
@@ -203,7 +203,7 @@ public:
 private:
   void launch_unchecked(const LaunchConfig& c) const {
     Functor f = f_;
-    const int n = f.arg.n_sites, r = f.arg.n_rhs;
+    const int n = f.arg.sweep.count, r = f.arg.n_rhs;
     switch (c.kind) {
       case PolicyKind::team:
       case PolicyKind::team_scratch: {
@@ -277,8 +277,8 @@ template <class F> void with_sign_and_parity(int isign, int target_cb, F&& f) {
 /// Launches any stencil's site functor over one parity: the halo overlapped with the interior on a
 /// distributed lattice, the launch shape tuned (or fixed by set_sites_per_team()), the phases
 /// timed on request; blocks of right-hand sides in the block shapes (launch_block), and a graph
-/// node instead of a launch (then_launch). A functor F has a member `arg` with n_sites and sweep
-/// (the sweep's sites, SweepSites), and site_kernel(k) for entry k of the sweep. The tune key is
+/// node instead of a launch (then_launch). A functor F has a member `arg` with a sweep (the
+/// sweep's sites, SweepSites: count entries), and site_kernel(k) for entry k of the sweep. The tune key is
 /// (kernel, variant, lattice, precision); `outs` are the views the tuner's trial launches
 /// overwrite; LB are the kernel's launch bounds.
 template <class ES> class StencilLauncher {
@@ -300,11 +300,11 @@ public:
     over_sites(f, target_cb, false, start, finish, [&](const ES& space) {
       using K = SiteKernelOf<F>;
       const LaunchConfig fixed = fixed_config(sites_per_team());
-      SiteKernelLaunch<ES, LB, K> l(kernel, key(kernel, variant, precision), f.arg.n_sites, K{f}, fixed);
+      SiteKernelLaunch<ES, LB, K> l(kernel, key(kernel, variant, precision), f.arg.sweep.count, K{f}, fixed);
       l.overwrites(outs...).on(space);
       if (sites_per_team_ > 0) {
         LaunchConfig c = fixed;
-        c.team_size = std::min(c.team_size, team_size_max_for<ES, LB>(K{f}, f.arg.n_sites));
+        c.team_size = std::min(c.team_size, team_size_max_for<ES, LB>(K{f}, f.arg.sweep.count));
         l.launch(c);
         last_config_ = c;
       } else {
@@ -323,8 +323,7 @@ public:
       const std::string label = kernel + "::multi_rhs";
       const LaunchConfig fixed = fixed_config(f.arg.sites_per_team);
       detail::BlockSweepLaunch<ES, LB, PairLB, F> l(label, key(label, variant, precision), f, fixed);
-      l.overwrites(outs...);
-      l.on(space);
+      l.overwrites(outs...).on(space);
       if (block_launch_ || sites_per_team_ > 0) {
         last_config_ = block_launch_ ? *block_launch_ : fixed;
         l.launch(last_config_);
@@ -343,12 +342,12 @@ public:
     overlap_.point(f.arg, nullptr);
     using K = SiteKernelOf<F>;
     const LaunchConfig fixed = fixed_config(sites_per_team());
-    SiteKernelLaunch<ES, LB, K> l(kernel, key(kernel, variant, precision), f.arg.n_sites, K{f}, fixed);
+    SiteKernelLaunch<ES, LB, K> l(kernel, key(kernel, variant, precision), f.arg.sweep.count, K{f}, fixed);
     last_config_ = sites_per_team_ > 0 ? fixed : cached_or_default_config(l);
     // The light-weight hint (LightWeight) makes a graph node take the functor as its kernel
     // argument, which the bounded launcher of Kokkos 4.6 compiles under nvcc 13 (its bounded
     // global-memory launcher, the default for graph nodes of large functors, does not).
-    return then_launch_sites<ES, LB>(node, kernel, f.arg.n_sites, last_config_, K{f});
+    return then_launch_sites<ES, LB>(node, kernel, f.arg.sweep.count, last_config_, K{f});
   }
 
   /// The lattice.
@@ -390,7 +389,7 @@ private:
   void over_sites(F& f, int target_cb, bool tiled, Start& start, Finish& finish, Run&& run) const {
     auto sweep = [&](const sweep_type* sites, const ES& space) {
       overlap_.point(f.arg, sites);
-      if (f.arg.n_sites > 0) run(space);
+      if (f.arg.sweep.count > 0) run(space);
     };
     if (!lat_.distributed()) return sweep(tiled ? tiled_order() : nullptr, ES());
     overlap_.run_timed(target_cb, start, sweep, finish, timing_, times_);

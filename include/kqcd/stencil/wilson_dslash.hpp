@@ -385,7 +385,6 @@ private:
                   Layout::reader(x),
                   sites_,
                   ep,
-                  Layout::sites(geom_).cb_volume(),
                   // GPU: keep the threads per block (sites x lanes) as tuned for one right-hand side.
                   traits::max_team_size > 1 ? std::max(1, sites_per_team() / detail::vector_lanes(n_rhs)) : sites_per_team(),
                   n_rhs,
