@@ -72,6 +72,7 @@ nlohmann::json solve_staggered(const SolverOptions& o, const Outer& op, const Sl
   const double ranks = double(op.lattice().global_volume() / op.lattice().volume());
   return {{"time_to_solution_s", seconds},
           {"iterations", res.iterations},
+          {"residual_updates", res.residual_updates},
           {"total_iterations", iterations},
           {"converged", res.converged()},
           {"masses", masses},

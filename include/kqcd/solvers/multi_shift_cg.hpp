@@ -3,9 +3,14 @@
 // every sigma_s >= 0 relative to the smallest. The shifted systems' residuals stay collinear with the
 // base system's (the smallest shift), r_s = zeta_s r, so one operator application per iteration
 // serves every shift; a shift stops updating once |zeta_s r| reaches its own tolerance. The Krylov
-// loop runs with the sloppy operator; each shift is then refined by CG on its own shifted operator
-// in the outer precision (mixed precision with reliable updates where the two differ), starting from
-// the multi-shift solution, so every result's true residual is checked in the outer precision.
+// loop runs with the sloppy operator. Where that is of another precision, reliable updates (as QUDA's
+// multi-shift CG) move the shifts' sloppy solutions into the outer precision and replace r by the
+// base system's true residual whenever the iterated one has fallen by reliable_delta, so the base
+// system reaches its tolerance in the shared loop (the other shifts keep the sloppy recurrences'
+// drift, as their residuals are only inferred from the base system's). Each shift is
+// then refined by CG on its own shifted operator in the outer precision (mixed precision with
+// reliable updates where the two differ), starting from the multi-shift solution, so every result's
+// true residual is checked in the outer precision.
 //
 // Operators provide vector_type, create_vector() and apply(out, in, isign) (Hermitian: isign ignored).
 #pragma once
@@ -18,6 +23,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <optional>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -50,6 +56,7 @@ private:
 struct MultiShiftResult {
   std::vector<SolverResult> shifts; ///< One per shift, in the order given.
   int iterations = 0;               ///< Iterations of the shared multi-shift loop.
+  int residual_updates = 0;         ///< Reliable updates of the shared loop (mixed precision).
   double seconds = 0.0;             ///< Wall-clock seconds of the whole solve.
   /// Whether every shift converged.
   bool converged() const {
@@ -57,17 +64,13 @@ struct MultiShiftResult {
   }
 };
 
-/// Relative residual a mixed-precision multi-shift loop takes its shifts to before their refinements.
-inline constexpr double sloppy_reach = 1e-6;
-
-/// (A + shifts[s]) x[s] = b for every s: the shared Krylov loop with sloppy operator sop, then a CG
-/// refinement of each shift with op (reliable updates where sop is of another precision). x's
-/// contents are ignored (the multi-shift loop starts from zero). params.tol applies to every shift
-/// unless tols gives one per shift. Shifts must be finite and at least -(the smallest eigenvalue of
+/// (A + shifts[s]) x[s] = b for every s: the shared Krylov loop with sloppy operator sop (reliable
+/// updates through op where sop is of another precision), then a CG refinement of each shift with op
+/// (reliable updates likewise). x's contents are ignored (the multi-shift loop starts from zero).
+/// params.tol applies to every shift unless tols gives one per shift. Shifts must be finite and at least -(the smallest eigenvalue of
 /// A): the smallest is the base system, the others are >= it. refine = false leaves the shared
-/// loop's solutions as they are (a caller that refines a combination of them itself; in mixed
-/// precision they reach only sloppy_reach); each shift's result then reports the loop's iterated
-/// residual.
+/// loop's solutions as they are (a caller that refines a combination of them itself); each shift's
+/// result then reports the loop's iterated residual.
 template <class Op, class SloppyOp>
 MultiShiftResult multi_shift_cg(const Op& op, const SloppyOp& sop, std::vector<typename Op::vector_type>& x, const typename Op::vector_type& b,
                                 const std::vector<double>& shifts, const SolverParams& params, std::vector<double> tols = {},
@@ -80,13 +83,9 @@ MultiShiftResult multi_shift_cg(const Op& op, const SloppyOp& sop, std::vector<t
     throw invalid_argument("multi_shift_cg: " + std::to_string(x.size()) + " solution vectors for " + std::to_string(n) + " shifts");
   if (tols.empty()) tols.assign(std::size_t(n), params.tol);
   if (int(tols.size()) != n) throw invalid_argument("multi_shift_cg: " + std::to_string(tols.size()) + " tolerances for " + std::to_string(n) + " shifts");
-  // In mixed precision the shared loop goes as far as the sloppy precision reaches (its iterated
-  // residual drifts from the true one below that); each shift's refinement (here, or the caller's
-  // without refine) does the rest.
   constexpr bool mixed = !std::is_same_v<typename Op::vector_type, typename SloppyOp::vector_type>;
-  std::vector<double> loop_tols = tols;
-  if (mixed)
-    for (auto& t : loop_tols) t = std::max(t, sloppy_reach);
+  const double delta = mixed ? params.reliable_delta : 0.0;
+  const std::vector<double>& loop_tols = tols;
   for (int s = 0; s < n; ++s) {
     if (!std::isfinite(shifts[std::size_t(s)])) throw invalid_argument("multi_shift_cg: shift " + std::to_string(s) + " is not finite");
     if (!(tols[std::size_t(s)] > 0.0)) throw invalid_argument("multi_shift_cg: tolerance of shift " + std::to_string(s) + " must be positive");
@@ -104,20 +103,34 @@ MultiShiftResult multi_shift_cg(const Op& op, const SloppyOp& sop, std::vector<t
     auto r = sop.create_vector("mscg_r"), ap = sop.create_vector("mscg_ap");
     blas::copy(r, b);
     const double b2 = blas::norm2(r);
+    // xs: each shift's solution in the sloppy precision (mixed: its correction since the last
+    // reliable update, which moves it into x).
     std::vector<SV> xs, ps;
     for (int s = 0; s < n; ++s) {
       xs.push_back(sop.create_vector("mscg_x"));
       ps.push_back(sop.create_vector("mscg_p"));
       blas::zero(xs.back());
       blas::copy(ps.back(), r);
+      blas::zero(x[std::size_t(s)]);
     }
+    std::optional<typename Op::vector_type> t; // mixed: the outer precision's work vector
+    if constexpr (mixed) t.emplace(op.create_vector("mscg_t"));
+    auto move_in = [&](std::size_t i) { // x_s += xs_s, xs_s = 0
+      if constexpr (mixed) {
+        blas::copy(*t, xs[i]);
+        blas::axpy(1.0, *t, x[i]);
+      } else {
+        blas::axpy(1.0, xs[i], x[i]);
+      }
+      blas::zero(xs[i]);
+    };
     // zeta_s at k (z), k - 1 (z_old) and k + 1 (z_new); alpha and beta of the base system at k - 1.
     std::vector<double> z(std::size_t(n), 1.0), z_old(std::size_t(n), 1.0), z_new(std::size_t(n), 1.0);
     // A shift is done once its iterated residual |zeta_s r| reaches its tolerance; a done shift stops
     // updating, except the base system, which drives the loop while any shift goes on.
     std::vector<bool> done(std::size_t(n), !(b2 > 0.0));
     auto updating = [&](int s) { return s == base || !done[std::size_t(s)]; };
-    double rr = b2, alpha_old = 1.0, beta_old = 0.0;
+    double rr = b2, alpha_old = 1.0, beta_old = 0.0, max_rr = b2;
     while (std::find(done.begin(), done.end(), false) != done.end() && out.iterations < params.max_iter) {
       // The base system's step: ap = (A + sigma0) p_base.
       const SV& pb = ps[std::size_t(base)];
@@ -137,9 +150,28 @@ MultiShiftResult multi_shift_cg(const Op& op, const SloppyOp& sop, std::vector<t
         }
         blas::axpy(z[i] != 0.0 ? alpha * z_new[i] / z[i] : 0.0, ps[i], xs[i]);
       }
-      const double rr_new = blas::axpy_norm2(-alpha, ap, r);
+      double rr_new = blas::axpy_norm2(-alpha, ap, r);
       ++out.iterations;
       if (!std::isfinite(rr_new)) break;
+      if constexpr (mixed) {
+        if (rr_new < delta * delta * max_rr) {
+          // A reliable update: the solutions move into the outer precision and r becomes the base
+          // system's true residual b - (A + sigma0) x_base; the other shifts keep r_s = zeta_s r.
+          for (int s = 0; s < n; ++s)
+            if (updating(s)) move_in(std::size_t(s));
+          const auto& xb = x[std::size_t(base)];
+          op.apply(*t, xb, 1);
+          if (sigma0 != 0.0) blas::axpy(sigma0, xb, *t);
+          blas::axpby(1.0, b, -1.0, *t);
+          blas::copy(r, *t);
+          rr_new = blas::norm2(r);
+          max_rr = rr_new;
+          ++out.residual_updates;
+          detail::solver_progress(params, 2, "[kqcd] %s multi-shift CG iteration %d: base true residual %.3e\n", out.iterations,
+                                  std::sqrt(rr_new / b2));
+        }
+      }
+      max_rr = std::max(max_rr, rr_new);
       const double beta = rr_new / rr;
       for (int s = 0; s < n; ++s) {
         const std::size_t i = std::size_t(s);
@@ -163,7 +195,7 @@ MultiShiftResult multi_shift_cg(const Op& op, const SloppyOp& sop, std::vector<t
     }
     for (int s = 0; s < n; ++s) {
       const std::size_t i = std::size_t(s);
-      blas::copy(x[i], xs[i]);
+      move_in(i);
       if (updating(s) && b2 > 0.0) iterated[i] = std::abs(z[i]) * std::sqrt(rr / b2); // the base's and the unfinished ones' now
       if (!refine) {
         SolverResult& res = out.shifts[i];

@@ -10,6 +10,7 @@
 #include <kqcd/stencil/staggered.hpp>
 
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -33,7 +34,7 @@ SolverResult staggered_solve(const StaggeredEvenOddOperator<Real, ES, Layout>& o
 /// has odd sites) with the sloppy operator sop; each mass's even-site system is then refined once
 /// by CG (reliable updates where sop is of another precision) to params.tol on its true residual,
 /// and its odd sites reconstructed. The results are per mass (iterations: its refinement's); the
-/// total's iterations: the shared loops'.
+/// total's iterations and reliable updates: the shared loops'.
 template <class Op, class SloppyOp>
 MultiShiftResult staggered_multi_mass_solve(const Op& op, const SloppyOp& sop, std::vector<typename Op::field_type>& x,
                                             const typename Op::field_type& b, const std::vector<double>& masses, const SolverParams& params) {
@@ -52,21 +53,23 @@ MultiShiftResult staggered_multi_mass_solve(const Op& op, const SloppyOp& sop, s
   auto solve_all = [&](const V& source) {
     std::vector<V> parts;
     for (int i = 0; i < n; ++i) parts.push_back(op.create_vector("staggered_part"));
-    const int iterations = multi_shift_cg(op, sop, parts, source, shifts, params, {}, false).iterations;
-    return std::pair(std::move(parts), iterations);
+    const MultiShiftResult shared = multi_shift_cg(op, sop, parts, source, shifts, params, {}, false);
+    return std::tuple(std::move(parts), shared.iterations, shared.residual_updates);
   };
-  auto [y, total_iterations] = solve_all(b[0]);
+  auto [y, total_iterations, total_updates] = solve_all(b[0]);
   auto c = op.create_vector("staggered_c");
   op.prepare(c, b, 0.0);
   const bool odd_source = blas::norm2(c) > 0.0;
   std::vector<V> z;
   if (odd_source) {
-    auto [parts, iterations] = solve_all(c);
+    auto [parts, iterations, updates] = solve_all(c);
     z = std::move(parts);
     total_iterations += iterations;
+    total_updates += updates;
   }
   MultiShiftResult total;
   total.iterations = total_iterations;
+  total.residual_updates = total_updates;
   total.shifts.resize(std::size_t(n));
   auto be = op.create_vector("staggered_be");
   for (int i = 0; i < n; ++i) {
