@@ -84,8 +84,6 @@ MultiShiftResult multi_shift_cg(const Op& op, const SloppyOp& sop, std::vector<t
   if (tols.empty()) tols.assign(std::size_t(n), params.tol);
   if (int(tols.size()) != n) throw invalid_argument("multi_shift_cg: " + std::to_string(tols.size()) + " tolerances for " + std::to_string(n) + " shifts");
   constexpr bool mixed = !std::is_same_v<typename Op::vector_type, typename SloppyOp::vector_type>;
-  const double delta = mixed ? params.reliable_delta : 0.0;
-  const std::vector<double>& loop_tols = tols;
   for (int s = 0; s < n; ++s) {
     if (!std::isfinite(shifts[std::size_t(s)])) throw invalid_argument("multi_shift_cg: shift " + std::to_string(s) + " is not finite");
     if (!(tols[std::size_t(s)] > 0.0)) throw invalid_argument("multi_shift_cg: tolerance of shift " + std::to_string(s) + " must be positive");
@@ -111,17 +109,13 @@ MultiShiftResult multi_shift_cg(const Op& op, const SloppyOp& sop, std::vector<t
       ps.push_back(sop.create_vector("mscg_p"));
       blas::zero(xs.back());
       blas::copy(ps.back(), r);
-      blas::zero(x[std::size_t(s)]);
+      if constexpr (mixed) blas::zero(x[std::size_t(s)]);
     }
     std::optional<typename Op::vector_type> t; // mixed: the outer precision's work vector
     if constexpr (mixed) t.emplace(op.create_vector("mscg_t"));
-    auto move_in = [&](std::size_t i) { // x_s += xs_s, xs_s = 0
-      if constexpr (mixed) {
-        blas::copy(*t, xs[i]);
-        blas::axpy(1.0, *t, x[i]);
-      } else {
-        blas::axpy(1.0, xs[i], x[i]);
-      }
+    auto move_in = [&](std::size_t i) { // mixed: x_s += xs_s, xs_s = 0
+      blas::copy(*t, xs[i]);
+      blas::axpy(1.0, *t, x[i]);
       blas::zero(xs[i]);
     };
     // zeta_s at k (z), k - 1 (z_old) and k + 1 (z_new); alpha and beta of the base system at k - 1.
@@ -154,14 +148,12 @@ MultiShiftResult multi_shift_cg(const Op& op, const SloppyOp& sop, std::vector<t
       ++out.iterations;
       if (!std::isfinite(rr_new)) break;
       if constexpr (mixed) {
-        if (rr_new < delta * delta * max_rr) {
+        if (rr_new < params.reliable_delta * params.reliable_delta * max_rr) {
           // A reliable update: the solutions move into the outer precision and r becomes the base
           // system's true residual b - (A + sigma0) x_base; the other shifts keep r_s = zeta_s r.
           for (int s = 0; s < n; ++s)
             if (updating(s)) move_in(std::size_t(s));
-          const auto& xb = x[std::size_t(base)];
-          op.apply(*t, xb, 1);
-          if (sigma0 != 0.0) blas::axpy(sigma0, xb, *t);
+          ShiftedOperator<Op>(op, sigma0).apply(*t, x[std::size_t(base)]);
           blas::axpby(1.0, b, -1.0, *t);
           blas::copy(r, *t);
           rr_new = blas::norm2(r);
@@ -170,14 +162,14 @@ MultiShiftResult multi_shift_cg(const Op& op, const SloppyOp& sop, std::vector<t
           detail::solver_progress(params, 2, "[kqcd] %s multi-shift CG iteration %d: base true residual %.3e\n", out.iterations,
                                   std::sqrt(rr_new / b2));
         }
+        max_rr = std::max(max_rr, rr_new);
       }
-      max_rr = std::max(max_rr, rr_new);
       const double beta = rr_new / rr;
       for (int s = 0; s < n; ++s) {
         const std::size_t i = std::size_t(s);
         if (!updating(s)) continue;
         // |r_s| = |zeta_s| |r|.
-        if (z_new[i] * z_new[i] * rr_new <= loop_tols[i] * loop_tols[i] * b2 && !done[i]) {
+        if (z_new[i] * z_new[i] * rr_new <= tols[i] * tols[i] * b2 && !done[i]) {
           done[i] = true;
           iterated[i] = std::abs(z_new[i]) * std::sqrt(rr_new / b2);
         }
@@ -195,7 +187,8 @@ MultiShiftResult multi_shift_cg(const Op& op, const SloppyOp& sop, std::vector<t
     }
     for (int s = 0; s < n; ++s) {
       const std::size_t i = std::size_t(s);
-      move_in(i);
+      if constexpr (mixed) move_in(i);
+      else blas::copy(x[i], xs[i]);
       if (updating(s) && b2 > 0.0) iterated[i] = std::abs(z[i]) * std::sqrt(rr / b2); // the base's and the unfinished ones' now
       if (!refine) {
         SolverResult& res = out.shifts[i];
