@@ -356,6 +356,44 @@ TEMPLATE_LIST_TEST_CASE("fused blas updates and reductions match host arithmetic
   for (std::size_t k = 0; k < hy.size(); ++k) err = std::max(err, std::abs(got[k] - hy[k]));
   REQUIRE(err < eps);
   REQUIRE_THAT(n_cplx, Catch::Matchers::WithinRel(host_norm(hy), eps));
+
+  // Multi-shift CG's updates of nine shifts (two batches) with r = x: x_s += a_s p_s, then
+  // p_s = z_s r + b_s p_s.
+  using CB = CBSpinor<Kokkos::complex<Real>, Ns, ES>;
+  std::vector<CB> ps, xs;
+  std::vector<CB*> pp, xp;
+  std::vector<double> a_s, b_s, z_s;
+  std::vector<std::vector<std::complex<double>>> hp, hxs;
+  for (int s = 0; s < 9; ++s) {
+    ps.emplace_back(lat, 1);
+    xs.emplace_back(lat, 1);
+    random_spinor(ps.back(), 10 + s);
+    random_spinor(xs.back(), 30 + s);
+    hp.emplace_back();
+    hxs.emplace_back();
+    export_spinor(ps.back(), hp.back());
+    export_spinor(xs.back(), hxs.back());
+    a_s.push_back(0.1 * (s + 1));
+    b_s.push_back(0.9 - 0.05 * s);
+    z_s.push_back(1.0 / (s + 1));
+  }
+  for (int s = 0; s < 9; ++s) {
+    pp.push_back(&ps[std::size_t(s)]);
+    xp.push_back(&xs[std::size_t(s)]);
+  }
+  blas::axpy_zpbx_shifts(a_s, pp, xp, x, b_s, z_s);
+  err = 0;
+  for (std::size_t s = 0; s < 9; ++s) {
+    std::vector<std::complex<double>> gp, gx;
+    export_spinor(ps[s], gp);
+    export_spinor(xs[s], gx);
+    for (std::size_t k = 0; k < hx.size(); ++k) {
+      err = std::max(err, std::abs(gx[k] - (hxs[s][k] + a_s[s] * hp[s][k])));
+      err = std::max(err, std::abs(gp[k] - (z_s[s] * hx[k] + b_s[s] * hp[s][k])));
+    }
+  }
+  REQUIRE(err < eps);
+  CHECK_THROWS_AS(blas::axpy_zpbx_shifts(a_s, pp, xp, x, b_s, std::vector<double>(3, 1.0)), kqcd::invalid_argument);
 }
 
 TEMPLATE_LIST_TEST_CASE("GPUComplex is a two-vector whose arithmetic matches std::complex on the device", "[core]",

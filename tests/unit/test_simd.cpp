@@ -377,6 +377,10 @@ TEMPLATE_LIST_TEST_CASE("BLAS on the SIMD layout equals the BLAS on the plain la
     blas::caxpy({0.2, -0.7}, w, y);
     blas::cxpaypbz(sx, {0.5, 0.1}, sy, {-0.3, 0.4}, sw, sw);
     blas::cxpaypbz(x, {0.5, 0.1}, y, {-0.3, 0.4}, w, w);
+    blas::axpy_zpbx_shifts({0.4}, {&sy}, {&sx}, sw, {0.7}, {-0.5});
+    blas::axpy_zpbx_shifts({0.4}, {&y}, {&x}, w, {0.7}, {-0.5});
+    from_simd(back, sx);
+    REQUIRE(ref::rel_diff(export_spinor_cb(back), export_spinor_cb(x)) < eps);
     from_simd(back, sw);
     REQUIRE(ref::rel_diff(export_spinor_cb(back), export_spinor_cb(w)) < eps);
     if (lat.dim(0) != 4 || lat.dim(2) != 12) continue;

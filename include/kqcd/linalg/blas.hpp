@@ -288,6 +288,35 @@ using RealDot = Reduction<1, true>;
 using Dot = Reduction<2, true>;
 using DotNorm2 = Reduction<3, true>;
 
+/// Multi-shift CG's solution and direction updates of up to max_shift_batch shifts in one pass, r
+/// read once: x_s += a_s p_s, then p_s = z_s r + b_s p_s (QUDA's multi-shift axpyBzpcx).
+inline constexpr int max_shift_batch = 8;
+template <class Rows> struct ShiftUpdates {
+  using real = typename Rows::real;
+  static constexpr int C = Rows::chunk, W = Rows::width, N = max_shift_batch;
+  Rows r, p[N], x[N];
+  real a[N] = {}, b[N] = {}, z[N] = {};
+  int n = 0;
+  KOKKOS_FUNCTION void operator()(int i) const {
+    for (int k0 = 0; k0 < Rows::comps; k0 += C) {
+      real vr[C][W];
+      r.load(i, k0, vr);
+      for (int s = 0; s < n; ++s) {
+        real vp[C][W], vx[C][W];
+        p[s].load(i, k0, vp);
+        x[s].load(i, k0, vx);
+        for (int k = 0; k < C; ++k)
+          for (int w = 0; w < W; ++w) {
+            vx[k][w] += a[s] * vp[k][w];
+            vp[k][w] = z[s] * vr[k][w] + b[s] * vp[k][w];
+          }
+        x[s].store(i, k0, vx);
+        p[s].store(i, k0, vp);
+      }
+    }
+  }
+};
+
 /// dst = src row by row, converting precision (and, between lane blocks of different widths, lane r
 /// to lane r, dst's other lanes zero).
 template <class DR, class SR> struct CopyKernel {
@@ -431,6 +460,34 @@ template <class Spinor> void axpy_zpbx(double a, Spinor& x, Spinor& y, const Spi
   detail::check_same_shape(x, z, "axpy_zpbx");
   using C = detail::coefficient_t<Spinor>;
   detail::run("kqcd::blas::axpy_zpbx", detail::AxpyZpbx<Spinor>{C::uniform(a), C::uniform(b), C::uniform(1.0)}, x, y, z, z);
+}
+
+/// For each shift s: x[s] += a[s] p[s], then p[s] = z[s] r + b[s] p[s] (real coefficients):
+/// multi-shift CG's updates of every shift, r read once per max_shift_batch shifts.
+template <class Spinor>
+void axpy_zpbx_shifts(const std::vector<double>& a, const std::vector<Spinor*>& p, const std::vector<Spinor*>& x, const Spinor& r,
+                      const std::vector<double>& b, const std::vector<double>& z) {
+  const std::size_t n = p.size();
+  if (x.size() != n || a.size() != n || b.size() != n || z.size() != n)
+    throw invalid_argument("blas::axpy_zpbx_shifts: " + std::to_string(n) + " directions with " + std::to_string(x.size()) +
+                           " solutions and " + std::to_string(a.size()) + ", " + std::to_string(b.size()) + ", " +
+                           std::to_string(z.size()) + " coefficients");
+  using Rows = detail::rows_t<Spinor>;
+  using real = typename Rows::real;
+  for (std::size_t s0 = 0; s0 < n; s0 += detail::max_shift_batch) {
+    detail::ShiftUpdates<Rows> k{};
+    k.r = detail::row_access(r);
+    for (std::size_t s = s0; s < n && s < s0 + detail::max_shift_batch; ++s, ++k.n) {
+      detail::check_same_shape(*p[s], r, "axpy_zpbx_shifts");
+      detail::check_same_shape(*x[s], r, "axpy_zpbx_shifts");
+      k.p[k.n] = detail::row_access(*p[s]);
+      k.x[k.n] = detail::row_access(*x[s]);
+      k.a[k.n] = real(a[s]);
+      k.b[k.n] = real(b[s]);
+      k.z[k.n] = real(z[s]);
+    }
+    Kokkos::parallel_for("kqcd::blas::axpy_zpbx_shifts", Kokkos::RangePolicy<typename Spinor::execution_space>(0, detail::row_count(r)), k);
+  }
 }
 
 } // namespace kqcd::blas

@@ -120,6 +120,7 @@ MultiShiftResult multi_shift_cg(const Op& op, const SloppyOp& sop, std::vector<t
     };
     // zeta_s at k (z), k - 1 (z_old) and k + 1 (z_new); alpha and beta of the base system at k - 1.
     std::vector<double> z(std::size_t(n), 1.0), z_old(std::size_t(n), 1.0), z_new(std::size_t(n), 1.0);
+    std::vector<double> step(std::size_t(n), 0.0); // alpha_s = alpha zeta_s(k + 1) / zeta_s(k)
     // A shift is done once its iterated residual |zeta_s r| reaches its tolerance; a done shift stops
     // updating, except the base system, which drives the loop while any shift goes on.
     std::vector<bool> done(std::size_t(n), !(b2 > 0.0));
@@ -133,7 +134,7 @@ MultiShiftResult multi_shift_cg(const Op& op, const SloppyOp& sop, std::vector<t
       const double pap = blas::rdot(pb, ap);
       if (!(pap > 0.0) || !std::isfinite(pap)) break; // reported per shift by the refinement below
       const double alpha = rr / pap;
-      // Each shift's zeta at k + 1 and its step alpha_s; x_s += alpha_s p_s.
+      // Each shift's zeta at k + 1 and its step alpha_s.
       for (int s = 0; s < n; ++s) {
         const std::size_t i = std::size_t(s);
         if (!updating(s)) continue;
@@ -142,17 +143,22 @@ MultiShiftResult multi_shift_cg(const Op& op, const SloppyOp& sop, std::vector<t
           const double den = alpha * beta_old * (z_old[i] - z[i]) + z_old[i] * alpha_old * (1.0 + alpha * d);
           z_new[i] = den != 0.0 ? z[i] * z_old[i] * alpha_old / den : 0.0;
         }
-        blas::axpy(z[i] != 0.0 ? alpha * z_new[i] / z[i] : 0.0, ps[i], xs[i]);
+        step[i] = z[i] != 0.0 ? alpha * z_new[i] / z[i] : 0.0;
       }
       double rr_new = blas::axpy_norm2(-alpha, ap, r);
       ++out.iterations;
       if (!std::isfinite(rr_new)) break;
+      // A reliable update: the solutions (x_s += alpha_s p_s first) move into the outer precision
+      // and r becomes the base system's true residual b - (A + sigma0) x_base; the other shifts keep
+      // r_s = zeta_s r. The directions then take the new r.
+      const bool reliable = mixed && rr_new < params.reliable_delta * params.reliable_delta * max_rr;
       if constexpr (mixed) {
-        if (rr_new < params.reliable_delta * params.reliable_delta * max_rr) {
-          // A reliable update: the solutions move into the outer precision and r becomes the base
-          // system's true residual b - (A + sigma0) x_base; the other shifts keep r_s = zeta_s r.
+        if (reliable) {
           for (int s = 0; s < n; ++s)
-            if (updating(s)) move_in(std::size_t(s));
+            if (updating(s)) {
+              blas::axpy(step[std::size_t(s)], ps[std::size_t(s)], xs[std::size_t(s)]);
+              move_in(std::size_t(s));
+            }
           ShiftedOperator<Op>(op, sigma0).apply(*t, x[std::size_t(base)]);
           blas::axpby(1.0, b, -1.0, *t);
           blas::copy(r, *t);
@@ -165,6 +171,10 @@ MultiShiftResult multi_shift_cg(const Op& op, const SloppyOp& sop, std::vector<t
         max_rr = std::max(max_rr, rr_new);
       }
       const double beta = rr_new / rr;
+      // The shifts that go on take x_s += alpha_s p_s and p_s = zeta_s r + beta_s p_s in one pass;
+      // one that has just reached its tolerance takes only its last solution step.
+      std::vector<SV*> p_on, x_on;
+      std::vector<double> a_on, b_on, z_on;
       for (int s = 0; s < n; ++s) {
         const std::size_t i = std::size_t(s);
         if (!updating(s)) continue;
@@ -173,12 +183,20 @@ MultiShiftResult multi_shift_cg(const Op& op, const SloppyOp& sop, std::vector<t
           done[i] = true;
           iterated[i] = std::abs(z_new[i]) * std::sqrt(rr_new / b2);
         }
-        if (!updating(s)) continue; // its direction is no longer needed
         const double zr = z[i] != 0.0 ? z_new[i] / z[i] : 0.0;
-        blas::axpby(z_new[i], r, beta * zr * zr, ps[i]); // p_s = zeta_s r + beta_s p_s
         z_old[i] = z[i];
         z[i] = z_new[i];
+        if (updating(s)) {
+          p_on.push_back(&ps[i]);
+          x_on.push_back(&xs[i]);
+          a_on.push_back(reliable ? 0.0 : step[i]); // a reliable update has taken the step
+          b_on.push_back(beta * zr * zr);
+          z_on.push_back(z_new[i]);
+        } else if (!reliable) {
+          blas::axpy(step[i], ps[i], xs[i]); // its direction is no longer needed
+        }
       }
+      blas::axpy_zpbx_shifts(a_on, p_on, x_on, r, b_on, z_on);
       detail::solver_progress(params, 2, "[kqcd] %s multi-shift CG iteration %d: base residual %.3e\n", out.iterations,
                               std::sqrt(rr_new / b2));
       rr = rr_new;
