@@ -226,8 +226,8 @@ void add_bench_command(CLI::App& app, Action& action) {
                      "thread) or range instead of the tuned one")
       ->check(CLI::IsMember({"team", "team-scratch", "mdrange", "mdrange-pairs", "range"}));
   dslash->add_flag("--graph", s->dslash.graph,
-                   "--operator eo (recon 18) or a colour-hop stencil: time a Kokkos graph of the operator's kernels "
-                   "(either layout, one process), submitted once per call");
+                   "--operator eo or a colour-hop stencil, recon 18 and the backend's neighbour mode: time a Kokkos graph "
+                   "of the operator's kernels (either layout, one process), submitted once per call");
 
   auto* io = cmd->add_subcommand("io", "Gauge file write and read throughput (NERSC and ILDG, double)");
   io->fallthrough();
