@@ -522,6 +522,10 @@ def dslash_table(recs, extra):
 
 
 def solver_table(recs, extra):
+    # A layout column where a device's solvers ran on more than one (the SIMD lanes beside the plain layout).
+    layouts = {r.get("layout") for r in recs if r.get("layout")}
+    if len(layouts) > 1:
+        extra = [("layout", lambda r: r.get("layout", "-"))] + list(extra)
     header = ["solver", "precision", "gauge field", "lattice", "kappa", "tol", "iterations", "true residual",
               "time to solution", "per iteration", "operator share", "GFLOP/s"] + [h for h, _ in extra]
     recs = sorted(recs, key=lambda r: (order_key(r.get("benchmark"), OPERATORS), r.get("Ls") or 0, r.get("mf") or 0,
