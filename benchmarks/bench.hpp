@@ -156,12 +156,16 @@ nlohmann::json run_io(const Lattice& lattice, bool quick);
 inline constexpr std::array<const char*, 4> gauge_kinds{"smear", "flow", "heatbath", "clover"};
 nlohmann::json run_gauge(const std::string& kind, const Lattice& lattice, const std::string& backend, bool quick);
 
+/// The suite's default Dslash operators: the Wilson ones and the site-local terms this build compiles
+/// (KQCD_OPERATORS).
+std::vector<std::string> default_suite_operators();
+
 /// What the default suite runs. Every list is selectable from the command line.
 struct SuiteOptions {
   std::vector<Lattice> lattices{Lattice({8, 8, 8, 8}), Lattice({16, 16, 16, 16})};
   std::vector<std::string> backends;                   ///< empty: the default execution space
   std::vector<std::string> precisions{"single", "double"};
-  std::vector<std::string> operators{"dslash", "eo", "clover", "clover-dynamic", "twisted", "twisted-clover"};
+  std::vector<std::string> operators = default_suite_operators();
   std::vector<std::string> families{"dslash", "solver", "contract", "smear", "flow", "heatbath", "clover", "io"};
   std::vector<std::string> solver_precisions{"double", "mixed"};
   std::vector<std::string> solvers{"cg", "bicgstab"};

@@ -85,6 +85,13 @@ template <class ES, class Real> nlohmann::json time_local_op(const DslashOptions
 
 } // namespace
 
+std::vector<std::string> default_suite_operators() {
+  std::vector<std::string> ops{"dslash", "eo"};
+  for (const char* op : {"clover", "clover-dynamic", "twisted", "twisted-clover"})
+    if (operator_compiled(op)) ops.emplace_back(op);
+  return ops;
+}
+
 nlohmann::json time_local_dslash(const DslashOptions& opts) {
   return with_backend_and_precision(opts, [&]<class ES, class Real>() { return time_local_op<ES, Real>(opts); });
 }

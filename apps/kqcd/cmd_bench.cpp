@@ -24,7 +24,11 @@ struct BenchSettings {
   std::string lattices = "8x8x8x8,16x16x16x16";
   std::string backend;
   std::string precisions = "single,double";
-  std::string operators = "dslash,eo,clover,clover-dynamic,twisted,twisted-clover";
+  std::string operators = [] { // the operators this build compiles
+    std::string list;
+    for (const auto& op : bench::default_suite_operators()) list += (list.empty() ? "" : ",") + op;
+    return list;
+  }();
   std::string families = "dslash,solver,contract,smear,flow,heatbath,clover,io";
   std::string solvers = "cg,bicgstab";
   std::string solver_precisions = "double,mixed";
