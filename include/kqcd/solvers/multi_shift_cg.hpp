@@ -126,6 +126,8 @@ MultiShiftResult multi_shift_cg(const Op& op, const SloppyOp& sop, std::vector<t
     std::vector<bool> done(std::size_t(n), !(b2 > 0.0));
     auto updating = [&](int s) { return s == base || !done[std::size_t(s)]; };
     double rr = b2, alpha_old = 1.0, beta_old = 0.0, max_rr = b2;
+    std::vector<SV*> p_on, x_on; // each iteration's updating shifts and their coefficients
+    std::vector<double> a_on, b_on, z_on;
     while (std::find(done.begin(), done.end(), false) != done.end() && out.iterations < params.max_iter) {
       // The base system's step: ap = (A + sigma0) p_base.
       const SV& pb = ps[std::size_t(base)];
@@ -173,8 +175,11 @@ MultiShiftResult multi_shift_cg(const Op& op, const SloppyOp& sop, std::vector<t
       const double beta = rr_new / rr;
       // The shifts that go on take x_s += alpha_s p_s and p_s = zeta_s r + beta_s p_s in one pass;
       // one that has just reached its tolerance takes only its last solution step.
-      std::vector<SV*> p_on, x_on;
-      std::vector<double> a_on, b_on, z_on;
+      p_on.clear();
+      x_on.clear();
+      a_on.clear();
+      b_on.clear();
+      z_on.clear();
       for (int s = 0; s < n; ++s) {
         const std::size_t i = std::size_t(s);
         if (!updating(s)) continue;
