@@ -1,7 +1,8 @@
 // The domain-wall benchmark cases (--operator shamir | moebius, --Ls N): the whole 4D even-odd
 // preconditioned operator D_hat (two hops over all slices and the fifth-dimension terms,
 // DomainWallOperator::flops() and bytes()) and, under "hop", the 4D hopping term over all slices
-// alone (QUDA's "Dslash4" row: 1320 flops per 5D site), on the plain layout's blocks.
+// alone (QUDA's "Dslash4" row: 1320 flops per 5D site), on the blocks of the plain layout or of the
+// SIMD lanes (a row of vector sites per slice; --layout auto takes the lanes where they split the lattice).
 #include "dslash_cases.hpp"
 
 #include <kqcd/stencil/domain_wall.hpp>
@@ -19,8 +20,7 @@ DomainWallParams domain_wall_bench_params(const DslashOptions& opts) {
   return p;
 }
 
-template <class ES, class P> nlohmann::json time_dwf(const DslashOptions& opts) {
-  using Op = DomainWallOperator<P, ES>;
+template <class ES, class P, class Op> nlohmann::json time_dwf(const DslashOptions& opts) {
   typename Op::gauge_type u(opts.lattice);
   random_gauge(u, 1234);
   Op op(u, BoundaryPhases::antiperiodic_time(), domain_wall_bench_params(opts));
@@ -29,7 +29,7 @@ template <class ES, class P> nlohmann::json time_dwf(const DslashOptions& opts) 
   d.set_overlap(opts.overlap);
   d.set_spin_projection(opts.spin_projection);
   auto in = op.create_vector("bench_in"), out = op.create_vector("bench_out"), out_o = op.create_spinor(1, "bench_out_o");
-  typename Op::dslash_type::spinor_type one(opts.lattice, 0);
+  typename Op::dslash_type::spinor_type one(op.geometry(), 0);
   for (int s = 0; s < op.Ls(); ++s) {
     fill_random(one, 42 + std::uint64_t(s));
     in.insert(s, one);
@@ -43,7 +43,7 @@ template <class ES, class P> nlohmann::json time_dwf(const DslashOptions& opts) 
                    {"c5", op.params().c5},
                    {"mf", op.params().mf},
                    {"flops_per_5d_site", op.flops() / (double(opts.lattice.cb_volume()) * op.Ls())},
-                   {"layout", "scalar"},
+                   {"layout", Op::layout_type::name},
                    {"neighbours", Op::layout_type::neighbour_mode == NeighbourMode::table ? "table" : "on-the-fly"},
                    {"launch", d.last_launch_config().to_string()}};
   add_rates(r, opts.lattice, op.flops(), op.bytes(), per_call, opts.overlap);
@@ -58,13 +58,19 @@ template <class ES, class P> nlohmann::json time_dwf(const DslashOptions& opts) 
 } // namespace
 
 nlohmann::json time_domain_wall_dslash(const DslashOptions& opts) {
-  if (opts.layout == "simd")
-    throw invalid_argument("--operator " + opts.op + " runs on the plain layout (--layout auto or scalar): its slices are rows of a block");
   if (opts.neighbours != "auto") throw invalid_argument("--operator " + opts.op + " runs with --neighbours auto only");
   if (opts.recon != 18 || opts.rhs != 1) throw invalid_argument("--operator " + opts.op + " runs with --recon 18 and --rhs 1 only");
   if (opts.Ls < 2 || opts.Ls > max_fifth_dim)
     throw invalid_argument("--Ls " + std::to_string(opts.Ls) + ": expected 2 to " + std::to_string(max_fifth_dim));
-  return with_backend_and_precision(opts, [&]<class ES, class Real>() { return time_dwf<ES, Real>(opts); });
+  return with_backend_and_precision(opts, [&]<class ES, class Real>() {
+    if constexpr (ArchTraits<ES>::simd_layout) {
+      if (choose_simd_layout<ES>(opts.layout, [&] { return SIMDStencilLayout<Real, ES>::misfit(opts.lattice); }))
+        return time_dwf<ES, Real, SIMDDomainWallOperator<Real, ES>>(opts);
+    } else {
+      choose_simd_layout<ES>(opts.layout, [] { return std::string(); }); // refuses --layout simd
+    }
+    return time_dwf<ES, Real, DomainWallOperator<Real, ES>>(opts);
+  });
 }
 
 } // namespace kqcd::bench

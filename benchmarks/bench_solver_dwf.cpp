@@ -1,7 +1,8 @@
 // Time to solution of the domain-wall propagator's 5D system (--operator shamir | moebius): the 5D
 // source of a 4D point source (spin 0, colour 0 at the origin), CG on the 4D even-odd normal
 // equations in double, single, mixed (single Krylov loop, reliable updates in double) or mixed-half
-// (16-bit Krylov loop), on a gauge file or a random gauge field; the scalar layout.
+// (16-bit Krylov loop), on a gauge file or a random gauge field; on the plain layout or the SIMD lanes
+// (--layout auto takes them where every precision of the solve splits the lattice into its lanes).
 #include "bench.hpp"
 
 #include <kqcd/core/error.hpp>
@@ -47,13 +48,22 @@ nlohmann::json solve_dwf(const SolverOptions& o, const Outer& op, const Sloppy& 
           {"converged", res.converged()},
           {"status", to_string(res.status)},
           {"gflops", ranks * flops / seconds * 1e-9},
-          {"layout", "scalar"},
+          {"layout", Outer::layout_type::name},
           {"flops_note", "per iteration two applications of D_hat: " +
                              std::to_string(int(op.flops() / (double(op.lattice().cb_volume()) * op.Ls()))) +
                              " flops per 5D site each (docs/operators/domain-wall.md); linear algebra not counted"}};
 }
 
-template <class ES> nlohmann::json time_dwf_solve(const SolverOptions& o, const HostGaugeConfig* cfg, const DomainWallParams& p) {
+/// The operator of precision P on ES, on the SIMD lanes where simd.
+template <class P, class ES, bool simd> struct DomainWallOn {
+  using type = DomainWallOperator<P, ES>;
+};
+template <class P, class ES> struct DomainWallOn<P, ES, true> {
+  using type = SIMDDomainWallOperator<P, ES>;
+};
+
+template <class ES, bool simd>
+nlohmann::json time_dwf_solve(const SolverOptions& o, const HostGaugeConfig* cfg, const DomainWallParams& p) {
   const Lattice lattice = cfg ? cfg->lattice : o.lattice;
   GaugeField<Kokkos::complex<double>, ES> u(lattice);
   if (cfg) import_gauge(u, cfg->links, HostGaugeOrder::milc);
@@ -69,21 +79,23 @@ template <class ES> nlohmann::json time_dwf_solve(const SolverOptions& o, const 
   params.reliable_delta = o.reliable_delta;
   params.max_iter = 50000;
   params.label = "bench";
+  using Of = typename DomainWallOn<float, ES, simd>::type;
+  using Od = typename DomainWallOn<double, ES, simd>::type;
   if (o.precision == "single") {
-    const DomainWallOperator<float, ES> opf(uf, bc, p);
+    const Of opf(uf, bc, p);
     return solve_dwf<ES>(o, opf, opf, params);
   }
-  const DomainWallOperator<double, ES> opd(u, bc, p);
+  const Od opd(u, bc, p);
   if (o.precision == "double") return solve_dwf<ES>(o, opd, opd, params);
   if (o.precision == "mixed-half") {
     if constexpr (precision_compiled<half>) {
-      const DomainWallOperator<half, ES> oph(uf, bc, p);
+      const typename DomainWallOn<half, ES, simd>::type oph(uf, bc, p);
       return solve_dwf<ES>(o, opd, oph, params);
     } else {
       throw not_compiled("precision half", compiled_precisions, "KQCD_PRECISIONS");
     }
   }
-  const DomainWallOperator<float, ES> opf(uf, bc, p);
+  const Of opf(uf, bc, p);
   return solve_dwf<ES>(o, opd, opf, params);
 }
 } // namespace
@@ -91,7 +103,6 @@ template <class ES> nlohmann::json time_dwf_solve(const SolverOptions& o, const 
 nlohmann::json run_domain_wall_solver(const SolverOptions& o, double copy_gbytes_per_s) {
   if (o.solver != "cg" || o.rhs != 1 || o.recon != 18)
     throw invalid_argument("--operator " + o.op + " solves with cg, one right-hand side and recon 18");
-  if (o.layout == "simd") throw invalid_argument("--operator " + o.op + " runs on the scalar layout (--layout auto or scalar)");
   if (o.masses.size() != 1) throw invalid_argument("--operator " + o.op + " takes one quark mass (--masses M: m_f)");
   DomainWallParams p;
   p.Ls = o.Ls;
@@ -103,7 +114,21 @@ nlohmann::json run_domain_wall_solver(const SolverOptions& o, double copy_gbytes
   const std::string backend = backend_or_default(o.backend);
   const HostGaugeConfig cfg = solver_config(o);
   nlohmann::json r;
-  on_backend(backend, [&]<class ES>() { r = time_dwf_solve<ES>(o, o.config.empty() ? nullptr : &cfg, p); });
+  on_backend(backend, [&]<class ES>() {
+    const HostGaugeConfig* c = o.config.empty() ? nullptr : &cfg;
+    const Lattice& lattice = c ? c->lattice : o.lattice;
+    if constexpr (ArchTraits<ES>::simd_layout) {
+      // Every precision the solve uses splits the lattice into its lanes.
+      const bool simd = choose_simd_layout<ES>(o.layout, [&]() -> std::string {
+        const std::string dbl = o.precision == "single" ? "" : SIMDStencilLayout<double, ES>::misfit(lattice);
+        return !dbl.empty() || o.precision == "double" ? dbl : SIMDStencilLayout<float, ES>::misfit(lattice);
+      });
+      r = simd ? time_dwf_solve<ES, true>(o, c, p) : time_dwf_solve<ES, false>(o, c, p);
+    } else {
+      choose_simd_layout<ES>(o.layout, [] { return std::string(); }); // refuses --layout simd
+      r = time_dwf_solve<ES, false>(o, c, p);
+    }
+  });
   const auto d = (o.config.empty() ? o.lattice : cfg.lattice).dims();
   r["benchmark"] = o.op + "_eo_cg_normal";
   r["operator"] = o.op;

@@ -301,6 +301,8 @@ def matches(peer, r):
         return False
     if r.get("rhs", 1) != 1 or r.get("ranks", 1) != 1 or r.get("Ls") != c.get("ls"):
         return False
+    if "layout" in c and r.get("layout") != c["layout"]:
+        return False
     if c["family"] == "dslash":
         return r.get("recon", 18) == c.get("recon", 18)
     if c["family"] == "solver":

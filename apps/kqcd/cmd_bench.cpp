@@ -206,7 +206,7 @@ void add_bench_command(CLI::App& app, Action& action) {
                      "stencil on colour vectors (single, double or half, either layout): staggered (naive), improved-staggered (random fat "
                      "and Naik links), asqtad or hisq (their fat and long links built from the random gauge field), laplace (4D, "
                      "a x + H in) or covdev (forward along t); or the 4D even-odd preconditioned domain-wall operator, shamir or "
-                     "moebius (b5 1.5, c5 0.5; M5 1.8, m_f 0.01, --Ls slices; scalar layout), with its hopping term over all slices")
+                     "moebius (b5 1.5, c5 0.5; M5 1.8, m_f 0.01, --Ls slices; either layout), with its hopping term over all slices")
       ->check(CLI::IsMember({"dslash", "wilson", "eo", "clover", "clover-dynamic", "twisted", "twisted-clover", "staggered",
                              "improved-staggered", "asqtad", "hisq", "laplace", "covdev", "shamir", "moebius"}))
       ->capture_default_str();
@@ -272,7 +272,7 @@ void add_bench_command(CLI::App& app, Action& action) {
                  "wilson, clover, twisted (mass) or twisted-clover (one right-hand side; cg or bicgstab); or staggered "
                  "(naive), improved-staggered (random long links), asqtad or hisq (links built from the gauge field, u0 = 1, "
                  "epsilon 0): CG on the even sites, multi-shift CG for several --masses; or shamir, moebius (domain wall: the 5D "
-                 "system of a point source, CG on the 4D even-odd normal equations, m_f the one --masses value; scalar layout)")
+                 "system of a point source, CG on the 4D even-odd normal equations, m_f the one --masses value; either layout)")
       ->check(CLI::IsMember({"wilson", "clover", "twisted", "twisted-clover", "staggered", "improved-staggered", "asqtad", "hisq",
                              "shamir", "moebius"}))
       ->capture_default_str();

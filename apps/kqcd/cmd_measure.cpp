@@ -284,7 +284,6 @@ std::optional<DomainWallParams> domain_wall_params(const MeasureSettings& s) {
   if (s.naik_epsilon != 0 || s.u0 != 1) throw invalid_argument("--naik-epsilon and --u0 belong to --action staggered|asqtad|hisq");
   if (s.masses.size() != 1) throw invalid_argument("--action " + s.action + " needs one quark mass --mass M (m_f)");
   if (!s.Ls) throw invalid_argument("--action " + s.action + " needs --Ls (slices of the fifth dimension)");
-  if (s.layout == "simd") throw invalid_argument("--action " + s.action + " runs on the scalar layout (--layout auto or scalar)");
   if (s.action == "shamir" && (s.b5 || s.c5)) throw invalid_argument("--b5 and --c5 belong to --action moebius (Shamir: b5 = 1, c5 = 0)");
   DomainWallParams p;
   p.Ls = *s.Ls;
@@ -393,11 +392,23 @@ int run_measure(const MeasureSettings& s) {
   if (dwf) {
     GaugeField<Kokkos::complex<float>, ES> uf(lat);
     convert_gauge(uf, u);
-    const DomainWallOperator<double, ES> op(u, bc, *dwf);
-    const DomainWallOperator<float, ES> sloppy(uf, bc, *dwf);
     if (dwf->Ls % 2 == 0) S_mid.emplace(lat);
-    layout_name = "scalar";
-    results = solve_domain_wall_propagator(op, sloppy, S, S_mid ? &*S_mid : nullptr, source, params, on_solve);
+    const auto solve_dwf = [&](const auto& op, const auto& sloppy) {
+      layout_name = std::remove_cvref_t<decltype(op)>::layout_type::name;
+      results = solve_domain_wall_propagator(op, sloppy, S, S_mid ? &*S_mid : nullptr, source, params, on_solve);
+    };
+    // The lanes where both precisions of the mixed solve split this rank's lattice into them.
+    bool simd = false;
+    if constexpr (ArchTraits<ES>::simd_layout) {
+      simd = use_simd_layout<ES>(layout, [&] {
+        const std::string why = SIMDStencilLayout<double, ES>::misfit(lat);
+        return why.empty() ? SIMDStencilLayout<float, ES>::misfit(lat) : why;
+      });
+      if (simd) solve_dwf(SIMDDomainWallOperator<double, ES>(u, bc, *dwf), SIMDDomainWallOperator<float, ES>(uf, bc, *dwf));
+    } else {
+      use_simd_layout<ES>(layout, [] { return std::string(); }); // refuses --layout simd
+    }
+    if (!simd) solve_dwf(DomainWallOperator<double, ES>(u, bc, *dwf), DomainWallOperator<float, ES>(uf, bc, *dwf));
   } else if (multigrid) {
     if (s.csw == 0.0 && s.mu == 0.0) solve_multigrid.template operator()<WilsonMassTerm<double, ES>, WilsonMassTerm<float, ES>>(mass);
     else if (s.mu == 0.0) solve_multigrid.template operator()<CloverTerm<double, ES>, CloverTerm<float, ES>>(mass, s.csw);

@@ -2,6 +2,7 @@
 // checked, so every rank takes the same path (a one-sided failure cannot deadlock a collective).
 #pragma once
 
+#include <catch2/catch_test_macros.hpp>
 #include <kqcd/comm/process_grid.hpp>
 #include <kqcd/core/lattice.hpp>
 #include <kqcd/fields/random_fields.hpp>
@@ -110,6 +111,25 @@ template <class Block, class Single> Block random_block(const Lattice& lat, int 
     b.insert(r, s);
   }
   return b;
+}
+
+/// A distributed domain-wall operator ol against the single-process og: D_hat and its adjoint on
+/// the even fields, D5 and its adjoint on (even, odd); diff(local, global) compares two vectors.
+template <class OL, class OG, class VL, class VG, class Diff>
+void check_domain_wall_apply(const OL& ol, const OG& og, const VL& el, const VG& eg, const VL& xl, const VG& xg, const Diff& diff,
+                             double tol) {
+  for (int isign : {1, -1}) {
+    CAPTURE(isign);
+    VL al = ol.create_vector(), bl = ol.create_spinor(1);
+    VG ag = og.create_vector(), bg = og.create_spinor(1);
+    ol.apply(al, el, isign);
+    og.apply(ag, eg, isign);
+    CHECK(diff(al, ag) < tol);
+    ol.apply_full(al, bl, el, xl, isign);
+    og.apply_full(ag, bg, eg, xg, isign);
+    CHECK(diff(al, ag) < tol);
+    CHECK(diff(bl, bg) < tol);
+  }
 }
 
 /// The largest rel_diff over the rows of two blocks (each row extracted as a Single).

@@ -479,17 +479,7 @@ TEMPLATE_LIST_TEST_CASE("distributed domain-wall operators (D5, D_hat, its adjoi
     const Op ol(ul, bc, p);
     const Block el = make(pg.lattice(), 0, 610), eg = make(global_lattice, 0, 610);
     const Block xl = make(pg.lattice(), 1, 620), xg = make(global_lattice, 1, 620);
-    for (int isign : {1, -1}) {
-      CAPTURE(isign);
-      Block al = ol.create_vector(), ag = og.create_vector(), bl = ol.create_spinor(1), bg = og.create_spinor(1);
-      ol.apply(al, el, isign);
-      og.apply(ag, eg, isign);
-      CHECK(diff(al, ag) < 8 * tol<Real>());
-      ol.apply_full(al, bl, el, xl, isign);
-      og.apply_full(ag, bg, eg, xg, isign);
-      CHECK(diff(al, ag) < 8 * tol<Real>());
-      CHECK(diff(bl, bg) < 8 * tol<Real>());
-    }
+    check_domain_wall_apply(ol, og, el, eg, xl, xg, diff, 8 * tol<Real>());
     // The 5D-preconditioned Shamir operator on the same fields, split by 5D parity.
     using Op5 = DomainWall5DOperator<Real, ES>;
     const DomainWallParams p5{4, 1.6, 1.0, 0.0, 0.1};

@@ -2,7 +2,7 @@
 // lattice: the hopping term (recon 18 and 12, every sign, parity, overlap and halo form), the block
 // of right-hand sides in lanes and multi-RHS CG on it, the even-odd and full clover and twisted-clover
 // operators and CG on them; 16-bit spinors and links (the hopping term, mixed double-half CG with
-// twisted clover).
+// twisted clover); the domain-wall operators on rows of vector sites and CG on them.
 // Run at 1, 2 and 4 ranks over several process grids; where the partition leaves too few
 // unpartitioned dimensions for the lanes, the refusal is checked instead.
 #include "test_harness.hpp"
@@ -12,6 +12,7 @@
 #include <kqcd/linalg/blas.hpp>
 #include <kqcd/solvers/cg.hpp>
 #include <kqcd/solvers/cg_multi.hpp>
+#include <kqcd/stencil/domain_wall_5d.hpp>
 #include <kqcd/stencil/simd_local_operators.hpp>
 
 #include "host_fields.hpp"
@@ -354,5 +355,85 @@ TEMPLATE_LIST_TEST_CASE("distributed 16-bit SIMD hopping term and mixed double-h
     CHECK(res.converged());
     CHECK(res.true_residual <= params.tol);
     CHECK(rel_diff(plain(x), xg) < 1e-7);
+  });
+}
+
+namespace {
+/// The rows of a plain block in the SIMD lanes of geometry g (SB, each row through SS), and back.
+template <class SB, class SS, class PB, class PS> SB block_to_lanes(const SIMDGeometry& g, const PB& b) {
+  SB out(g, b.parity(), b.n_rhs());
+  PS row(b.lattice(), b.parity());
+  SS lane(g, b.parity());
+  for (int r = 0; r < b.n_rhs(); ++r) {
+    b.extract(r, row);
+    to_simd(lane, row);
+    out.insert(r, lane);
+  }
+  return out;
+}
+template <class PB, class PS, class SS, class SB> PB block_from_lanes(const SB& b) {
+  PB out(b.lattice(), b.parity(), b.n_rhs());
+  PS row(b.lattice(), b.parity());
+  SS lane(b.geometry(), b.parity());
+  for (int r = 0; r < b.n_rhs(); ++r) {
+    b.extract(r, lane);
+    from_simd(row, lane);
+    out.insert(r, row);
+  }
+  return out;
+}
+} // namespace
+
+TEMPLATE_LIST_TEST_CASE("distributed SIMD domain-wall operators (D_hat, its adjoint, D5; 5D-preconditioned) and even-odd CG equal the "
+                        "single-process plain ones",
+                        "[mpi][simd][domain-wall]", SIMDConfigs) {
+  using ES = space_of<TestType>;
+  using Real = real_of<TestType>;
+  using V = typename ArchTraits<ES>::template simd_complex<Real>;
+  using Plain = DomainWallOperator<Real, ES>;
+  using Lanes = SIMDDomainWallOperator<Real, ES>;
+  using PB = typename Plain::vector_type;
+  using PS = typename Plain::dslash_type::spinor_type;
+  using SB = typename Lanes::vector_type;
+  using SS = typename Lanes::dslash_type::spinor_type;
+  const auto bc = mixed_bc();
+  const DomainWallParams p{4, 1.6, 1.5, 0.5, 0.1}, p5{4, 1.6, 1.0, 0.0, 0.1};
+  typename Plain::gauge_type ug(simd_lattice);
+  random_gauge(ug, 601);
+  const Plain og(ug, bc, p);
+  const PB eg = random_block<PB, PS>(simd_lattice, 0, 610, p.Ls), xg = random_block<PB, PS>(simd_lattice, 1, 620, p.Ls);
+  const auto diff = [](const SB& local, const PB& global) { return block_rel_diff<PS>(block_from_lanes<PB, PS, SS>(local), global); };
+  on_simd_grids<V, typename Plain::gauge_type>(601, [&](const Lattice& lat, const auto& ul) {
+    const Lanes ol(ul, bc, p);
+    const SB el = block_to_lanes<SB, SS, PB, PS>(ol.geometry(), random_block<PB, PS>(lat, 0, 610, p.Ls));
+    const SB xl = block_to_lanes<SB, SS, PB, PS>(ol.geometry(), random_block<PB, PS>(lat, 1, 620, p.Ls));
+    check_domain_wall_apply(ol, og, el, eg, xl, xg, diff, 8 * tol<Real>());
+    // The 5D-preconditioned Shamir operator on the same fields, split by 5D parity.
+    const SIMDDomainWall5DOperator<Real, ES> ol5(ul, bc, p5);
+    const DomainWall5DOperator<Real, ES> og5(ug, bc, p5);
+    auto vl = std::array{ol5.create_spinor(0), ol5.create_spinor(1)}, wl = vl;
+    auto vg = std::array{og5.create_spinor(0), og5.create_spinor(1)}, wg = vg;
+    ol5.split(vl[0], vl[1], el, xl);
+    og5.split(vg[0], vg[1], eg, xg);
+    wl = {ol5.create_spinor(0), ol5.create_spinor(1)};
+    wg = {og5.create_spinor(0), og5.create_spinor(1)};
+    ol5.apply_full(wl[0], wl[1], vl[0], vl[1], -1);
+    og5.apply_full(wg[0], wg[1], vg[0], vg[1], -1);
+    SB fl[2] = {SB(ol5.geometry(), 0, p5.Ls), SB(ol5.geometry(), 1, p5.Ls)};
+    PB fg[2] = {PB(simd_lattice, 0, p5.Ls), PB(simd_lattice, 1, p5.Ls)};
+    ol5.merge(fl[0], fl[1], wl[0], wl[1]);
+    og5.merge(fg[0], fg[1], wg[0], wg[1]);
+    CHECK(diff(fl[0], fg[0]) < 8 * tol<Real>());
+    CHECK(diff(fl[1], fg[1]) < 8 * tol<Real>());
+    // CG on the normal equations of D_hat.
+    SolverParams params;
+    params.tol = sizeof(Real) == 4 ? 1e-5 : 1e-10;
+    params.max_iter = 1000;
+    SB sl = ol.create_vector();
+    PB sg = og.create_vector();
+    const auto rl = cg_normal(ol, sl, el, params), rg = cg_normal(og, sg, eg, params);
+    CHECK(rl.converged());
+    CHECK(std::abs(rl.iterations - rg.iterations) <= 2);
+    CHECK(diff(sl, sg) < (sizeof(Real) == 4 ? 2e-3 : 1e-7));
   });
 }

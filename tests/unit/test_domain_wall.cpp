@@ -2,7 +2,8 @@
 // (tests/reference/domain_wall_reference.hpp) checked on its own terms: its adjoint against the
 // gamma5-R5 identity, and the 4D propagator of the free field solved in position space against the
 // momentum-space one (each 4-momentum's 4 Ls x 4 Ls system solved directly). kqcd's operator
-// (stencil/domain_wall.hpp) against it on every backend and precision: D5 and its adjoint, the 4D
+// (stencil/domain_wall.hpp) against it on every backend, precision and layout (plain sites and the
+// SIMD lanes' rows of vector sites): D5 and its adjoint, the 4D
 // even-odd solve (one precision and mixed), the free propagator against momentum space, and the
 // residual mass of a real configuration falling as Ls grows. The 5D even-odd preconditioned Shamir
 // operator (stencil/domain_wall_5d.hpp) against the same reference, and its propagator against the
@@ -139,14 +140,40 @@ TEST_CASE("domain-wall reference: the free 4D propagator in position space equal
 }
 
 namespace {
-using DWConfigs = typename CartesianProduct<EnabledExecutionSpaces, std::tuple<float, double, kqcd::half>>::type;
+/// The layouts of the domain-wall operators: plain sites, and the SIMD lanes where the backend has them.
+struct PlainKind {
+  template <class P, class ES> using layout = PlainStencilLayout<P, ES, Recon18, ArchTraits<ES>::neighbour_mode>;
+  static constexpr bool simd = false;
+};
+struct SIMDKind {
+  template <class P, class ES> using layout = SIMDStencilLayout<P, ES>;
+  static constexpr bool simd = true;
+};
+/// (ES, P, Kind) for each (ES, P) of a configuration list and each layout of ES.
+template <class Configs> struct with_kinds;
+template <class... C> struct with_kinds<std::tuple<C...>> {
+  template <class ES, class P>
+  using both = std::conditional_t<ArchTraits<ES>::simd_layout, std::tuple<std::tuple<ES, P, PlainKind>, std::tuple<ES, P, SIMDKind>>,
+                                  std::tuple<std::tuple<ES, P, PlainKind>>>;
+  using type = decltype(std::tuple_cat(std::declval<both<space_of<C>, real_of<C>>>()...));
+};
+using DWConfigs = typename with_kinds<typename CartesianProduct<EnabledExecutionSpaces, std::tuple<float, double, kqcd::half>>::type>::type;
+using DWSolverConfigs = typename with_kinds<typename CartesianProduct<EnabledExecutionSpaces, std::tuple<double>>::type>::type;
+template <class Config> using kind_of = std::tuple_element_t<2, Config>;
+/// The operators of precision P on ES in layout Kind.
+///@{
+template <class P, class ES, class Kind> using DWOp = DomainWallOperator<P, ES, Recon18, typename Kind::template layout<P, ES>>;
+template <class P, class ES, class Kind> using DWOp5 = DomainWall5DOperator<P, ES, Recon18, typename Kind::template layout<P, ES>>;
+///@}
+/// The lattice `plain`, or on the SIMD lanes `simd` (one that splits into 8 lanes).
+template <class Kind> Lattice lattice_for(const Lattice& plain, const Lattice& simd) { return Kind::simd ? simd : plain; }
 template <class P> constexpr double dwf_tol() { return PrecisionTraits<P>::is_half ? 3e-4 : 10 * tol<P>(); }
 DomainWallParams params_of(const ref::DomainWall& p) { return {p.Ls, p.M5, p.b5, p.c5, p.mf}; }
 
 /// Parity `parity` of a host 5D field as a block of the operator's storage.
 template <class Op> typename Op::vector_type to_block(const Op& op, const ref::Field5& f, int parity) {
   auto block = op.create_spinor(parity);
-  typename Op::dslash_type::spinor_type row(op.lattice(), parity);
+  typename Op::dslash_type::spinor_type row(op.geometry(), parity);
   for (int s = 0; s < op.Ls(); ++s) {
     import_spinor(row, f[std::size_t(s)]);
     block.insert(s, row);
@@ -156,8 +183,8 @@ template <class Op> typename Op::vector_type to_block(const Op& op, const ref::F
 /// The even and odd blocks back into a host 5D field.
 template <class Op> ref::Field5 to_host(const Op& op, const typename Op::vector_type& e, const typename Op::vector_type& o) {
   ref::Field5 f(std::size_t(op.Ls()));
-  typename Op::dslash_type::spinor_type row(op.lattice(), 0);
-  typename Op::dslash_type::spinor_type row_o(op.lattice(), 1);
+  typename Op::dslash_type::spinor_type row(op.geometry(), 0);
+  typename Op::dslash_type::spinor_type row_o(op.geometry(), 1);
   for (int s = 0; s < op.Ls(); ++s) {
     e.extract(s, row);
     export_spinor(row, f[std::size_t(s)]);
@@ -169,9 +196,9 @@ template <class Op> ref::Field5 to_host(const Op& op, const typename Op::vector_
 /// A host 5D field as the 5D-preconditioned operator's two 5D parities, and back.
 template <class Op5> std::array<typename Op5::vector_type, 2> to_parity_pair(const Op5& op, const ref::Field5& f) {
   using Block = typename Op5::block_type;
-  Block full[2] = {Block(op.lattice(), 0, op.Ls()), Block(op.lattice(), 1, op.Ls())};
+  Block full[2] = {Block(op.geometry(), 0, op.Ls()), Block(op.geometry(), 1, op.Ls())};
   for (int q = 0; q < 2; ++q) {
-    typename Op5::dslash_type::spinor_type row(op.lattice(), q);
+    typename Op5::dslash_type::spinor_type row(op.geometry(), q);
     for (int s = 0; s < op.Ls(); ++s) {
       import_spinor(row, f[std::size_t(s)]);
       full[q].insert(s, row);
@@ -183,11 +210,11 @@ template <class Op5> std::array<typename Op5::vector_type, 2> to_parity_pair(con
 }
 template <class Op5> ref::Field5 parity_pair_to_host(const Op5& op, const typename Op5::vector_type& e, const typename Op5::vector_type& o) {
   using Block = typename Op5::block_type;
-  Block full[2] = {Block(op.lattice(), 0, op.Ls()), Block(op.lattice(), 1, op.Ls())};
+  Block full[2] = {Block(op.geometry(), 0, op.Ls()), Block(op.geometry(), 1, op.Ls())};
   op.merge(full[0], full[1], e, o);
   ref::Field5 f(std::size_t(op.Ls()));
   for (int q = 0; q < 2; ++q) {
-    typename Op5::dslash_type::spinor_type row(op.lattice(), q);
+    typename Op5::dslash_type::spinor_type row(op.geometry(), q);
     for (int s = 0; s < op.Ls(); ++s) {
       full[q].extract(s, row);
       export_spinor(row, f[std::size_t(s)]);
@@ -222,8 +249,8 @@ TEMPLATE_LIST_TEST_CASE("domain-wall operator: D5 and D5^dag equal the host refe
                         DWConfigs) {
   using ES = space_of<TestType>;
   using P = real_of<TestType>;
-  using Op = DomainWallOperator<P, ES>;
-  const Lattice lat({4, 2, 2, 6});
+  using Op = DWOp<P, ES, kind_of<TestType>>;
+  const Lattice lat = lattice_for<kind_of<TestType>>(Lattice({4, 2, 2, 6}), Lattice({4, 4, 4, 8}));
   GaugeField<Kokkos::complex<compute_t<P>>, ES> u(lat);
   random_gauge(u, 77);
   const cvec hu = export_gauge(u);
@@ -248,10 +275,11 @@ TEMPLATE_LIST_TEST_CASE("domain-wall operator: D5 and D5^dag equal the host refe
 }
 
 TEMPLATE_LIST_TEST_CASE("domain-wall operator: the 4D even-odd CG solve (double, double-single, double-half) solves D5 x = b",
-                        "[domain-wall][solvers]", kqcd::EnabledExecutionSpaces) {
-  using ES = TestType;
-  using Op = DomainWallOperator<double, ES>;
-  const Lattice lat({4, 4, 2, 4});
+                        "[domain-wall][solvers]", DWSolverConfigs) {
+  using ES = space_of<TestType>;
+  using Kind = kind_of<TestType>;
+  using Op = DWOp<double, ES, Kind>;
+  const Lattice lat = lattice_for<Kind>(Lattice({4, 4, 2, 4}), Lattice({4, 4, 4, 4}));
   GaugeField<Kokkos::complex<double>, ES> u(lat);
   random_gauge(u, 5);
   const cvec hu = export_gauge(u);
@@ -261,8 +289,8 @@ TEMPLATE_LIST_TEST_CASE("domain-wall operator: the 4D even-odd CG solve (double,
     const Op op(u, bc, params_of(p));
     GaugeField<Kokkos::complex<float>, ES> uf(lat);
     convert_gauge(uf, u);
-    const DomainWallOperator<float, ES> single(uf, bc, params_of(p));
-    const DomainWallOperator<kqcd::half, ES> half(uf, bc, params_of(p));
+    const DWOp<float, ES, Kind> single(uf, bc, params_of(p));
+    const DWOp<kqcd::half, ES, Kind> half(uf, bc, params_of(p));
     const ref::Field5 b = random_field5(lat, p.Ls, 13);
     const auto b_e = to_block(op, b, 0), b_o = to_block(op, b, 1);
     for (int mixed : {0, 1, 2}) { // double; double-single; double-half
@@ -278,10 +306,10 @@ TEMPLATE_LIST_TEST_CASE("domain-wall operator: the 4D even-odd CG solve (double,
 }
 
 TEMPLATE_LIST_TEST_CASE("domain-wall operator: the free 4D propagator equals the momentum-space one", "[domain-wall][solvers]",
-                        kqcd::EnabledExecutionSpaces) {
-  using ES = TestType;
-  using Op = DomainWallOperator<double, ES>;
-  const Lattice lat({4, 4, 2, 6});
+                        DWSolverConfigs) {
+  using ES = space_of<TestType>;
+  using Op = DWOp<double, ES, kind_of<TestType>>;
+  const Lattice lat = lattice_for<kind_of<TestType>>(Lattice({4, 4, 2, 6}), Lattice({4, 4, 4, 8}));
   GaugeField<Kokkos::complex<double>, ES> u(lat);
   unit_gauge(u);
   BoundaryPhases bc;
@@ -314,8 +342,9 @@ TEMPLATE_LIST_TEST_CASE("domain-wall operator: the free 4D propagator equals the
 }
 
 TEMPLATE_LIST_TEST_CASE("domain-wall residual mass on a real configuration falls as Ls grows", "[domain-wall][solvers]",
-                        kqcd::EnabledExecutionSpaces) {
-  using ES = TestType;
+                        DWSolverConfigs) {
+  using ES = space_of<TestType>;
+  using Kind = kind_of<TestType>;
   const auto cfg = read_gauge(shared_data("milc-l4444.milc"));
   GaugeField<Kokkos::complex<double>, ES> u(cfg.lattice);
   import_gauge(u, cfg.links);
@@ -327,8 +356,8 @@ TEMPLATE_LIST_TEST_CASE("domain-wall residual mass on a real configuration falls
   std::vector<double> mres;
   for (int Ls : {4, 8}) {
     const DomainWallParams p{Ls, 1.8, 1.5, 0.5, 0.1};
-    const DomainWallOperator<double, ES> op(u, bc, p);
-    const DomainWallOperator<float, ES> sloppy(uf, bc, p);
+    const DWOp<double, ES, Kind> op(u, bc, p);
+    const DWOp<float, ES, Kind> sloppy(uf, bc, p);
     PropagatorField<double, ES> S(cfg.lattice), mid(cfg.lattice);
     SolverParams params;
     params.tol = 1e-8;
@@ -348,8 +377,8 @@ TEMPLATE_LIST_TEST_CASE("5D-preconditioned Shamir operator: D5 and D5^dag equal 
                         "[domain-wall]", DWConfigs) {
   using ES = space_of<TestType>;
   using P = real_of<TestType>;
-  using Op5 = DomainWall5DOperator<P, ES>;
-  const Lattice lat({4, 2, 2, 6});
+  using Op5 = DWOp5<P, ES, kind_of<TestType>>;
+  const Lattice lat = lattice_for<kind_of<TestType>>(Lattice({4, 2, 2, 6}), Lattice({4, 4, 4, 8}));
   GaugeField<Kokkos::complex<compute_t<P>>, ES> u(lat);
   random_gauge(u, 78);
   const cvec hu = export_gauge(u);
@@ -388,11 +417,12 @@ TEMPLATE_LIST_TEST_CASE("5D-preconditioned Shamir operator: D5 and D5^dag equal 
 
 TEMPLATE_LIST_TEST_CASE("5D-preconditioned Shamir solve (double, double-single, double-half) solves D5 x = b; its propagator equals "
                         "the 4D-preconditioned one",
-                        "[domain-wall][solvers]", kqcd::EnabledExecutionSpaces) {
-  using ES = TestType;
-  using Op5 = DomainWall5DOperator<double, ES>;
+                        "[domain-wall][solvers]", DWSolverConfigs) {
+  using ES = space_of<TestType>;
+  using Kind = kind_of<TestType>;
+  using Op5 = DWOp5<double, ES, Kind>;
   {
-    const Lattice lat({4, 4, 2, 4});
+    const Lattice lat = lattice_for<Kind>(Lattice({4, 4, 2, 4}), Lattice({4, 4, 4, 4}));
     GaugeField<Kokkos::complex<double>, ES> u(lat);
     random_gauge(u, 6);
     const cvec hu = export_gauge(u);
@@ -400,8 +430,8 @@ TEMPLATE_LIST_TEST_CASE("5D-preconditioned Shamir solve (double, double-single, 
     const Op5 op(u, bc, params_of(shamir));
     GaugeField<Kokkos::complex<float>, ES> uf(lat);
     convert_gauge(uf, u);
-    const DomainWall5DOperator<float, ES> single(uf, bc, params_of(shamir));
-    const DomainWall5DOperator<kqcd::half, ES> half(uf, bc, params_of(shamir));
+    const DWOp5<float, ES, Kind> single(uf, bc, params_of(shamir));
+    const DWOp5<kqcd::half, ES, Kind> half(uf, bc, params_of(shamir));
     const ref::Field5 b = random_field5(lat, shamir.Ls, 14);
     const auto bv = to_parity_pair(op, b);
     for (int mixed : {0, 1, 2}) { // double; double-single; double-half
@@ -430,7 +460,7 @@ TEMPLATE_LIST_TEST_CASE("5D-preconditioned Shamir solve (double, double-single, 
     for (const auto& r : results) REQUIRE(r.converged());
     return S;
   };
-  const auto S4 = solve(DomainWallOperator<double, ES>(u, bc, p));
+  const auto S4 = solve(DWOp<double, ES, Kind>(u, bc, p));
   const auto S5 = solve(Op5(u, bc, p));
   for (int f = 0; f < 2; ++f)
     for (int k = 0; k < Ns * Nc; ++k) {

@@ -19,7 +19,8 @@
 namespace kqcd {
 
 namespace detail {
-/// dst(i) = src(j) for every component of a row (spinor rows, or the norms of 16-bit rows).
+/// dst(i) = src(j) for every component of a row (spinor rows, SIMD lane rows, or the norms of
+/// 16-bit rows).
 template <class Dst, class Src> KOKKOS_FORCEINLINE_FUNCTION void copy_row(const Dst& dst, std::size_t i, const Src& src, std::size_t j) {
   if constexpr (Dst::rank == 1) {
     dst(i) = src(j);
@@ -28,7 +29,13 @@ template <class Dst, class Src> KOKKOS_FORCEINLINE_FUNCTION void copy_row(const 
       if constexpr (Dst::rank == 2) {
         dst(i, c) = src(j, c);
       } else {
-        for (int sp = 0; sp < int(Dst::static_extent(2)); ++sp) dst(i, c, sp) = src(j, c, sp);
+        for (int sp = 0; sp < int(Dst::static_extent(2)); ++sp) {
+          if constexpr (Dst::rank == 3) {
+            dst(i, c, sp) = src(j, c, sp);
+          } else {
+            for (int w = 0; w < int(Dst::static_extent(3)); ++w) dst(i, c, sp, w) = src(j, c, sp, w);
+          }
+        }
       }
     }
   }
@@ -64,27 +71,37 @@ public:
   static constexpr int n_spin = Storage::n_spin; ///< Spin components per site.
   /// The most right-hand sides a block holds.
   static constexpr int max_rhs = Storage::max_rhs;
+  /// What the block is built on: a Lattice, or the SIMDGeometry of rows of vector sites.
+  using shape_type = typename Storage::shape_type;
 
   SpinorBlock() = default;
-  /// A block of n_rhs right-hand sides of parity `parity` on lat, zero-initialised.
-  SpinorBlock(const Lattice& lat, int parity, int n_rhs, const std::string& label = Storage::label)
-      : Rows((check(n_rhs), label), Storage::rows(lat, n_rhs)), lattice_(lat), parity_(parity), n_rhs_(n_rhs) {}
+  /// A block of n_rhs right-hand sides of parity `parity` on shape, zero-initialised.
+  SpinorBlock(const shape_type& shape, int parity, int n_rhs, const std::string& label = Storage::label)
+      : Rows((check(n_rhs), label), Storage::rows(shape, n_rhs)), shape_(shape), parity_(parity), n_rhs_(n_rhs) {}
   /// The lattice.
-  const Lattice& lattice() const { return lattice_; }
+  const Lattice& lattice() const { return Storage::lattice(shape_); }
+  /// The lane split (rows of vector sites).
+  const shape_type& geometry() const
+    requires Storage::vector_sites
+  {
+    return shape_;
+  }
   /// The parity of the sites.
   int parity() const { return parity_; }
   /// This rank's sites.
-  int sites() const { return lattice_.cb_volume(); }
+  int sites() const { return lattice().cb_volume(); }
   /// Right-hand sides held.
   int n_rhs() const { return n_rhs_; }
-  /// Each site's lanes as the hopping functor reads them (right-hand sides in lanes).
-  const typename Rows::view_type& lane_view() const
-    requires Storage::rhs_in_lanes // right-hand sides in lanes only
+  /// Each site's lanes as the hopping functor reads them (right-hand sides in lanes), or each row of
+  /// vector sites (rows site * n_rhs + r) as rows of [colour][spin][2 lanes] reals.
+  auto lane_view() const
+    requires Storage::rhs_in_lanes || Storage::vector_sites
   {
-    return data_;
+    if constexpr (Storage::rhs_in_lanes) return data_;
+    else return Storage::lane_view(data_, shape_, n_rhs_);
   }
   /// The rows the halo exchange sends and fills (comm/spinor_halo.hpp).
-  auto halo_view() const { return Storage::halo_view(data_); }
+  auto halo_view() const { return Storage::halo_view(data_, shape_, n_rhs_); }
   /// Site i's right-hand side r as element i * lanes + r, in arithmetic precision Real (right-hand
   /// sides in lanes).
   template <class Real>
@@ -94,7 +111,7 @@ public:
     return Storage::template lane_sites<Real>(data_, norm_);
   }
   /// A block of the same storage, lattice, parity and right-hand sides, zero-initialised.
-  SpinorBlock like(const std::string& label = Storage::label) const { return SpinorBlock(lattice_, parity_, n_rhs_, label); }
+  SpinorBlock like(const std::string& label = Storage::label) const { return SpinorBlock(shape_, parity_, n_rhs_, label); }
 
   /// Right-hand side r of the block = s, or s = right-hand side r (s: a single spinor of the storage's).
   ///@{
@@ -116,18 +133,20 @@ private:
                              Storage::capacity);
   }
   template <class Single> void check_rhs(int r, const Single& s) const {
-    if (r < 0 || r >= n_rhs_ || s.parity() != parity_ || !(s.lattice() == lattice_))
+    if (r < 0 || r >= n_rhs_ || s.parity() != parity_ || !(s.lattice() == lattice()))
       throw invalid_argument("multi-RHS block: right-hand side " + std::to_string(r) + " of " + std::to_string(n_rhs_) +
                              ", or a spinor on parity " + std::to_string(s.parity()) + " of " + s.lattice().to_string() +
-                             " for a block on parity " + std::to_string(parity_) + " of " + lattice_.to_string());
+                             " for a block on parity " + std::to_string(parity_) + " of " + lattice().to_string());
   }
-  Lattice lattice_;
+  shape_type shape_;
   int parity_ = 0;
   int n_rhs_ = 1;
 };
 
-/// Right-hand sides as rows of a single spinor's storage (see the top of this file).
+/// Right-hand sides as rows of a single spinor's storage (see the top of this file): rows of sites,
+/// or on the SIMD layout rows of vector sites (right-hand side r of vector site v at row v * n_rhs + r).
 template <class Single> struct RowBlocks {
+  using SingleStorage = typename Single::storage_type; ///< The single spinor's storage policy.
   /// The block storage policy's types: those of Single's storage.
   ///@{
   using execution_space = typename Single::execution_space;
@@ -135,30 +154,58 @@ template <class Single> struct RowBlocks {
   using real_type = typename Single::real_type;
   using view_type = typename Single::view_type;
   using norm_view_type = typename Single::norm_view_type;
+  using shape_type = typename SingleStorage::shape_type;
   ///@}
   /// The block storage policy's constants: capacity, right-hand sides in rows, labels.
   ///@{
   static constexpr int max_rhs = 32; // a warp's width of vector lanes (stencil_launch.hpp)
   static constexpr int n_spin = Single::n_spin;
   static constexpr bool rhs_in_lanes = false;
+  static constexpr bool vector_sites = SingleStorage::vector_sites;
   static constexpr const char* label = "multi_spinor";
   static constexpr const char* capacity = "";
   ///@}
   /// Types the storage is built from.
-  struct names {
+  struct names : SingleStorage::names {
     using single_type = Single; ///< The single spinor type.
   };
   /// Nothing to check: any execution space.
   static void check() {}
-  /// Rows of the view: n_rhs per site, ghost sites included.
-  static std::size_t rows(const Lattice& lat, int n_rhs) { return std::size_t(lat.cb_volume() + lat.ghost_sites()) * std::size_t(n_rhs); }
-  /// The halo exchange's rows: the view itself.
-  static view_type halo_view(const view_type& v) { return v; }
+  /// Rows of the view: n_rhs per (vector) site, ghost sites included.
+  static std::size_t rows(const shape_type& shape, int n_rhs) { return SingleStorage::rows(shape) * std::size_t(n_rhs); }
+  /// The lattice of the shape.
+  static const Lattice& lattice(const shape_type& shape) { return SingleStorage::lattice(shape); }
+  /// The rows of vector sites as rows of [colour][spin][2 lanes] reals (SIMD layout).
+  static auto lane_view(const view_type& v, const shape_type& g, int n_rhs)
+    requires vector_sites
+  {
+    using L = typename SingleStorage::lane_view_type;
+    if constexpr (std::is_same_v<L, view_type>) return v;
+    else return L(reinterpret_cast<real_type*>(v.data()), std::size_t(g.vsites() + g.ghost_vsites()) * std::size_t(n_rhs));
+  }
+  /// The halo exchange's rows: the view itself, or a row per vector site and right-hand side.
+  static auto halo_view(const view_type& v, const shape_type& shape, int n_rhs) {
+    if constexpr (!vector_sites) return v;
+    else {
+      using H = typename SingleStorage::halo_view_type;
+      if constexpr (std::is_same_v<H, view_type>) return v;
+      else return H(v.data(), std::size_t(shape.vsites() + shape.ghost_vsites()) * std::size_t(n_rhs));
+    }
+  }
   /// Right-hand side r of block b to or from the single spinor s.
   template <class Block> static void transfer(const Block& b, int r, const Single& s, bool in) {
-    detail::transfer_rhs<view_type, view_type, execution_space>(b.view(), s.view(), b.sites(), b.n_rhs(), r, in);
-    if constexpr (Single::has_norm)
-      detail::transfer_rhs<norm_view_type, norm_view_type, execution_space>(b.norm(), s.norm(), b.sites(), b.n_rhs(), r, in);
+    if constexpr (vector_sites) {
+      const int vsites = s.geometry().vsites();
+      const auto bl = b.lane_view();
+      const auto sl = s.lane_view();
+      detail::transfer_rhs<decltype(bl), decltype(sl), execution_space>(bl, sl, vsites, b.n_rhs(), r, in);
+      if constexpr (Single::has_norm)
+        detail::transfer_rhs<norm_view_type, norm_view_type, execution_space>(b.norm(), s.norm(), vsites, b.n_rhs(), r, in);
+    } else {
+      detail::transfer_rhs<view_type, view_type, execution_space>(b.view(), s.view(), b.sites(), b.n_rhs(), r, in);
+      if constexpr (Single::has_norm)
+        detail::transfer_rhs<norm_view_type, norm_view_type, execution_space>(b.norm(), s.norm(), b.sites(), b.n_rhs(), r, in);
+    }
   }
 };
 
@@ -181,9 +228,10 @@ template <class Block> struct ParityPair {
   static constexpr bool two_parities = true; ///< Two parts, [0] and [1], on the 4D parities (BLAS: linalg/rows.hpp).
 
   ParityPair() = default;
-  /// A vector of (5D) parity `parity` on lat, `rows` rows per site on each 4D parity, zero-initialised.
-  ParityPair(const Lattice& lat, int parity, int rows, const std::string& label)
-      : blocks_{Block(lat, 0, rows, label + "_4d_even"), Block(lat, 1, rows, label + "_4d_odd")}, parity_(parity) {}
+  /// A vector of (5D) parity `parity` on shape (the blocks'), `rows` rows per site on each 4D parity,
+  /// zero-initialised.
+  ParityPair(const typename Block::shape_type& shape, int parity, int rows, const std::string& label)
+      : blocks_{Block(shape, 0, rows, label + "_4d_even"), Block(shape, 1, rows, label + "_4d_odd")}, parity_(parity) {}
   /// The block on 4D parity q.
   ///@{
   const Block& operator[](int q) const { return blocks_[q]; }

@@ -254,6 +254,7 @@ template <class V, class ExecSpace, class Store = typename V::real_type, int NS 
   static constexpr int max_rhs = lanes;
   static constexpr int n_spin = NS;
   static constexpr bool rhs_in_lanes = true;
+  static constexpr bool vector_sites = false;
   static constexpr const char* label = "simd_block_spinor";
   static constexpr const char* capacity = " (one per SIMD lane)";
   ///@}
@@ -265,10 +266,13 @@ template <class V, class ExecSpace, class Store = typename V::real_type, int NS 
   };
   /// Compile-time check that ExecSpace is a host execution space.
   static void check() { detail::require_host_space<ExecSpace>(); }
+  using shape_type = Lattice; ///< What the block is built on.
   /// Rows of the view on lat: a site per row, ghost sites included.
   static std::size_t rows(const Lattice& lat, int) { return std::size_t(lat.cb_volume() + lat.ghost_sites()); }
+  /// The lattice of the shape.
+  static const Lattice& lattice(const Lattice& lat) { return lat; }
   /// View v as the halo exchange's rows.
-  static halo_view_type halo_view(const view_type& v) {
+  static halo_view_type halo_view(const view_type& v, const Lattice&, int) {
     if constexpr (fixed_point) return v;
     else return halo_view_type(reinterpret_cast<Kokkos::complex<real_type>*>(v.data()), v.extent(0));
   }
@@ -479,6 +483,23 @@ template <class V, class ES, class S, int NS> auto lane_writer(const SIMDBlockSp
   if constexpr (std::is_same_v<S, short>) return SIMDHalfSpinorAccessor<V, short, float, NS>{s.view().data(), s.norm().data()};
   else return SIMDSpinorAccessor<V, typename V::real_type, NS>{s.lane_view().data()};
 }
+/// Lane accessors of a block of rows of vector sites (row v * n_rhs + r: right-hand side r of vector site v).
+///@{
+template <class Single>
+  requires RowBlocks<Single>::vector_sites
+auto lane_reader(const SpinorBlock<RowBlocks<Single>>& s) {
+  using V = typename Single::simd_type;
+  if constexpr (Single::has_norm) return SIMDHalfSpinorAccessor<V, const short, const float, Single::n_spin>{s.view().data(), s.norm().data()};
+  else return SIMDSpinorAccessor<V, const typename V::real_type, Single::n_spin>{s.lane_view().data()};
+}
+template <class Single>
+  requires RowBlocks<Single>::vector_sites
+auto lane_writer(const SpinorBlock<RowBlocks<Single>>& s) {
+  using V = typename Single::simd_type;
+  if constexpr (Single::has_norm) return SIMDHalfSpinorAccessor<V, short, float, Single::n_spin>{s.view().data(), s.norm().data()};
+  else return SIMDSpinorAccessor<V, typename V::real_type, Single::n_spin>{s.lane_view().data()};
+}
+///@}
 /// Lane accessor that reads the 16-bit sites of s.
 template <class V, class ES, int NS> SIMDHalfSpinorAccessor<V, const short, const float, NS> lane_reader(const SIMDHalfSpinor<V, ES, NS>& s) {
   return {s.view().data(), s.norm().data()};
@@ -932,8 +953,9 @@ void convert_sites(CBSpinor<ST, NS, ExecSpace>& out, const S& in) {
   from_simd(out, in);
 }
 
-/// dst = src between two SIMD-layout spinors of the same lattice and parity (other lanes, split,
-/// precision or 16-bit storage): each site moves to its vector site and lane in dst's geometry.
+/// dst = src between two SIMD-layout spinors, or blocks of rows of vector sites, of the same lattice
+/// and parity (other lanes, split, precision or 16-bit storage): each site moves to its vector site
+/// and lane in dst's geometry, every row of a block with it.
 template <class Dst, class Src> void convert_layout(Dst& dst, const Src& src) {
   const SIMDGeometry gd = dst.geometry(), gs = src.geometry();
   if (!(gd.global() == gs.global()) || dst.parity() != src.parity())
@@ -941,6 +963,12 @@ template <class Dst, class Src> void convert_layout(Dst& dst, const Src& src) {
                            gs.global().to_string() + " into one on parity " + std::to_string(dst.parity()) + " of " +
                            gd.global().to_string());
   static_assert(Dst::n_spin == Src::n_spin, "convert_layout: the spinors differ in spin components");
+  int n = 1; // rows per vector site
+  if constexpr (requires { dst.n_rhs(); src.n_rhs(); }) {
+    n = dst.n_rhs();
+    if (src.n_rhs() != n)
+      throw invalid_argument("convert_layout: blocks of " + std::to_string(src.n_rhs()) + " and " + std::to_string(n) + " rows");
+  }
   const auto r = SpinorAccess<Src>::template read<double>(src);
   const auto w = SpinorAccess<Dst>::template write<double>(dst);
   constexpr int LD = Dst::lanes, LS = Src::lanes;
@@ -949,9 +977,11 @@ template <class Dst, class Src> void convert_layout(Dst& dst, const Src& src) {
     for (int lane = 0; lane < LD; ++lane) {
       int svs, slane;
       gs.locate(gd.coords(vs, lane, p), svs, slane);
-      Kokkos::complex<double> v[Nc][Src::n_spin];
-      r.load(svs * LS + slane, v);
-      w.store(vs * LD + lane, v);
+      for (int k = 0; k < n; ++k) {
+        Kokkos::complex<double> v[Nc][Src::n_spin];
+        r.load((svs * n + k) * LS + slane, v);
+        w.store((vs * n + k) * LD + lane, v);
+      }
     }
   });
   Kokkos::fence();

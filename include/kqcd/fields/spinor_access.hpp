@@ -174,13 +174,25 @@ template <class Single> struct SpinorAccess<SpinorBlock<RowBlocks<Single>>> : Sp
   ///@{
   template <class Real> static auto read(const spinor_type& s) {
     using R = typename SpinorAccess<Single>::template read_type<Real>;
-    if constexpr (requires { s.norm(); }) return R{s.view(), s.norm()};
-    else return R{s.view()};
+    if constexpr (RowBlocks<Single>::vector_sites) { // rows of vector sites: the lanes' pointers
+      if constexpr (Single::has_norm) return R{s.view().data(), s.norm().data()};
+      else return R{reinterpret_cast<const typename Single::real_type*>(s.view().data())};
+    } else if constexpr (requires { s.norm(); }) {
+      return R{s.view(), s.norm()};
+    } else {
+      return R{s.view()};
+    }
   }
   template <class Real> static auto write(const spinor_type& s) {
     using W = typename SpinorAccess<Single>::template write_type<Real>;
-    if constexpr (requires { s.norm(); }) return W{s.view(), s.norm()};
-    else return W{s.view()};
+    if constexpr (RowBlocks<Single>::vector_sites) {
+      if constexpr (Single::has_norm) return W{s.view().data(), s.norm().data()};
+      else return W{reinterpret_cast<typename Single::real_type*>(s.view().data())};
+    } else if constexpr (requires { s.norm(); }) {
+      return W{s.view(), s.norm()};
+    } else {
+      return W{s.view()};
+    }
   }
   ///@}
 };

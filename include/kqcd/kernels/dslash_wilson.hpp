@@ -111,6 +111,9 @@ template <class Arg, int isign, int target_cb, class Epilogue> struct DslashFunc
   /// Complex numbers per site in the link cache, padded by one so that the sites of a warp start
   /// in different shared-memory banks.
   static constexpr int cache_stride = link_slots * Nc * Nc + 1;
+  /// Whether the cached-links launch shape applies: links unpacked per site (not a doubled field's
+  /// hop matrices, which the SIMD lanes read at the site itself).
+  static constexpr bool caches_links = !detail::doubled_links<typename Arg::gauge_accessor>;
   Arg arg; ///< The kernel arguments.
 
   /// Links read through the gauge accessor, where the hop needs them.

@@ -382,8 +382,14 @@ template <class Spinor> void zero(Spinor& x) {
 }
 
 /// dst = src, converting precision and storage where the two differ; between SIMD layouts of other
-/// lanes or splits each site moves to its new lane (convert_layout).
+/// lanes or splits each site moves to its new lane (convert_layout; a vector of two parts part by part).
 template <class Dst, class Src> void copy(Dst& dst, const Src& src) {
+  if constexpr (requires { dst[0].geometry(); src[0].geometry(); }) { // two parts in lanes (ParityPair, FullSpinor)
+    if (!(dst[0].geometry() == src[0].geometry())) {
+      for (int q = 0; q < 2; ++q) copy(dst[q], src[q]);
+      return;
+    }
+  }
   if constexpr (requires { dst.geometry(); src.geometry(); })
     if (!(dst.geometry() == src.geometry())) return convert_layout(dst, src);
   detail::check_same_shape(dst, src, "copy");

@@ -156,7 +156,9 @@ template <class Block> BlockMatrix block_inner(const Block& x, const Block& y) {
   std::vector<double> sums(std::size_t(2 * n * n), 0.0);
   using Rows = detail::rows_t<Block>;
   const Kokkos::View<double*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> result(sums.data(), sums.size());
-  Kokkos::parallel_reduce("kqcd::blas::block_inner", Kokkos::RangePolicy<typename Block::execution_space>(0, x.sites()),
+  // Sites (vector sites on the SIMD layout) of the block: its rows, n per site where they are rows.
+  const int sites = Rows::slots == detail::Slots::by_row ? detail::row_count(x) / n : detail::row_count(x);
+  Kokkos::parallel_reduce("kqcd::blas::block_inner", Kokkos::RangePolicy<typename Block::execution_space>(0, sites),
                           detail::BlockInner<Rows>{2 * n * n, n, detail::row_access(x), detail::row_access(y)}, result);
   comm::sum_in_place(x.lattice(), sums.data(), int(sums.size()));
   BlockMatrix m("kqcd::block_inner", n, n);

@@ -4,7 +4,7 @@
 //   plain sites (CBSpinor, its row blocks)    a site per row, a complex number per component (width 2);
 //   16-bit sites (HalfCBSpinor, row blocks)   the same, computed in float; a store writes the row's norm;
 //   SIMD lanes (SIMDSpinor, SIMDHalfSpinor,   a vector site per row, a register of L complex lanes
-//   SIMDBlockSpinor)                          per component (width 2 L), each 16-bit lane with its norm.
+//   SIMDBlockSpinor, their row blocks)        per component (width 2 L), each 16-bit lane with its norm.
 // Coefficients and sums have slots: one per spinor, or per right-hand side of a block, which a row
 // block chooses by row (right-hand side i % n) and a lane block by lane (real w: lane w / 2).
 #pragma once
@@ -146,14 +146,20 @@ template <class ES, int NS> struct RowsOf<HalfSiteStorage<ES, NS>> {
 /// A block whose right-hand sides are rows of a single spinor's storage.
 template <class Single> struct RowsOf<RowBlocks<Single>> {
   template <class Real, class S> static auto access(const S& s) {
-    if constexpr (Single::has_norm) {
+    if constexpr (RowBlocks<Single>::vector_sites) {
+      auto w = lane_writer(s);
+      return LaneRows<typename Single::simd_type, Single::n_spin, Single::has_norm, decltype(w), Slots::by_row>{w};
+    } else if constexpr (Single::has_norm) {
       auto w = SpinorAccess<S>::template write<half_real_t<Real>>(s);
       return HalfRows<decltype(w), Slots::by_row, half_real_t<Real>>{w};
     } else {
       return ComplexRows<typename S::view_type, Slots::by_row>{s.view()};
     }
   }
-  template <class S> static int rows(const S& s) { return s.sites() * s.n_rhs(); }
+  template <class S> static int rows(const S& s) {
+    if constexpr (RowBlocks<Single>::vector_sites) return s.geometry().vsites() * s.n_rhs();
+    else return s.sites() * s.n_rhs();
+  }
 };
 /// The SIMD layout: vector sites.
 template <class V, class ES, class Store, int NS> struct RowsOf<LaneStorage<V, ES, Store, NS>> {

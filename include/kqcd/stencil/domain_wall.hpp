@@ -22,6 +22,8 @@
 
 #include <cmath>
 #include <string>
+#include <tuple>
+#include <type_traits>
 #include <vector>
 
 namespace kqcd {
@@ -72,21 +74,34 @@ struct FifthPolynomial {
 } // namespace detail
 
 namespace detail {
+/// The 4D spinor a layout's walls kernel reads and writes in arithmetic precision Real: the plain
+/// CBSpinor, or on the SIMD lanes a SIMDSpinor of the layout's register.
+template <class Layout, class Real, class = void> struct wall_spinor {
+  using type = CBSpinor<Kokkos::complex<Real>, Ns, typename Layout::execution_space>;
+};
+template <class Layout, class Real> struct wall_spinor<Layout, Real, std::void_t<typename Layout::simd_type>> {
+  using type = SIMDSpinor<typename Layout::simd_type, typename Layout::execution_space, Ns>;
+};
+
 /// What the 4D- and 5D-preconditioned domain-wall operators share: the parameters, the 4D hopping
 /// term on blocks of rows, and the walls between 4D fields and blocks of Ls rows per site.
-template <class P, class ExecSpace, class Recon> class DomainWallBase {
+template <class P, class ExecSpace, class Recon, class Layout> class DomainWallBase {
 public:
   using precision = P; ///< Storage precision.
   using real_type = compute_t<P>; ///< Arithmetic precision.
   using Real = real_type; ///< Arithmetic precision.
   using execution_space = ExecSpace; ///< The execution space.
   /// The 4D hopping term, on blocks of right-hand sides (one row per slice).
-  using dslash_type = WilsonDslash<P, ExecSpace, ArchTraits<ExecSpace>::neighbour_mode, Recon>;
-  using layout_type = typename dslash_type::layout_type; ///< The stencil layout.
+  using dslash_type = WilsonDslash<P, ExecSpace, Layout::neighbour_mode, Recon, Layout>;
+  using layout_type = Layout; ///< The stencil layout: plain sites, or the SIMD lanes.
+  using geometry_type = typename dslash_type::geometry_type; ///< What the fields are built on.
+  using options = typename Layout::options; ///< The layout's choices (the SIMD lane split).
   using gauge_type = typename dslash_type::gauge_type; ///< The gauge field it is built from.
   using block_type = typename dslash_type::multi_spinor_type; ///< A block of rows per site on one 4D parity.
   using field4_type = SpinorField<Kokkos::complex<Real>, Ns, ExecSpace>; ///< A plain 4D spinor (sources, quark fields).
   static_assert(dslash_type::has_blocks, "domain-wall operator: the hopping term has no blocks on this backend");
+  /// Whether the fields live in the SIMD lanes (the walls then convert 4D fields in and out).
+  static constexpr bool simd_lanes = !std::is_void_v<typename dslash_type::simd_type>;
 
   /// The parameters.
   const DomainWallParams& params() const { return p_; }
@@ -94,6 +109,8 @@ public:
   int Ls() const { return p_.Ls; }
   /// The 4D lattice.
   const Lattice& lattice() const { return dslash_.lattice(); }
+  /// What the fields are built on: the lattice, or its SIMD lane split.
+  const geometry_type& geometry() const { return dslash_.geometry(); }
   /// The 4D hopping term (its launcher: tuning, timing, overlap).
   ///@{
   const dslash_type& dslash() const { return dslash_; }
@@ -101,11 +118,24 @@ public:
   ///@}
 
 protected:
-  DomainWallBase(const gauge_type& u, const BoundaryPhases& bc, const DomainWallParams& p) : p_((p.check(), p)), dslash_(u, bc) {}
+  DomainWallBase(const gauge_type& u, const BoundaryPhases& bc, const DomainWallParams& p, const options& opt)
+      : p_((p.check(), p)), dslash_(u, bc, opt) {
+    if constexpr (simd_lanes)
+      for (int q = 0; q < 2; ++q) four_[q] = wall_type(geometry(), q, "dwf_wall");
+  }
+  /// This rank's sites of one parity as the kernels sweep them (vector sites on the SIMD lanes).
+  int row_sites() const { return Layout::sites(geometry()).cb_volume(); }
   /// rows[q] (Ls rows on 4D parity q) = P+ eta in slice 0, P- eta in slice Ls - 1, zero elsewhere.
   void walls_to_5d(block_type* const (&rows)[2], const field4_type& eta) const {
     if (!(eta.lattice() == lattice())) throw invalid_argument("domain-wall source: the 4D source is on another lattice");
-    for (int q = 0; q < 2; ++q) launch_walls<true>(layout_type::reader(eta[q]), layout_type::writer(*rows[q]), 0, p_.Ls - 1);
+    for (int q = 0; q < 2; ++q) {
+      if constexpr (simd_lanes) {
+        to_simd(four_[q], eta[q]);
+        launch_walls<true>(lane_reader(four_[q]), layout_type::writer(*rows[q]), 0, p_.Ls - 1);
+      } else {
+        launch_walls<true>(layout_type::reader(eta[q]), layout_type::writer(*rows[q]), 0, p_.Ls - 1);
+      }
+    }
   }
   /// q = P- x(minus) + P+ x(plus) of the blocks rows[q] of Ls rows (plus < 0: Ls - 1).
   void walls_to_4d(field4_type& q, const block_type* const (&rows)[2], int minus, int plus) const {
@@ -114,12 +144,23 @@ protected:
       throw invalid_argument("domain-wall walls: slices " + std::to_string(minus) + " and " + std::to_string(plus) + " outside 0 to " +
                              std::to_string(p_.Ls - 1));
     if (!(q.lattice() == lattice())) throw invalid_argument("domain-wall walls: the 4D field is on another lattice");
-    for (int p = 0; p < 2; ++p) launch_walls<false>(layout_type::writer(q[p]), layout_type::reader(*rows[p]), plus, minus);
+    for (int p = 0; p < 2; ++p) {
+      if constexpr (simd_lanes) {
+        launch_walls<false>(lane_writer(four_[p]), layout_type::reader(*rows[p]), plus, minus);
+        from_simd(q[p], four_[p]);
+      } else {
+        launch_walls<false>(layout_type::writer(q[p]), layout_type::reader(*rows[p]), plus, minus);
+      }
+    }
   }
   /// The tune key's lattice of the operator's kernels: the 4D lattice and Ls.
   std::string tune_lattice() const { return lattice().to_string() + " Ls " + std::to_string(p_.Ls); }
-  /// A kernel variant's name, ", half" appended in 16 bits.
-  static std::string variant(const std::string& name) { return name + (PrecisionTraits<P>::is_half ? ", half" : ""); }
+  /// A kernel variant's name, ", half" appended in 16 bits and the layout on the SIMD lanes.
+  static std::string variant(const std::string& name) {
+    std::string v = name + (PrecisionTraits<P>::is_half ? ", half" : "");
+    if constexpr (simd_lanes) v += std::string(", ") + Layout::name + " " + std::to_string(dslash_type::simd_type::lanes);
+    return v;
+  }
   /// Throws unless isign is +1 or -1.
   static void check_isign(int isign) {
     if (isign != 1 && isign != -1) throw invalid_argument("domain-wall operator: isign must be +1 or -1, found " + std::to_string(isign));
@@ -129,23 +170,29 @@ protected:
   dslash_type dslash_; ///< The 4D hopping term.
 
 private:
+  using wall_type = typename wall_spinor<Layout, Real>::type;
   /// The walls kernel on one parity's sites: four into five (to_5d) or back.
   template <bool to_5d, class Four, class Five> void launch_walls(const Four& four, const Five& five, int plus, int minus) const {
-    tuned_site_launch<ExecSpace, Real>("kqcd::DomainWall::walls", variant(to_5d ? "to 5d" : "to 4d"), tune_lattice(), lattice().cb_volume(),
+    tuned_site_launch<ExecSpace, Real>("kqcd::DomainWall::walls", variant(to_5d ? "to 5d" : "to 4d"), tune_lattice(), row_sites(),
                                        WallRowsFunctor<Four, Five, to_5d>{four, five, p_.Ls, plus, minus});
   }
+  /// The 4D fields of the walls in the lanes (SIMD layout).
+  [[no_unique_address]] mutable std::conditional_t<simd_lanes, wall_type[2], std::tuple<>> four_{};
 };
 } // namespace detail
 
 /// The 4D even-odd preconditioned Shamir / Moebius operator (see the top of this file) in storage
 /// precision P (float, double, kqcd::half: 16-bit spinors and links, float arithmetic), links stored
-/// as Recon packs them, on the plain layout of the backend: vector_type is a block of Ls rows on the
-/// even sites (a SpinorBlock, the solvers' and BLAS's vector), apply(out, in, isign) the Schur
-/// complement or its adjoint (the solvers' operator concept). Distributed lattices exchange the
-/// hopping term's halo (the fifth dimension stays on the rank).
-template <class P, class ExecSpace = Kokkos::DefaultExecutionSpace, class Recon = Recon18>
-class DomainWallOperator : public detail::DomainWallBase<P, ExecSpace, Recon> {
-  using Base = detail::DomainWallBase<P, ExecSpace, Recon>;
+/// as Recon packs them, on a stencil layout: plain sites (the default), or the virtual-node SIMD
+/// lanes of host backends (SIMDStencilLayout: a row of vector sites per slice, as Grid's 4D-vectorised
+/// operator). vector_type is a block of Ls rows on the even sites (a SpinorBlock, the solvers' and
+/// BLAS's vector), apply(out, in, isign) the Schur complement or its adjoint (the solvers' operator
+/// concept); 4D fields (sources, quark fields) are plain on either layout. Distributed lattices
+/// exchange the hopping term's halo (the fifth dimension stays on the rank).
+template <class P, class ExecSpace = Kokkos::DefaultExecutionSpace, class Recon = Recon18,
+          class Layout = PlainStencilLayout<P, ExecSpace, Recon, ArchTraits<ExecSpace>::neighbour_mode>>
+class DomainWallOperator : public detail::DomainWallBase<P, ExecSpace, Recon, Layout> {
+  using Base = detail::DomainWallBase<P, ExecSpace, Recon, Layout>;
   using Base::dslash_;
   using Base::p_;
 
@@ -154,18 +201,21 @@ public:
   using typename Base::field4_type;
   using typename Base::gauge_type;
   using typename Base::layout_type;
+  using typename Base::options;
   using typename Base::Real;
   using vector_type = typename Base::block_type; ///< A 5D field on one parity: Ls rows per site.
+  using Base::geometry;
   using Base::lattice;
 
-  /// The operator of links u with boundary phases bc and parameters p (p.check()).
-  DomainWallOperator(const gauge_type& u, const BoundaryPhases& bc, const DomainWallParams& p);
+  /// The operator of links u with boundary phases bc and parameters p (p.check()); opt: the
+  /// layout's choices (the SIMD lane split).
+  DomainWallOperator(const gauge_type& u, const BoundaryPhases& bc, const DomainWallParams& p, const options& opt = {});
 
   /// A 5D field on the even sites (the solvers' vector), and on parity `parity`.
   ///@{
   vector_type create_vector(const std::string& label = "dwf_vector") const { return create_spinor(0, label); }
   vector_type create_spinor(int parity, const std::string& label = "dwf_spinor") const {
-    return vector_type(lattice(), parity, p_.Ls, label);
+    return vector_type(geometry(), parity, p_.Ls, label);
   }
   ///@}
 
@@ -206,7 +256,6 @@ public:
   ///@}
 
 private:
-  using Layout = layout_type;
   using Local = FifthDimensionLocal<Real>;
   /// out = a(x) + b(y) on every row (with_y false: a(x) alone); out aliases neither.
   void fifth(vector_type& out, const vector_type& x, const Local& a, const vector_type* y = nullptr, const Local& b = {}) const;
@@ -218,6 +267,10 @@ private:
   detail::FifthPolynomial m5_, pre_, pre_m5inv_, m5inv_;
   mutable vector_type tmp_e_, tmp_o_, a_e_, a_o_, copy_e_;
 };
+
+/// The 4D-preconditioned domain-wall operator on the virtual-node SIMD lanes of host backends.
+template <class P, class ExecSpace = Kokkos::DefaultHostExecutionSpace>
+using SIMDDomainWallOperator = DomainWallOperator<P, ExecSpace, Recon18, SIMDStencilLayout<P, ExecSpace>>;
 
 inline void DomainWallParams::check() const {
   const auto bad = [](const std::string& what) { throw invalid_argument("domain-wall operator: " + what); };
@@ -266,9 +319,10 @@ inline FifthPolynomial FifthPolynomial::operator*(const FifthPolynomial& o) cons
 }
 } // namespace detail
 
-template <class P, class ES, class Recon>
-DomainWallOperator<P, ES, Recon>::DomainWallOperator(const gauge_type& u, const BoundaryPhases& bc, const DomainWallParams& p)
-    : Base(u, bc, p) {
+template <class P, class ES, class Recon, class Layout>
+DomainWallOperator<P, ES, Recon, Layout>::DomainWallOperator(const gauge_type& u, const BoundaryPhases& bc, const DomainWallParams& p,
+                                                      const options& opt)
+    : Base(u, bc, p, opt) {
   const double w = 4.0 - p_.M5;
   m5_ = detail::FifthPolynomial::linear(p_.Ls, p_.mf, p_.b5 * w + 1.0, p_.c5 * w - 1.0);
   pre_ = detail::FifthPolynomial::linear(p_.Ls, p_.mf, p_.b5, p_.c5);
@@ -278,17 +332,17 @@ DomainWallOperator<P, ES, Recon>::DomainWallOperator(const gauge_type& u, const 
   for (auto* v : {&tmp_o_, &a_o_}) *v = create_spinor(1, "dwf_tmp_odd");
 }
 
-template <class P, class ES, class Recon>
+template <class P, class ES, class Recon, class Layout>
 template <class V>
-void DomainWallOperator<P, ES, Recon>::check(const V& v, int parity, const char* what) const {
+void DomainWallOperator<P, ES, Recon, Layout>::check(const V& v, int parity, const char* what) const {
   if (v.parity() != parity || !(v.lattice() == lattice()) || v.n_rhs() != p_.Ls)
     throw invalid_argument(std::string("domain-wall operator: ") + what + " has " + std::to_string(v.n_rhs()) + " slices on parity " +
                            std::to_string(v.parity()) + " of " + v.lattice().to_string() + ", expected " + std::to_string(p_.Ls) +
                            " on parity " + std::to_string(parity) + " of " + lattice().to_string());
 }
 
-template <class P, class ES, class Recon>
-void DomainWallOperator<P, ES, Recon>::fifth(vector_type& out, const vector_type& x, const Local& a, const vector_type* y,
+template <class P, class ES, class Recon, class Layout>
+void DomainWallOperator<P, ES, Recon, Layout>::fifth(vector_type& out, const vector_type& x, const Local& a, const vector_type* y,
                                              const Local& b) const {
   if (out.view().data() == x.view().data() || (y && out.view().data() == y->view().data()))
     throw invalid_argument("domain-wall operator: a fifth-dimension pass's output aliases its input");
@@ -296,19 +350,19 @@ void DomainWallOperator<P, ES, Recon>::fifth(vector_type& out, const vector_type
   const auto w = Layout::writer(out);
   const FifthDimensionFunctor<decltype(rx), decltype(w), Local> f{rx, y ? Layout::reader(*y) : rx, w, a, b, p_.Ls, y != nullptr};
   const std::string terms = std::to_string(a.n) + (a.dagger ? " dagger" : "") + (y ? " + " + std::to_string(b.n) : "");
-  tuned_site_launch<ES, Real>("kqcd::DomainWall::fifth", Base::variant(terms), this->tune_lattice(), lattice().cb_volume() * p_.Ls, f);
+  tuned_site_launch<ES, Real>("kqcd::DomainWall::fifth", Base::variant(terms), this->tune_lattice(), this->row_sites() * p_.Ls, f);
 }
 
-template <class P, class ES, class Recon>
-auto DomainWallOperator<P, ES, Recon>::unaliased(const vector_type& out, const vector_type& in) const -> const vector_type& {
+template <class P, class ES, class Recon, class Layout>
+auto DomainWallOperator<P, ES, Recon, Layout>::unaliased(const vector_type& out, const vector_type& in) const -> const vector_type& {
   if (out.view().data() != in.view().data()) return in;
   Kokkos::deep_copy(copy_e_.view(), in.view());
   if constexpr (PrecisionTraits<P>::is_half) Kokkos::deep_copy(copy_e_.norm(), in.norm());
   return copy_e_;
 }
 
-template <class P, class ES, class Recon>
-void DomainWallOperator<P, ES, Recon>::apply(vector_type& out, const vector_type& in, int isign) const {
+template <class P, class ES, class Recon, class Layout>
+void DomainWallOperator<P, ES, Recon, Layout>::apply(vector_type& out, const vector_type& in, int isign) const {
   check(out, 0, "output");
   check(in, 0, "input");
   Base::check_isign(isign);
@@ -330,8 +384,8 @@ void DomainWallOperator<P, ES, Recon>::apply(vector_type& out, const vector_type
   }
 }
 
-template <class P, class ES, class Recon>
-void DomainWallOperator<P, ES, Recon>::apply_full(vector_type& out_e, vector_type& out_o, const vector_type& in_e,
+template <class P, class ES, class Recon, class Layout>
+void DomainWallOperator<P, ES, Recon, Layout>::apply_full(vector_type& out_e, vector_type& out_o, const vector_type& in_e,
                                                   const vector_type& in_o, int isign) const {
   check(out_e, 0, "even output");
   check(out_o, 1, "odd output");
@@ -358,8 +412,8 @@ void DomainWallOperator<P, ES, Recon>::apply_full(vector_type& out_e, vector_typ
   }
 }
 
-template <class P, class ES, class Recon>
-void DomainWallOperator<P, ES, Recon>::apply_dminus(vector_type& out_e, vector_type& out_o, const vector_type& in_e,
+template <class P, class ES, class Recon, class Layout>
+void DomainWallOperator<P, ES, Recon, Layout>::apply_dminus(vector_type& out_e, vector_type& out_o, const vector_type& in_e,
                                                     const vector_type& in_o) const {
   check(in_e, 0, "even input");
   check(in_o, 1, "odd input");
@@ -371,16 +425,16 @@ void DomainWallOperator<P, ES, Recon>::apply_dminus(vector_type& out_e, vector_t
   dslash_.apply_xpay(out_o, in_e, 1, 1, a, in_o, b);
 }
 
-template <class P, class ES, class Recon>
-void DomainWallOperator<P, ES, Recon>::prepare_source(vector_type& b_hat, const vector_type& b_e, const vector_type& b_o) const {
+template <class P, class ES, class Recon, class Layout>
+void DomainWallOperator<P, ES, Recon, Layout>::prepare_source(vector_type& b_hat, const vector_type& b_e, const vector_type& b_o) const {
   check(b_e, 0, "even source");
   check(b_o, 1, "odd source");
   fifth(a_o_, b_o, pre_m5inv_.local<Real>(false));
   dslash_.apply_xpay(b_hat, a_o_, 1, 0, Real(1), b_e, Real(0.5));
 }
 
-template <class P, class ES, class Recon>
-void DomainWallOperator<P, ES, Recon>::reconstruct(vector_type& x_o, const vector_type& x_e, const vector_type& b_o) const {
+template <class P, class ES, class Recon, class Layout>
+void DomainWallOperator<P, ES, Recon, Layout>::reconstruct(vector_type& x_o, const vector_type& x_e, const vector_type& b_o) const {
   check(x_e, 0, "even solution");
   check(b_o, 1, "odd source");
   check(x_o, 1, "odd solution");
@@ -389,8 +443,8 @@ void DomainWallOperator<P, ES, Recon>::reconstruct(vector_type& x_o, const vecto
   fifth(x_o, tmp_o_, m5inv_.local<Real>(false));
 }
 
-template <class P, class ES, class Recon>
-void DomainWallOperator<P, ES, Recon>::source(vector_type& b_e, vector_type& b_o, const field4_type& eta) const {
+template <class P, class ES, class Recon, class Layout>
+void DomainWallOperator<P, ES, Recon, Layout>::source(vector_type& b_e, vector_type& b_o, const field4_type& eta) const {
   check(b_e, 0, "even source");
   check(b_o, 1, "odd source");
   // D_- = 1 for c5 = 0: the walls are the source.
@@ -399,20 +453,20 @@ void DomainWallOperator<P, ES, Recon>::source(vector_type& b_e, vector_type& b_o
   if (dminus) apply_dminus(b_e, b_o, tmp_e_, tmp_o_);
 }
 
-template <class P, class ES, class Recon>
-void DomainWallOperator<P, ES, Recon>::walls(field4_type& q, const vector_type& x_e, const vector_type& x_o, int minus, int plus) const {
+template <class P, class ES, class Recon, class Layout>
+void DomainWallOperator<P, ES, Recon, Layout>::walls(field4_type& q, const vector_type& x_e, const vector_type& x_o, int minus, int plus) const {
   check(x_e, 0, "even solution");
   check(x_o, 1, "odd solution");
   this->walls_to_4d(q, {&x_e, &x_o}, minus, plus);
 }
 
-template <class P, class ES, class Recon> double DomainWallOperator<P, ES, Recon>::flops() const {
+template <class P, class ES, class Recon, class Layout> double DomainWallOperator<P, ES, Recon, Layout>::flops() const {
   const double v5 = double(lattice().cb_volume()) * p_.Ls;
   const double fifth_terms = (p_.shamir() ? 0 : pre_.terms()) + pre_m5inv_.terms() + m5_.terms();
   return v5 * (2.0 * dslash_type::flops_per_site + 48.0 * (fifth_terms + 1.0));
 }
 
-template <class P, class ES, class Recon> double DomainWallOperator<P, ES, Recon>::bytes() const {
+template <class P, class ES, class Recon, class Layout> double DomainWallOperator<P, ES, Recon, Layout>::bytes() const {
   const double v5 = double(lattice().cb_volume()) * p_.Ls, row = dslash_type::site_bytes;
   const double fifth_rows = (p_.shamir() ? 0 : pre_.terms() + 1) + pre_m5inv_.terms() + 1 + m5_.terms();
   return 2.0 * dslash_.bytes(false, p_.Ls) + v5 * row * fifth_rows;

@@ -20,13 +20,14 @@
 namespace kqcd {
 
 /// The 5D even-odd preconditioned Shamir operator (see the top of this file) in storage precision P
-/// (float, double, kqcd::half), links stored as Recon packs them, on the plain layout of the backend:
-/// vector_type is a field on the 5D-even sites (a ParityPair of blocks of Ls/2 rows), apply(out, in,
+/// (float, double, kqcd::half), links stored as Recon packs them, on a stencil layout (plain sites, or
+/// the SIMD lanes' rows of vector sites: DomainWallOperator's): vector_type is a field on the 5D-even sites (a ParityPair of blocks of Ls/2 rows), apply(out, in,
 /// isign) the Schur complement or its adjoint (the solvers' operator concept). Its source(), walls(),
 /// prepare_source() and reconstruct() are DomainWallOperator's, so the propagator solve takes either.
-template <class P, class ExecSpace = Kokkos::DefaultExecutionSpace, class Recon = Recon18>
-class DomainWall5DOperator : public detail::DomainWallBase<P, ExecSpace, Recon> {
-  using Base = detail::DomainWallBase<P, ExecSpace, Recon>;
+template <class P, class ExecSpace = Kokkos::DefaultExecutionSpace, class Recon = Recon18,
+          class Layout = PlainStencilLayout<P, ExecSpace, Recon, ArchTraits<ExecSpace>::neighbour_mode>>
+class DomainWall5DOperator : public detail::DomainWallBase<P, ExecSpace, Recon, Layout> {
+  using Base = detail::DomainWallBase<P, ExecSpace, Recon, Layout>;
   using Base::dslash_;
   using Base::p_;
 
@@ -36,18 +37,20 @@ public:
   using typename Base::field4_type;
   using typename Base::gauge_type;
   using typename Base::layout_type;
+  using typename Base::options;
   using typename Base::Real;
   using vector_type = ParityPair<block_type>; ///< A 5D field on one 5D parity.
+  using Base::geometry;
   using Base::lattice;
 
   /// The operator of links u with boundary phases bc and Shamir parameters p (b5 = 1, c5 = 0, Ls even).
-  DomainWall5DOperator(const gauge_type& u, const BoundaryPhases& bc, const DomainWallParams& p);
+  DomainWall5DOperator(const gauge_type& u, const BoundaryPhases& bc, const DomainWallParams& p, const options& opt = {});
 
   /// A 5D field on the 5D-even sites (the solvers' vector), and on 5D parity `parity`.
   ///@{
   vector_type create_vector(const std::string& label = "dwf5_vector") const { return create_spinor(0, label); }
   vector_type create_spinor(int parity, const std::string& label = "dwf5_spinor") const {
-    return vector_type(lattice(), parity, p_.Ls / 2, label);
+    return vector_type(geometry(), parity, p_.Ls / 2, label);
   }
   ///@}
 
@@ -91,7 +94,6 @@ public:
   static constexpr const char* byte_model = "no-reuse (stored sizes)"; ///< The byte model of bytes().
 
 private:
-  using Layout = layout_type;
   /// out = D_hop in (isign = -1: D_hop^dag) on the 5D parity opposite in's; out aliases nothing.
   void hop(vector_type& out, const vector_type& in, int isign) const;
   /// split (to_parities) or merge: Full and Half the blocks and the 5D-parity fields, const where read.
@@ -106,9 +108,14 @@ private:
   mutable block_type full_[2];
 };
 
-template <class P, class ES, class Recon>
-DomainWall5DOperator<P, ES, Recon>::DomainWall5DOperator(const gauge_type& u, const BoundaryPhases& bc, const DomainWallParams& p)
-    : Base(u, bc, p), a5_(Real(5.0 - p.M5)) {
+/// The 5D-preconditioned Shamir operator on the virtual-node SIMD lanes of host backends.
+template <class P, class ExecSpace = Kokkos::DefaultHostExecutionSpace>
+using SIMDDomainWall5DOperator = DomainWall5DOperator<P, ExecSpace, Recon18, SIMDStencilLayout<P, ExecSpace>>;
+
+template <class P, class ES, class Recon, class Layout>
+DomainWall5DOperator<P, ES, Recon, Layout>::DomainWall5DOperator(const gauge_type& u, const BoundaryPhases& bc, const DomainWallParams& p,
+                                                          const options& opt)
+    : Base(u, bc, p, opt), a5_(Real(5.0 - p.M5)) {
   if (!p_.shamir())
     throw invalid_argument("5D-preconditioned domain-wall operator: Shamir only (b5 = 1, c5 = 0), found " + p_.to_string() +
                            "; Moebius is preconditioned in four dimensions");
@@ -119,20 +126,20 @@ DomainWall5DOperator<P, ES, Recon>::DomainWall5DOperator(const gauge_type& u, co
   tmp_e_ = create_spinor(0, "dwf5_tmp_even");
   u_e_ = create_spinor(0, "dwf5_u_even");
   tmp_o_ = create_spinor(1, "dwf5_tmp_odd");
-  for (int q = 0; q < 2; ++q) full_[q] = block_type(lattice(), q, p_.Ls, "dwf5_full");
+  for (int q = 0; q < 2; ++q) full_[q] = block_type(geometry(), q, p_.Ls, "dwf5_full");
 }
 
-template <class P, class ES, class Recon>
+template <class P, class ES, class Recon, class Layout>
 template <class V>
-void DomainWall5DOperator<P, ES, Recon>::check(const V& v, int parity, const char* what) const {
+void DomainWall5DOperator<P, ES, Recon, Layout>::check(const V& v, int parity, const char* what) const {
   if (v.parity() != parity || !(v.lattice() == lattice()) || v.n_rhs() != p_.Ls / 2)
     throw invalid_argument(std::string("5D-preconditioned domain-wall operator: ") + what + " has " + std::to_string(v.n_rhs()) +
                            " rows per site on parity " + std::to_string(v.parity()) + " of " + v.lattice().to_string() + ", expected " +
                            std::to_string(p_.Ls / 2) + " on parity " + std::to_string(parity) + " of " + lattice().to_string());
 }
 
-template <class P, class ES, class Recon>
-void DomainWall5DOperator<P, ES, Recon>::hop(vector_type& out, const vector_type& in, int isign) const {
+template <class P, class ES, class Recon, class Layout>
+void DomainWall5DOperator<P, ES, Recon, Layout>::hop(vector_type& out, const vector_type& in, int isign) const {
   // Output rows of 4D parity q: (1/2) H from the other 4D parity's rows (the same slices), K from
   // this site's rows of the other 5D parity.
   for (int q = 0; q < 2; ++q) {
@@ -144,8 +151,8 @@ void DomainWall5DOperator<P, ES, Recon>::hop(vector_type& out, const vector_type
   }
 }
 
-template <class P, class ES, class Recon>
-void DomainWall5DOperator<P, ES, Recon>::combine(vector_type& out, double a, const vector_type& x, double b, const vector_type& y) const {
+template <class P, class ES, class Recon, class Layout>
+void DomainWall5DOperator<P, ES, Recon, Layout>::combine(vector_type& out, double a, const vector_type& x, double b, const vector_type& y) const {
   // Single-row terms (one coefficient of K^0) read only the row they write: out may alias x or y.
   FifthDimensionLocal<Real> ta, tb;
   ta.n = tb.n = 1;
@@ -158,15 +165,15 @@ void DomainWall5DOperator<P, ES, Recon>::combine(vector_type& out, double a, con
     const FifthDimensionFunctor<decltype(rx), decltype(w), FifthDimensionLocal<Real>> f{rx, ry, w, ta, tb, rows, true};
     const std::string kernel = "kqcd::DomainWall5D::combine", aux = Base::variant("sum");
     if constexpr (PrecisionTraits<P>::is_half)
-      tuned_site_launch_in_place<ES, Real>(kernel, aux, this->tune_lattice(), lattice().cb_volume() * rows, f, {}, out[q].view(),
+      tuned_site_launch_in_place<ES, Real>(kernel, aux, this->tune_lattice(), this->row_sites() * rows, f, {}, out[q].view(),
                                            out[q].norm());
     else
-      tuned_site_launch_in_place<ES, Real>(kernel, aux, this->tune_lattice(), lattice().cb_volume() * rows, f, {}, out[q].view());
+      tuned_site_launch_in_place<ES, Real>(kernel, aux, this->tune_lattice(), this->row_sites() * rows, f, {}, out[q].view());
   }
 }
 
-template <class P, class ES, class Recon>
-void DomainWall5DOperator<P, ES, Recon>::apply(vector_type& out, const vector_type& in, int isign) const {
+template <class P, class ES, class Recon, class Layout>
+void DomainWall5DOperator<P, ES, Recon, Layout>::apply(vector_type& out, const vector_type& in, int isign) const {
   check(out, 0, "output");
   check(in, 0, "input");
   Base::check_isign(isign);
@@ -176,8 +183,8 @@ void DomainWall5DOperator<P, ES, Recon>::apply(vector_type& out, const vector_ty
   combine(out, a5_, in, -1.0 / a5_, u_e_);
 }
 
-template <class P, class ES, class Recon>
-void DomainWall5DOperator<P, ES, Recon>::apply_full(vector_type& out_e, vector_type& out_o, const vector_type& in_e,
+template <class P, class ES, class Recon, class Layout>
+void DomainWall5DOperator<P, ES, Recon, Layout>::apply_full(vector_type& out_e, vector_type& out_o, const vector_type& in_e,
                                                     const vector_type& in_o, int isign) const {
   check(out_e, 0, "even output");
   check(out_o, 1, "odd output");
@@ -192,8 +199,8 @@ void DomainWall5DOperator<P, ES, Recon>::apply_full(vector_type& out_e, vector_t
   combine(out_o, a5_, in_o, -1.0, out_o);
 }
 
-template <class P, class ES, class Recon>
-void DomainWall5DOperator<P, ES, Recon>::prepare_source(vector_type& b_hat, const vector_type& b_e, const vector_type& b_o) const {
+template <class P, class ES, class Recon, class Layout>
+void DomainWall5DOperator<P, ES, Recon, Layout>::prepare_source(vector_type& b_hat, const vector_type& b_e, const vector_type& b_o) const {
   check(b_e, 0, "even source");
   check(b_o, 1, "odd source");
   check(b_hat, 0, "prepared source");
@@ -202,8 +209,8 @@ void DomainWall5DOperator<P, ES, Recon>::prepare_source(vector_type& b_hat, cons
   combine(b_hat, 1.0, b_e, 1.0 / a5_, b_hat);
 }
 
-template <class P, class ES, class Recon>
-void DomainWall5DOperator<P, ES, Recon>::reconstruct(vector_type& x_o, const vector_type& x_e, const vector_type& b_o) const {
+template <class P, class ES, class Recon, class Layout>
+void DomainWall5DOperator<P, ES, Recon, Layout>::reconstruct(vector_type& x_o, const vector_type& x_e, const vector_type& b_o) const {
   check(x_e, 0, "even solution");
   check(b_o, 1, "odd source");
   check(x_o, 1, "odd solution");
@@ -212,9 +219,9 @@ void DomainWall5DOperator<P, ES, Recon>::reconstruct(vector_type& x_o, const vec
   combine(x_o, 1.0 / a5_, b_o, 1.0 / a5_, x_o);
 }
 
-template <class P, class ES, class Recon>
+template <class P, class ES, class Recon, class Layout>
 template <bool to_parities, class Full, class Half>
-void DomainWall5DOperator<P, ES, Recon>::parities(Full& full_e, Full& full_o, Half& even, Half& odd) const {
+void DomainWall5DOperator<P, ES, Recon, Layout>::parities(Full& full_e, Full& full_o, Half& even, Half& odd) const {
   check(even, 0, "even 5D-parity field");
   check(odd, 1, "odd 5D-parity field");
   Full* full[2] = {&full_e, &full_o};
@@ -229,28 +236,28 @@ void DomainWall5DOperator<P, ES, Recon>::parities(Full& full_e, Full& full_o, Ha
     const auto f = access(*full[q]);
     const auto e = access(even[q]), o = access(odd[q]);
     tuned_site_launch<ES, Real>("kqcd::DomainWall5D::parities", Base::variant(to_parities ? "split" : "merge"), this->tune_lattice(),
-                                lattice().cb_volume() * p_.Ls, FifthParityRowsFunctor<decltype(f), decltype(e), to_parities>{f, e, o, p_.Ls, q});
+                                this->row_sites() * p_.Ls, FifthParityRowsFunctor<decltype(f), decltype(e), to_parities>{f, e, o, p_.Ls, q});
   }
 }
 
-template <class P, class ES, class Recon>
-void DomainWall5DOperator<P, ES, Recon>::source(vector_type& b_e, vector_type& b_o, const field4_type& eta) const {
+template <class P, class ES, class Recon, class Layout>
+void DomainWall5DOperator<P, ES, Recon, Layout>::source(vector_type& b_e, vector_type& b_o, const field4_type& eta) const {
   this->walls_to_5d({&full_[0], &full_[1]}, eta);
   split(b_e, b_o, full_[0], full_[1]);
 }
 
-template <class P, class ES, class Recon>
-void DomainWall5DOperator<P, ES, Recon>::walls(field4_type& q, const vector_type& x_e, const vector_type& x_o, int minus, int plus) const {
+template <class P, class ES, class Recon, class Layout>
+void DomainWall5DOperator<P, ES, Recon, Layout>::walls(field4_type& q, const vector_type& x_e, const vector_type& x_o, int minus, int plus) const {
   merge(full_[0], full_[1], x_e, x_o);
   this->walls_to_4d(q, {&full_[0], &full_[1]}, minus, plus);
 }
 
-template <class P, class ES, class Recon> double DomainWall5DOperator<P, ES, Recon>::flops() const {
+template <class P, class ES, class Recon, class Layout> double DomainWall5DOperator<P, ES, Recon, Layout>::flops() const {
   const double v5 = double(lattice().cb_volume()) * p_.Ls;
   return v5 * (2.0 * (dslash_type::flops_per_site + 2.0 * 48.0) + 72.0);
 }
 
-template <class P, class ES, class Recon> double DomainWall5DOperator<P, ES, Recon>::bytes() const {
+template <class P, class ES, class Recon, class Layout> double DomainWall5DOperator<P, ES, Recon, Layout>::bytes() const {
   const double v5 = double(lattice().cb_volume()) * p_.Ls, row = dslash_type::site_bytes;
   return 2.0 * (2.0 * dslash_.bytes(false, p_.Ls / 2) + v5 * row) + 3.0 * v5 * row;
 }

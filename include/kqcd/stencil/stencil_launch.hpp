@@ -186,9 +186,12 @@ public:
     out.push_back({PolicyKind::range, 0, 0});
     return out;
   }
-  /// Whether the links of spt sites fit the backend's team scratch.
+  /// Whether the functor caches links in team scratch (not where each site holds its hops' matrices
+  /// as the SIMD lanes do), and whether the links of spt sites fit the backend's team scratch.
+  static constexpr bool caches_links = Functor::caches_links;
   static bool scratch_fits(int spt) {
-    return Functor::team_scratch_bytes(spt) <= std::size_t(Kokkos::TeamPolicy<ES>::scratch_size_max(0));
+    if constexpr (!caches_links) return false;
+    else return Functor::team_scratch_bytes(spt) <= std::size_t(Kokkos::TeamPolicy<ES>::scratch_size_max(0));
   }
   void launch(const LaunchConfig& c) const {
     launch_unchecked(c);
@@ -213,9 +216,9 @@ private:
         // this kernel (a set_block_launch() shape sized for fewer right-hand sides).
         const int lanes = vector_lanes(r);
         const int team = std::clamp(c.team_size, 1, std::max(1, max_team_size(f, c.kind, lanes)));
-        if (c.kind == PolicyKind::team) {
+        if (c.kind == PolicyKind::team || !caches_links) {
           Kokkos::parallel_for(label_, Kokkos::TeamPolicy<ES, LaunchBounds, LightWeight>(space_, league, team, lanes), f);
-        } else {
+        } else if constexpr (caches_links) {
           Kokkos::TeamPolicy<ES, LaunchBounds, LightWeight, CachedLinksTag> policy(space_, league, team, lanes);
           policy.set_scratch_size(0, Kokkos::PerTeam(Functor::team_scratch_bytes(f.arg.sites_per_team)));
           Kokkos::parallel_for(label_ + "_cached_links", policy, f);
@@ -246,11 +249,14 @@ private:
   /// Threads per site when each computes two right-hand sides.
   static int pair_lanes(int n_rhs) { return (n_rhs + 1) / 2; }
   static int max_team_size(const Functor& f, PolicyKind kind, int lanes) {
-    if (kind == PolicyKind::team)
+    if (kind == PolicyKind::team || !caches_links)
       return Kokkos::TeamPolicy<ES, LaunchBounds, LightWeight>(1, 1, lanes).team_size_max(f, Kokkos::ParallelForTag());
-    Kokkos::TeamPolicy<ES, LaunchBounds, LightWeight, CachedLinksTag> policy(1, 1, lanes);
-    policy.set_scratch_size(0, Kokkos::PerTeam(Functor::team_scratch_bytes(f.arg.sites_per_team)));
-    return policy.team_size_max(f, Kokkos::ParallelForTag());
+    if constexpr (caches_links) {
+      Kokkos::TeamPolicy<ES, LaunchBounds, LightWeight, CachedLinksTag> policy(1, 1, lanes);
+      policy.set_scratch_size(0, Kokkos::PerTeam(Functor::team_scratch_bytes(f.arg.sites_per_team)));
+      return policy.team_size_max(f, Kokkos::ParallelForTag());
+    }
+    return 1;
   }
 
   std::string label_;

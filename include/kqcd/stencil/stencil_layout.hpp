@@ -3,7 +3,8 @@
 // PlainStencilLayout: a site per thread, complex numbers, links packed per site (a backward hop
 // reads U_mu(x - h) at the neighbour). SIMDStencilLayout: the virtual-node lanes of host backends
 // (fields/simd_fields.hpp), a SIMD register per site vector, links doubled and lane-aligned (the
-// backward hop's matrix stored at x), the lane exchange in the site table's neighbour access.
+// backward hop's matrix stored at x), the lane exchange in the site table's neighbour access, blocks
+// of right-hand sides as rows of vector sites.
 // SIMDBlockStencilLayout: a right-hand side per lane, links broadcast. A stencil written over these
 // (WilsonDslash, ColourHopStencil) has one functor, one launcher and one halo for all; the layout
 // decides the containers, the accessors and the geometry.
@@ -135,8 +136,11 @@ struct SIMDStencilLayout {
   using spinor_type = std::conditional_t<PrecisionTraits<P>::is_half, SIMDHalfSpinor<V, ES, n_spin>, SIMDSpinor<V, ES, n_spin>>;
   template <int n_spin> using field_type = FullSpinor<spinor_type<n_spin>>;
   ///@}
-  using multi_spinor_type = detail::no_blocks; ///< Blocks are a layout of their own (SIMDBlockStencilLayout).
-  template <int n_spin> using block_type = detail::no_blocks; ///< No blocks as rows.
+  /// A block of four-spinor right-hand sides, a row of vector sites each (the slices of a
+  /// domain-wall field; right-hand sides in the lanes: SIMDBlockStencilLayout).
+  using multi_spinor_type = SpinorBlock<RowBlocks<spinor_type<Ns>>>;
+  /// The colour-hop stencils take blocks as rows on the plain layout only.
+  template <int n_spin> using block_type = detail::no_blocks;
   using links_type = LinkField<LaneLinks<V, ES, Recon, link_store_type>>; ///< The links as the functor reads them.
   using long_links_type = LinkField<LaneLinks<V, ES, LongRecon, link_store_type>>; ///< The long links as the functor reads them.
   using link_accessor = decltype(std::declval<links_type>().template reader<V>(0)); ///< Their reader.
