@@ -63,12 +63,12 @@ nlohmann::json time_domain_wall_dslash(const DslashOptions& opts) {
   if (opts.Ls < 2 || opts.Ls > max_fifth_dim)
     throw invalid_argument("--Ls " + std::to_string(opts.Ls) + ": expected 2 to " + std::to_string(max_fifth_dim));
   return with_backend_and_precision(opts, [&]<class ES, class Real>() {
-    if constexpr (ArchTraits<ES>::simd_layout) {
-      if (choose_simd_layout<ES>(opts.layout, [&] { return SIMDStencilLayout<Real, ES>::misfit(opts.lattice); }))
-        return time_dwf<ES, Real, SIMDDomainWallOperator<Real, ES>>(opts);
-    } else {
-      choose_simd_layout<ES>(opts.layout, [] { return std::string(); }); // refuses --layout simd
-    }
+    const bool simd = choose_simd_layout<ES>(opts.layout, [&]() -> std::string {
+      if constexpr (ArchTraits<ES>::simd_layout) return SIMDStencilLayout<Real, ES>::misfit(opts.lattice);
+      else return "";
+    });
+    if constexpr (ArchTraits<ES>::simd_layout)
+      if (simd) return time_dwf<ES, Real, SIMDDomainWallOperator<Real, ES>>(opts);
     return time_dwf<ES, Real, DomainWallOperator<Real, ES>>(opts);
   });
 }

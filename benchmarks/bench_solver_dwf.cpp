@@ -117,17 +117,22 @@ nlohmann::json run_domain_wall_solver(const SolverOptions& o, double copy_gbytes
   on_backend(backend, [&]<class ES>() {
     const HostGaugeConfig* c = o.config.empty() ? nullptr : &cfg;
     const Lattice& lattice = c ? c->lattice : o.lattice;
-    if constexpr (ArchTraits<ES>::simd_layout) {
-      // Every precision the solve uses splits the lattice into its lanes.
-      const bool simd = choose_simd_layout<ES>(o.layout, [&]() -> std::string {
+    // The lanes where every precision the solve uses splits the lattice into them.
+    const bool simd = choose_simd_layout<ES>(o.layout, [&]() -> std::string {
+      if constexpr (ArchTraits<ES>::simd_layout) {
         const std::string dbl = o.precision == "single" ? "" : SIMDStencilLayout<double, ES>::misfit(lattice);
         return !dbl.empty() || o.precision == "double" ? dbl : SIMDStencilLayout<float, ES>::misfit(lattice);
-      });
-      r = simd ? time_dwf_solve<ES, true>(o, c, p) : time_dwf_solve<ES, false>(o, c, p);
-    } else {
-      choose_simd_layout<ES>(o.layout, [] { return std::string(); }); // refuses --layout simd
-      r = time_dwf_solve<ES, false>(o, c, p);
+      } else {
+        return "";
+      }
+    });
+    if constexpr (ArchTraits<ES>::simd_layout) {
+      if (simd) {
+        r = time_dwf_solve<ES, true>(o, c, p);
+        return;
+      }
     }
+    r = time_dwf_solve<ES, false>(o, c, p);
   });
   const auto d = (o.config.empty() ? o.lattice : cfg.lattice).dims();
   r["benchmark"] = o.op + "_eo_cg_normal";

@@ -398,16 +398,9 @@ int run_measure(const MeasureSettings& s) {
       results = solve_domain_wall_propagator(op, sloppy, S, S_mid ? &*S_mid : nullptr, source, params, on_solve);
     };
     // The lanes where both precisions of the mixed solve split this rank's lattice into them.
-    bool simd = false;
-    if constexpr (ArchTraits<ES>::simd_layout) {
-      simd = use_simd_layout<ES>(layout, [&] {
-        const std::string why = SIMDStencilLayout<double, ES>::misfit(lat);
-        return why.empty() ? SIMDStencilLayout<float, ES>::misfit(lat) : why;
-      });
+    const bool simd = use_simd_layout<ES>(layout, [&] { return simd_split_misfit<ES, double, float>(lat); });
+    if constexpr (ArchTraits<ES>::simd_layout)
       if (simd) solve_dwf(SIMDDomainWallOperator<double, ES>(u, bc, *dwf), SIMDDomainWallOperator<float, ES>(uf, bc, *dwf));
-    } else {
-      use_simd_layout<ES>(layout, [] { return std::string(); }); // refuses --layout simd
-    }
     if (!simd) solve_dwf(DomainWallOperator<double, ES>(u, bc, *dwf), DomainWallOperator<float, ES>(uf, bc, *dwf));
   } else if (multigrid) {
     if (s.csw == 0.0 && s.mu == 0.0) solve_multigrid.template operator()<WilsonMassTerm<double, ES>, WilsonMassTerm<float, ES>>(mass);
