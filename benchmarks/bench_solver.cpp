@@ -362,12 +362,27 @@ HostGaugeConfig solver_config(const SolverOptions& o) {
 
 nlohmann::json run_solver(const SolverOptions& o, double copy_gbytes_per_s) {
   const bool gridded = ProcessGrid::world_size() > 1 || o.grid[0] * o.grid[1] * o.grid[2] * o.grid[3] > 1;
-  if (gridded && (o.solver == "mg" || o.op == "staggered" || improved_staggered_operator(o.op) || o.op == "shamir" || o.op == "moebius"))
+  if (gridded && (o.op == "staggered" || improved_staggered_operator(o.op) || o.op == "shamir" || o.op == "moebius"))
     throw invalid_argument("bench cg --solver " + o.solver + " --operator " + o.op +
-                           " runs on one rank; a process grid takes the Wilson-type operators with cg, bicgstab or block-cg");
+                           " runs on one rank; a process grid takes the Wilson-type operators with cg, bicgstab, block-cg or mg");
   if (gridded && !o.config.empty())
     throw invalid_argument("bench cg --config runs on one rank; a process grid solves on a random gauge field (--lattice)");
-  if (o.solver == "mg") return run_multigrid_solver(o, copy_gbytes_per_s);
+  if (o.solver == "mg") {
+    if (!gridded) return run_multigrid_solver(o, copy_gbytes_per_s);
+    // Each rank solves on its part of the lattice, its aggregates within it.
+    const ProcessGrid grid(o.lattice, o.grid);
+    SolverOptions local = o;
+    local.lattice = grid.lattice();
+    nlohmann::json r = run_multigrid_solver(local, copy_gbytes_per_s);
+    const auto d = o.lattice.dims();
+    r["lattice"] = {d[0], d[1], d[2], d[3]};
+    r["grid"] = grid.grid();
+    r["ranks"] = grid.size();
+    r["transport"] = comm::transport_name(grid.transport());
+    on_backend(backend_or_default(o.backend),
+               [&]<class ES>() { r["halo_path"] = halo_route_name(halo_route<ES, typename ES::memory_space>(grid.lattice())); });
+    return r;
+  }
   if (o.op == "staggered" || improved_staggered_operator(o.op)) return run_staggered_solver(o, copy_gbytes_per_s);
   if (o.op == "shamir" || o.op == "moebius") return run_domain_wall_solver(o, copy_gbytes_per_s);
   if (o.precision != "double" && o.precision != "single" && o.precision != "mixed" && o.precision != "mixed-half")

@@ -318,7 +318,7 @@ int run_measure(const MeasureSettings& s) {
   if (!s.momenta.empty()) momenta = parse_momenta(s.momenta);
   parse_source(s.source); // syntax, before reading the file
   if (!(s.tol > 0)) throw invalid_argument("--tol must be positive, found " + std::to_string(s.tol));
-  // --solver mg: the two-level multigrid of the Wilson-type operators on the plain layout, one rank.
+  // --solver mg: multigrid of the Wilson-type operators on the plain layout, its aggregates within each rank.
   const bool multigrid = s.solver == "mg";
   mg::MultigridParams mg_params = s.mg;
   if (multigrid) {
@@ -368,7 +368,6 @@ int run_measure(const MeasureSettings& s) {
   // then flexible GCR in double on each even-odd system.
   nlohmann::json mg_json;
   auto solve_multigrid = [&]<class Term, class SingleTerm>(const auto&... args) {
-    if (grid->size() > 1) throw invalid_argument("--solver mg runs on one rank (its aggregates do not span ranks yet)");
     GaugeField<Kokkos::complex<float>, ES> uf(lat);
     convert_gauge(uf, u);
     const PlainEvenOddOperator<Term> eo(u, bc, args...);

@@ -7,11 +7,16 @@
 // the site term of Wilson, clover, twisted mass or twisted clover: stencil/local_operators.hpp), the
 // site term and the hops within an aggregate go to X, the hops between neighbouring aggregates to Y.
 // gamma5-hermiticity carries over (D_c^dag = gamma5_c D_c gamma5_c), which apply(out, in, -1) uses.
+// On a process grid each rank builds the blocks of its own coarse sites, reading its neighbours'
+// links and test vectors from the fine ghost zones; apply() exchanges the coarse halo first.
 #pragma once
 
+#include <kqcd/comm/halo.hpp>
 #include <kqcd/core/boundary.hpp>
 #include <kqcd/core/gamma.hpp>
+#include <kqcd/core/site_table.hpp>
 #include <kqcd/fields/gauge_field.hpp>
+#include <kqcd/multigrid/coarse_halo.hpp>
 #include <kqcd/multigrid/transfer.hpp>
 #include <kqcd/stencil/local_operators.hpp>
 
@@ -24,7 +29,8 @@ namespace kqcd::mg {
 
 namespace detail {
 /// Column kk of X(c) and of the eight Y(c, mu, dir) of a Wilson-type operator with site-term
-/// policies `local` (one per parity: apply(site, in, out)): item c * n + kk.
+/// policies `local` (one per parity: apply(site, in, out)): item c * n + kk. Off-rank neighbours
+/// are the links' ghost rows and V's rows from 2 cb_volume on (transfer.hpp).
 template <class VView, class GView, class XView, class YView, class Table, class Local> struct BuildCoarse {
   VView V;
   GView u_even, u_odd;
@@ -43,10 +49,9 @@ template <class VView, class GView, class XView, class YView, class Table, class
   }
   KOKKOS_FUNCTION void operator()(int item) const {
     const int n = 2 * nv, c = item / n, kk = item - c * n, k = kk % nv, s0 = kk < nv ? 0 : 2;
-    const int cb = fine.cb_volume();
+    const int cb = fine.cb_volume(), ghosts = fine.ghost_sites();
     for (int q = 0; q < int(members.extent(1)); ++q) {
       const int f = members(c, q), px = f < cb ? 0 : 1, ix = f - px * cb;
-      const Coords x = fine.cb_coords(ix, px);
       // The site term: V_j^dag A V_kk at x.
       {
         cplx v[Nc][Ns] = {}, a[Nc][Ns];
@@ -63,12 +68,9 @@ template <class VView, class GView, class XView, class YView, class Table, class
       }
       for (int mu = 0; mu < Nd; ++mu)
         for (int dir = 1; dir >= -1; dir -= 2) {
-          Coords y = x;
-          y.x[mu] += dir;
-          cplx ph(1);
-          if (y.x[mu] == fine.dim(mu)) y.x[mu] = 0, ph = cplx(real(phase[mu].real()), real(phase[mu].imag()));
-          if (y.x[mu] < 0) y.x[mu] = fine.dim(mu) - 1, ph = cplx(real(phase[mu].real()), -real(phase[mu].imag()));
-          const int py = 1 - px, iy = fine.cb_index(y), g = py * cb + iy;
+          const Neighbour y = kqcd::detail::compute_neighbour(fine, ix, px, mu, dir);
+          const cplx ph = !y.crossed ? cplx(1) : cplx(real(phase[mu].real()), real(dir) * real(phase[mu].imag()));
+          const int py = 1 - px, iy = y.index, g = iy < cb ? py * cb + iy : 2 * cb + py * ghosts + (iy - cb);
           // U psi(y) with psi = column kk at y (its chirality's spins only): forward U_mu(x), backward U_mu(y)^dag.
           cplx up[Ns][Nc] = {};
           for (int s = s0; s < s0 + 2; ++s)
@@ -88,7 +90,7 @@ template <class VView, class GView, class XView, class YView, class Table, class
             for (int a = 0; a < Nc; ++a) h[s][a] = real(-0.5) * (up[s][a] - real(dir) * ie * up[t][a]);
           }
           // Into X where y lies in the same aggregate, into Y(c, mu, dir) otherwise.
-          const bool inside = aggregate_of(g) == c;
+          const bool inside = g < 2 * cb && aggregate_of(g) == c;
           const int slot = 2 * mu + (dir < 0);
           for (int j = 0; j < n; ++j) {
             const int jk = j % nv, t0 = j < nv ? 0 : 2;
@@ -104,7 +106,8 @@ template <class VView, class GView, class XView, class YView, class Table, class
 };
 
 /// Column kk of X(c) and of the eight Y(c, slot) of the Galerkin product of a coarse operator (blocks
-/// Xf, Yf, neighbour table nb) on the transfer V from its lattice: item c * n + kk.
+/// Xf, Yf, neighbour table nb) on the transfer V from its lattice: item c * n + kk. An off-rank
+/// neighbour's index (from the lattice's volume on) is its row of V.
 template <class VView, class XView, class YView, class NView, class Table> struct BuildCoarseFromCoarse {
   VView V;
   XView Xf, X;
@@ -135,19 +138,20 @@ template <class VView, class XView, class YView, class NView, class Table> struc
       project(f, f, true, 0, true);
       for (int slot = 0; slot < 2 * Nd; ++slot) {
         const int g = nb(f, slot);
-        project(f, g, false, slot, aggregate_of(g) == c);
+        project(f, g, false, slot, g < int(aggregate_of.extent(0)) && aggregate_of(g) == c);
       }
     }
   }
 };
 
-/// Row j of coarse site c of out = D_c in (dagger: gamma5_c D_c gamma5_c): item c * n + j.
+/// Row j of coarse site c of out = D_c in (dagger: gamma5_c D_c gamma5_c): item c * n + j. A
+/// neighbour index from the volume on is a site of the ghost zone.
 template <class XView, class YView, class CView, class NView> struct ApplyCoarse {
   XView X;
   YView Y;
-  CView in, out;
+  CView in, out, ghost;
   NView neighbour;
-  int n, nv;
+  int n, nv, volume;
   bool dagger;
   KOKKOS_FUNCTION void operator()(int item) const {
     const int c = item / n, j = item - c * n;
@@ -158,9 +162,11 @@ template <class XView, class YView, class CView, class NView> struct ApplyCoarse
       acc += X(c, j, k) * v;
     }
     for (int d = 0; d < 2 * Nd; ++d) {
-      const int o = neighbour(c, d) * n;
+      const int s = neighbour(c, d);
+      const CView& from = s < volume ? in : ghost;
+      const int o = (s < volume ? s : s - volume) * n;
       for (int k = 0; k < n; ++k) {
-        const cplx v = dagger && k >= nv ? -in(o + k) : in(o + k);
+        const cplx v = dagger && k >= nv ? -from(o + k) : from(o + k);
         acc += Y(c, d, j, k) * v;
       }
     }
@@ -192,6 +198,7 @@ public:
       throw invalid_argument("multigrid coarse operator: the gauge field is on " + u.lattice().to_string() + ", the transfer on " +
                              t.aggregation().fine().to_string());
     CoarseOperator op(t);
+    with_gauge_halo(u); // the backward hops' links U_mu(x - mu) of off-rank sites
     using V = typename Transfer<Real, ExecSpace>::view_type;
     using G = typename GaugeField<GT, ExecSpace>::cb_type::view_type;
     using Table = typename Aggregation<ExecSpace>::table_type;
@@ -241,25 +248,22 @@ public:
   const Lattice& lattice() const { return fine_; }
 
 private:
-  /// Zero blocks on t's coarse lattice and the neighbour table.
+  /// Zero blocks on t's coarse lattice, its halo and the neighbour table.
   template <class Fine>
   explicit CoarseOperator(const Transfer<Real, ExecSpace, Fine>& t)
-      : fine_(t.aggregation().fine()), geometry_(t.aggregation().coarse()), nv_(t.nv()),
+      : fine_(t.aggregation().fine()), geometry_(t.aggregation().coarse()), nv_(t.nv()), halo_(fine_, geometry_, t.n()),
         X_("mg_coarse_X", geometry_.volume(), t.n(), t.n()), Y_("mg_coarse_Y", geometry_.volume(), 2 * Nd, t.n(), t.n()) {
     auto nb = Kokkos::View<int**, Kokkos::LayoutRight, Kokkos::HostSpace>("mg_coarse_neighbours", geometry_.volume(), 2 * Nd);
     for (int c = 0; c < geometry_.volume(); ++c)
       for (int mu = 0; mu < Nd; ++mu)
-        for (int dir : {1, -1}) {
-          Coords y = geometry_.coords(c);
-          y.x[mu] = (y.x[mu] + dir + geometry_.dims[mu]) % geometry_.dims[mu];
-          nb(c, 2 * mu + (dir < 0)) = geometry_.index(y);
-        }
+        for (int dir : {1, -1}) nb(c, 2 * mu + (dir < 0)) = halo_.neighbour(geometry_.coords(c), mu, dir);
     neighbour_ = Kokkos::create_mirror_view_and_copy(ExecSpace(), nb);
   }
 
   Lattice fine_;
   CoarseGeometry geometry_;
   int nv_ = 0;
+  CoarseHalo<Real, ExecSpace> halo_;
   x_view_type X_;
   y_view_type Y_;
   Kokkos::View<int**, Kokkos::LayoutRight, ExecSpace> neighbour_;
@@ -272,9 +276,10 @@ template <class Real, class ES> void CoarseOperator<Real, ES>::apply(vector_type
   if (isign != 1 && isign != -1) throw invalid_argument("multigrid coarse operator: isign must be +1 or -1, found " + std::to_string(isign));
   if (out.view().data() == in.view().data()) throw invalid_argument("multigrid coarse operator: the output aliases the input");
   using CV = typename vector_type::view_type;
+  halo_.exchange(in.view());
   Kokkos::parallel_for("kqcd::mg::CoarseOperator::apply", Kokkos::RangePolicy<ES>(0, geometry_.volume() * n()),
-                       detail::ApplyCoarse<x_view_type, y_view_type, CV, decltype(neighbour_)>{X_, Y_, in.view(), out.view(), neighbour_,
-                                                                                               n(), nv_, isign < 0});
+                       detail::ApplyCoarse<x_view_type, y_view_type, CV, decltype(neighbour_)>{
+                           X_, Y_, in.view(), out.view(), halo_.ghost(), neighbour_, n(), nv_, geometry_.volume(), isign < 0});
 }
 
 } // namespace kqcd::mg

@@ -16,10 +16,14 @@
 
 namespace kqcd::mg {
 
-/// The coarse lattice: extents (each at least 2; odd extents allowed), lexicographic sites (x fastest).
+/// One rank's part of a coarse lattice: local extents (each at least 1; odd extents allowed),
+/// lexicographic sites (x fastest), and where they lie in the global coarse lattice. Its directions
+/// are split over the ranks as the fine lattice's are.
 struct CoarseGeometry {
-  int dims[Nd] = {}; ///< Coarse extents (a plain array: read in device code).
-  /// Coarse sites.
+  int dims[Nd] = {};   ///< Local coarse extents (plain arrays: read in device code).
+  int origin[Nd] = {}; ///< Global coordinates of local site 0.
+  int global[Nd] = {}; ///< Global coarse extents.
+  /// Coarse sites of this rank.
   KOKKOS_INLINE_FUNCTION int volume() const { return dims[0] * dims[1] * dims[2] * dims[3]; }
   /// The lexicographic index of coarse coordinates c.
   KOKKOS_INLINE_FUNCTION int index(const Coords& c) const { return c.x[0] + dims[0] * (c.x[1] + dims[1] * (c.x[2] + dims[2] * c.x[3])); }
@@ -32,7 +36,34 @@ struct CoarseGeometry {
     }
     return c;
   }
-  /// Equal extents.
+  /// The lexicographic index in the global coarse lattice of local coordinates c (random coarse
+  /// fields are keyed by it).
+  KOKKOS_INLINE_FUNCTION std::int64_t global_index(const Coords& c) const {
+    std::int64_t i = 0;
+    for (int mu = Nd - 1; mu >= 0; --mu) i = i * global[mu] + (c.x[mu] + origin[mu]);
+    return i;
+  }
+  /// Sites on a face orthogonal to mu.
+  KOKKOS_INLINE_FUNCTION int face_sites(int mu) const { return volume() / dims[mu]; }
+  /// Index on the face orthogonal to mu of site c (its x_mu ignored; lexicographic in the others).
+  KOKKOS_INLINE_FUNCTION int face_index(const Coords& c, int mu) const {
+    int i = 0;
+    for (int nu = Nd - 1; nu >= 0; --nu)
+      if (nu != mu) i = i * dims[nu] + c.x[nu];
+    return i;
+  }
+  /// The site with face index f on the face x_mu = x_mu (inverse of face_index).
+  KOKKOS_INLINE_FUNCTION Coords face_coords(int mu, int f, int x_mu) const {
+    Coords c;
+    c.x[mu] = x_mu;
+    for (int nu = 0; nu < Nd; ++nu)
+      if (nu != mu) {
+        c.x[nu] = f % dims[nu];
+        f /= dims[nu];
+      }
+    return c;
+  }
+  /// Equal extents and placement.
   bool operator==(const CoarseGeometry&) const = default;
 };
 

@@ -26,22 +26,24 @@
 namespace kqcd::mg {
 
 namespace detail {
-/// Complex Gaussian noise on component k of coarse site c: item c * n + k.
+/// Complex Gaussian noise on component k of coarse site c: item c * n + k, keyed by the site's
+/// global index (the same field on any process grid).
 template <class CView> struct GaussianCoarse {
   CView v;
   Philox rng;
+  CoarseGeometry g;
   int n;
   KOKKOS_FUNCTION void operator()(int i) const {
-    const auto z = rng.gaussian_pair(std::uint32_t(i / n), std::uint32_t(i % n), 0u, 0x4347u);
+    const auto z = rng.gaussian_pair(std::uint32_t(g.global_index(g.coords(i / n))), std::uint32_t(i % n), 0u, 0x4347u);
     v(i) = typename CView::non_const_value_type(z.real(), z.imag());
   }
 };
 } // namespace detail
 
-/// Random complex Gaussian components of a coarse field (each (site, component) its own counter).
+/// Random complex Gaussian components of a coarse field (each (global site, component) its own counter).
 template <class Real, class ES> void random_coarse(CoarseSpinor<Real, ES>& v, std::uint64_t seed) {
   Kokkos::parallel_for("kqcd::mg::random_coarse", Kokkos::RangePolicy<ES>(0, v.sites() * v.n()),
-                       detail::GaussianCoarse<typename CoarseSpinor<Real, ES>::view_type>{v.view(), Philox{seed}, v.n()});
+                       detail::GaussianCoarse<typename CoarseSpinor<Real, ES>::view_type>{v.view(), Philox{seed}, v.coarse_geometry(), v.n()});
 }
 
 /// The multigrid cycle z = M r of FineOp and its setup, callable as the preconditioner of gcr().

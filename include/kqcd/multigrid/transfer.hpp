@@ -7,14 +7,18 @@
 // the P+ components, -1 on the P- ones), so that Galerkin coarse operators keep gamma5-hermiticity.
 #pragma once
 
+#include <kqcd/comm/halo.hpp>
+#include <kqcd/comm/reduce.hpp>
 #include <kqcd/core/error.hpp>
 #include <kqcd/core/lattice.hpp>
 #include <kqcd/fields/cb_spinor.hpp>
+#include <kqcd/multigrid/coarse_halo.hpp>
 #include <kqcd/multigrid/coarse_spinor.hpp>
 
 #include <Kokkos_Core.hpp>
 
 #include <array>
+#include <cmath>
 #include <limits>
 #include <string>
 #include <vector>
@@ -22,7 +26,8 @@
 namespace kqcd::mg {
 
 /// The fine lattice, or a coarse lattice of it, cut into blocks of extents `block`, one aggregate
-/// (coarse site) per block.
+/// (coarse site) per block. On a process grid each rank cuts its own sub-lattice: aggregates never
+/// straddle ranks, and the coarse lattice is split over the ranks as the fine one is.
 template <class ExecSpace = Kokkos::DefaultExecutionSpace> class Aggregation {
 public:
   using execution_space = ExecSpace; ///< The execution space of the tables.
@@ -31,14 +36,14 @@ public:
   using table_type = Kokkos::View<int**, Kokkos::LayoutRight, ExecSpace>;
 
   Aggregation() = default;
-  /// Blocks of extents `block` on the single-rank lattice fine: each extent of fine a multiple of
-  /// the block's, at least two blocks per direction.
+  /// Blocks of extents `block` on the lattice fine: each local extent of fine a multiple of the
+  /// block's, at least two blocks per direction of the global lattice.
   Aggregation(const Lattice& fine, const std::array<int, Nd>& block);
   /// Blocks of extents `block` on the coarse lattice g of the lattice fine (the next level down).
   Aggregation(const Lattice& fine, const CoarseGeometry& g, const std::array<int, Nd>& block);
   /// The fine lattice (of the finest level).
   const Lattice& fine() const { return fine_; }
-  /// Sites of the aggregated lattice.
+  /// Sites of the aggregated lattice on this rank.
   int fine_sites() const { return int(aggregate_of_.extent(0)); }
   /// The coarse lattice.
   const CoarseGeometry& coarse() const { return coarse_; }
@@ -52,14 +57,20 @@ public:
   const Kokkos::View<int*, ExecSpace>& aggregate_of() const { return aggregate_of_; }
 
 private:
-  /// Blocks of the sites of `sites` (coordinates lexicographic, x fastest), site x numbered index(x).
+  /// Blocks of this rank's sites `sites` (coordinates lexicographic, x fastest), site x numbered index(x).
   template <class Index> void build(const CoarseGeometry& sites, Index&& index) {
     for (int mu = 0; mu < Nd; ++mu) {
-      const int extent = sites.dims[mu];
-      if (block_[mu] < 1 || extent % block_[mu] != 0 || extent / block_[mu] < 2)
+      const int extent = sites.dims[mu], global = sites.global[mu];
+      if (block_[mu] < 1 || global % block_[mu] != 0 || global / block_[mu] < 2)
         throw invalid_argument("multigrid aggregation: block " + std::to_string(block_[mu]) + " does not split extent " +
-                               std::to_string(extent) + " of direction " + std::to_string(mu) + " into at least two blocks");
+                               std::to_string(global) + " of direction " + std::to_string(mu) + " into at least two blocks");
+      if (extent % block_[mu] != 0)
+        throw invalid_argument("multigrid aggregation: block " + std::to_string(block_[mu]) + " does not split a rank's extent " +
+                               std::to_string(extent) + " of direction " + std::to_string(mu) +
+                               " (aggregates do not straddle ranks: use blocks that divide it, or fewer ranks in that direction)");
       coarse_.dims[mu] = extent / block_[mu];
+      coarse_.origin[mu] = sites.origin[mu] / block_[mu];
+      coarse_.global[mu] = global / block_[mu];
     }
     const int n_agg = coarse_.volume(), per = block_sites(), n = sites.volume();
     auto members = Kokkos::View<int**, Kokkos::LayoutRight, Kokkos::HostSpace>("mg_members", n_agg, per);
@@ -93,6 +104,14 @@ template <class SView> struct SpinorSites {
   static constexpr int components = Ns * Nc;
   KOKKOS_FUNCTION auto& operator()(int f, int d) const { return f < cb ? even(f, d % Nc, d / Nc) : odd(f - cb, d % Nc, d / Nc); }
 };
+/// Component d of ghost row i of a spinor field: the even parity's ghost zone, then the odd's.
+template <class SView> struct GhostRows {
+  SView even, odd;
+  int cb, ghosts;
+  KOKKOS_FUNCTION auto& operator()(int i, int d) const {
+    return i < ghosts ? even(cb + i, d % Nc, d / Nc) : odd(cb + i - ghosts, d % Nc, d / Nc);
+  }
+};
 /// Component d of site f of a coarse field (its n components, chirality + the first n / 2).
 template <class CView> struct CoarseSites {
   CView v;
@@ -103,18 +122,40 @@ template <class CView> struct CoarseSites {
 template <class T> struct FineSpace;
 template <class CB> struct FineSpace<FullSpinor<CB>> {
   static auto sites(const FullSpinor<CB>& f) { return SpinorSites<typename CB::view_type>{f[0].view(), f[1].view(), f.lattice().cb_volume()}; }
+  /// A zero field of f's shape.
+  static FullSpinor<CB> like(const FullSpinor<CB>& f) { return FullSpinor<CB>(f.lattice()); }
+  /// Ghost rows of a field: each parity's ghost zone, the even one first.
+  static int ghost_rows(const FullSpinor<CB>& f) { return 2 * f.lattice().ghost_sites(); }
+  /// f's ghost zone filled from the neighbouring ranks; returns its access: ghost row i, component d.
+  static auto exchange(FullSpinor<CB>& f) {
+    using View = typename CB::view_type;
+    HaloExchange<View, typename CB::execution_space> halo(f.lattice());
+    for (int p = 0; p < 2; ++p) halo.exchange(f[p].view(), p);
+    return GhostRows<View>{f[0].view(), f[1].view(), f.lattice().cb_volume(), f.lattice().ghost_sites()};
+  }
 };
 template <class Real, class ES> struct FineSpace<CoarseSpinor<Real, ES>> {
   static auto sites(const CoarseSpinor<Real, ES>& f) { return CoarseSites<typename CoarseSpinor<Real, ES>::view_type>{f.view(), f.n()}; }
+  static CoarseSpinor<Real, ES> like(const CoarseSpinor<Real, ES>& f) { return f.like(); }
+  static int ghost_rows(const CoarseSpinor<Real, ES>& f) { return CoarseHalo<Real, ES>(f.lattice(), f.coarse_geometry(), f.n()).ghost_sites(); }
+  static auto exchange(const CoarseSpinor<Real, ES>& f) {
+    const CoarseHalo<Real, ES> halo(f.lattice(), f.coarse_geometry(), f.n());
+    halo.exchange(f.view());
+    return CoarseSites<typename CoarseSpinor<Real, ES>::view_type>{halo.ghost(), f.n()};
+  }
 };
 
-/// V(f, d, k) = v(f, d): test vector k into the transfer's storage.
+/// V(first + f, d, k) = v(f, d) (load) or v(f, d) = V(f, d, k) (store): test vector k into the
+/// transfer's storage, its ghost rows from `first` on, or back.
 template <class VView, class Sites> struct LoadTestVector {
   VView V;
   Sites v;
-  int k;
+  int k, first = 0;
+  bool load = true;
   KOKKOS_FUNCTION void operator()(int f) const {
-    for (int d = 0; d < int(V.extent(1)); ++d) V(f, d, k) = v(f, d);
+    for (int d = 0; d < int(V.extent(1)); ++d)
+      if (load) V(first + f, d, k) = v(f, d);
+      else v(f, d) = V(f, d, k);
   }
 };
 
@@ -218,7 +259,10 @@ public:
   using fine_type = Fine; ///< A field of the level above.
   using coarse_type = CoarseSpinor<Real, ExecSpace>; ///< A coarse field.
   /// V(f, d, k): test vector k at fine site f, component d (the first half of the components of
-  /// one chirality, the second of the other; each half orthonormal per aggregate).
+  /// one chirality, the second of the other; each half orthonormal per aggregate). On a process
+  /// grid the rows from aggregation().fine_sites() on are the ghost zone of the fine lattice
+  /// (spinor fields: the even parity's ghost sites, then the odd's; coarse fields: the coarse halo),
+  /// which the coarse operator's construction reads.
   using view_type = Kokkos::View<Kokkos::complex<Real>***, Kokkos::LayoutRight, ExecSpace>;
 
   /// The transfer of the test vectors (at least one, on the aggregation's fine sites), split by
@@ -250,11 +294,13 @@ private:
 };
 
 template <class ES> Aggregation<ES>::Aggregation(const Lattice& fine, const std::array<int, Nd>& block) : fine_(fine), block_(block) {
-  if (fine.distributed())
-    throw invalid_argument("multigrid aggregation: the lattice is distributed; aggregates on several ranks are not supported yet");
   const int cb = fine.cb_volume();
   CoarseGeometry sites;
-  for (int mu = 0; mu < Nd; ++mu) sites.dims[mu] = fine.dim(mu);
+  for (int mu = 0; mu < Nd; ++mu) {
+    sites.dims[mu] = fine.dim(mu);
+    sites.origin[mu] = fine.origin(mu);
+    sites.global[mu] = fine.global_dim(mu);
+  }
   build(sites, [&](const Coords& x) { return Lattice::parity(x) * cb + fine.cb_index(x); });
 }
 
@@ -268,7 +314,8 @@ Transfer<Real, ES, Fine>::Transfer(const Aggregation<ES>& agg, const std::vector
     : agg_(agg), nv_(int(test_vectors.size())) {
   if (nv_ < 1) throw invalid_argument("multigrid transfer: no test vectors");
   const int comps = space::sites(test_vectors[0]).components;
-  V_ = view_type("mg_vectors", agg_.fine_sites(), comps, nv_);
+  const int ghosts = space::ghost_rows(test_vectors[0]);
+  V_ = view_type("mg_vectors", agg_.fine_sites() + ghosts, comps, nv_);
   for (int k = 0; k < nv_; ++k) {
     check(test_vectors[std::size_t(k)], nullptr, "test vector");
     const auto v = space::sites(test_vectors[std::size_t(k)]);
@@ -278,11 +325,24 @@ Transfer<Real, ES, Fine>::Transfer(const Aggregation<ES>& agg, const std::vector
   Kokkos::View<int*, ES> failures("mg_failures", 1);
   Kokkos::parallel_for("kqcd::mg::Transfer::orthonormalise", Kokkos::RangePolicy<ES>(0, 2 * agg_.coarse().volume()),
                        detail::BlockOrthonormalise<view_type, typename Aggregation<ES>::table_type>{V_, agg_.members(), failures, nv_});
-  int failed = 0;
-  Kokkos::deep_copy(failed, Kokkos::subview(failures, 0));
+  int local_failures = 0;
+  Kokkos::deep_copy(local_failures, Kokkos::subview(failures, 0));
+  const long failed = std::lround(comm::sum(agg_.fine(), double(local_failures))); // every rank throws, or none
   if (failed > 0)
     throw invalid_argument("multigrid transfer: the test vectors are linearly dependent on " + std::to_string(failed) +
                            " aggregate chiralities");
+  // The neighbouring ranks' rows of the orthonormalised vectors, through a field of the level above.
+  if (ghosts > 0) {
+    fine_type w = space::like(test_vectors[0]);
+    const auto ws = space::sites(w);
+    for (int k = 0; k < nv_; ++k) {
+      Kokkos::parallel_for("kqcd::mg::Transfer::store", Kokkos::RangePolicy<ES>(0, agg_.fine_sites()),
+                           detail::LoadTestVector<view_type, decltype(ws)>{V_, ws, k, 0, false});
+      const auto g = space::exchange(w);
+      Kokkos::parallel_for("kqcd::mg::Transfer::load_ghosts", Kokkos::RangePolicy<ES>(0, ghosts),
+                           detail::LoadTestVector<view_type, decltype(g)>{V_, g, k, agg_.fine_sites()});
+    }
+  }
 }
 
 template <class Real, class ES, class Fine>
