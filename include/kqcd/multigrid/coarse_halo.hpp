@@ -58,6 +58,13 @@ public:
   }
   /// Ghost sites (0 on one rank).
   int ghost_sites() const { return ghost_sites_; }
+  /// Ghost sites of coarse geometry g on lat's process grid: one face per split direction and side.
+  static int ghost_sites(const Lattice& lat, const CoarseGeometry& g) {
+    int n = 0;
+    for (int mu = 0; mu < Nd; ++mu)
+      if (lat.partitioned(mu)) n += 2 * g.face_sites(mu);
+    return n;
+  }
   /// The ghost zone: site volume() + i of the neighbour table is entry i * n + k here.
   const view_type& ghost() const { return ghost_; }
   /// The neighbour of coarse site c in direction mu, forward (dir = +1) or backward: a local index,

@@ -137,7 +137,7 @@ template <class CB> struct FineSpace<FullSpinor<CB>> {
 template <class Real, class ES> struct FineSpace<CoarseSpinor<Real, ES>> {
   static auto sites(const CoarseSpinor<Real, ES>& f) { return CoarseSites<typename CoarseSpinor<Real, ES>::view_type>{f.view(), f.n()}; }
   static CoarseSpinor<Real, ES> like(const CoarseSpinor<Real, ES>& f) { return f.like(); }
-  static int ghost_rows(const CoarseSpinor<Real, ES>& f) { return CoarseHalo<Real, ES>(f.lattice(), f.coarse_geometry(), f.n()).ghost_sites(); }
+  static int ghost_rows(const CoarseSpinor<Real, ES>& f) { return CoarseHalo<Real, ES>::ghost_sites(f.lattice(), f.coarse_geometry()); }
   static auto exchange(const CoarseSpinor<Real, ES>& f) {
     const CoarseHalo<Real, ES> halo(f.lattice(), f.coarse_geometry(), f.n());
     halo.exchange(f.view());
