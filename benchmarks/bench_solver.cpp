@@ -350,6 +350,14 @@ template <class ES> nlohmann::json time_solver(const SolverOptions& o, const Hos
   }
   return r;
 }
+/// A run's process grid in its record: the grid, its ranks, the transport and the route of the faces
+/// on the backend's execution space.
+void record_grid(nlohmann::json& r, const ProcessGrid& grid, const std::string& backend) {
+  r["grid"] = grid.grid();
+  r["ranks"] = grid.size();
+  r["transport"] = comm::transport_name(grid.transport());
+  on_backend(backend, [&]<class ES>() { r["halo_path"] = halo_route_name(halo_route<ES, typename ES::memory_space>(grid.lattice())); });
+}
 } // namespace
 
 HostGaugeConfig solver_config(const SolverOptions& o) {
@@ -367,20 +375,22 @@ nlohmann::json run_solver(const SolverOptions& o, double copy_gbytes_per_s) {
                            " runs on one rank; a process grid takes the Wilson-type operators with cg, bicgstab, block-cg or mg");
   if (gridded && !o.config.empty())
     throw invalid_argument("bench cg --config runs on one rank; a process grid solves on a random gauge field (--lattice)");
+  // Under mpiexec each rank solves on its part of the lattice (the random fields are keyed by the
+  // global site, so the system is the one-rank system; multigrid's aggregates lie within it).
+  std::unique_ptr<ProcessGrid> grid;
+  SolverOptions local = o;
+  if (gridded) {
+    grid = std::make_unique<ProcessGrid>(o.lattice, o.grid);
+    local.lattice = grid->lattice();
+  }
+  const std::string backend = backend_or_default(o.backend);
   if (o.solver == "mg") {
-    if (!gridded) return run_multigrid_solver(o, copy_gbytes_per_s);
-    // Each rank solves on its part of the lattice, its aggregates within it.
-    const ProcessGrid grid(o.lattice, o.grid);
-    SolverOptions local = o;
-    local.lattice = grid.lattice();
     nlohmann::json r = run_multigrid_solver(local, copy_gbytes_per_s);
-    const auto d = o.lattice.dims();
-    r["lattice"] = {d[0], d[1], d[2], d[3]};
-    r["grid"] = grid.grid();
-    r["ranks"] = grid.size();
-    r["transport"] = comm::transport_name(grid.transport());
-    on_backend(backend_or_default(o.backend),
-               [&]<class ES>() { r["halo_path"] = halo_route_name(halo_route<ES, typename ES::memory_space>(grid.lattice())); });
+    if (grid) {
+      const auto d = o.lattice.dims();
+      r["lattice"] = {d[0], d[1], d[2], d[3]};
+      record_grid(r, *grid, backend);
+    }
     return r;
   }
   if (o.op == "staggered" || improved_staggered_operator(o.op)) return run_staggered_solver(o, copy_gbytes_per_s);
@@ -400,26 +410,10 @@ nlohmann::json run_solver(const SolverOptions& o, double copy_gbytes_per_s) {
   if (o.recon != 18 && (o.op != "wilson" || o.rhs > 1 || o.solver == "block-cg" || o.precision == "mixed-half"))
     throw invalid_argument("--recon " + std::to_string(o.recon) +
                            " solves with --operator wilson, one right-hand side and double, single or mixed precision");
-  const std::string backend = backend_or_default(o.backend);
   const HostGaugeConfig cfg = solver_config(o);
-  // Under mpiexec each rank solves on its part of the lattice (the random fields are keyed by the
-  // global site, so the system is the one-rank system).
-  std::unique_ptr<ProcessGrid> grid;
-  SolverOptions local = o;
-  if (gridded) {
-    grid = std::make_unique<ProcessGrid>(o.lattice, o.grid);
-    local.lattice = grid->lattice();
-  }
   nlohmann::json r;
-  on_backend(backend, [&]<class ES>() {
-    r = time_solver<ES>(local, o.config.empty() ? nullptr : &cfg);
-    if (grid) r["halo_path"] = halo_route_name(halo_route<ES, typename ES::memory_space>(grid->lattice()));
-  });
-  if (grid) {
-    r["grid"] = grid->grid();
-    r["ranks"] = grid->size();
-    r["transport"] = comm::transport_name(grid->transport());
-  }
+  on_backend(backend, [&]<class ES>() { r = time_solver<ES>(local, o.config.empty() ? nullptr : &cfg); });
+  if (grid) record_grid(r, *grid, backend);
   const auto d = (o.config.empty() ? o.lattice : cfg.lattice).dims();
   r["benchmark"] = o.op + (o.solver == "block-cg" ? "_eo_block_cg_normal"
                            : o.rhs > 1          ? "_eo_cg_normal_multi"
