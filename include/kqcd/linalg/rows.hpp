@@ -9,11 +9,13 @@
 // block chooses by row (right-hand side i % n) and a lane block by lane (real w: lane w / 2).
 #pragma once
 
+#include <kqcd/core/error.hpp>
 #include <kqcd/fields/multi_spinor.hpp>
 #include <kqcd/fields/simd_fields.hpp>
 #include <kqcd/fields/spinor_access.hpp>
 
 #include <cstddef>
+#include <string>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -28,7 +30,7 @@ enum class Slots {
 };
 
 /// The most slots a spinor has (a row block's right-hand sides; the lanes of a register).
-inline constexpr int max_slots = 16;
+inline constexpr int max_slots = RowBlocks<CBSpinor<Kokkos::complex<double>, Ns>>::max_rhs;
 
 /// Rows of a (site, colour, spin) view of complex float or double: a site per row. A kernel takes a
 /// row a chunk of components at a time: the whole row where a site's reals are contiguous (the host
@@ -236,8 +238,10 @@ template <class Rows> struct RealCoefficient {
   }
   /// a[r] for slot r (the unused lanes of a lane block 0: they stay zero).
   static RealCoefficient per_slot(const std::vector<double>& a) {
+    if (a.size() > std::size_t(size))
+      throw invalid_argument("blas: " + std::to_string(a.size()) + " coefficients for at most " + std::to_string(size) + " slots");
     RealCoefficient c;
-    for (std::size_t r = 0; r < a.size() && r < std::size_t(size); ++r) c.v[r] = real(a[r]);
+    for (std::size_t r = 0; r < a.size(); ++r) c.v[r] = real(a[r]);
     c.n = int(a.size());
     return c;
   }
