@@ -112,6 +112,8 @@ nlohmann::json multigrid_json(const mg::MultigridParams& p, const std::string& p
           {prefix + "levels", p.levels},
           {prefix + "coarse_block", p.coarse_block},
           {prefix + "setup_sweeps", p.setup_sweeps},
+          {prefix + "setup_iterations", p.setup_iterations},
+          {prefix + "setup_tol", p.setup_tol},
           {prefix + "smoother_steps", p.smoother_steps},
           {prefix + "coarse_tol", p.coarse_tol}};
 }

@@ -150,8 +150,15 @@ void add_multigrid_options(CLI::App* cmd, mg::MultigridParams& p, std::string& b
   cmd->add_option("--mg-levels", p.levels, "Multigrid: levels (3 or more: the K-cycle, 2x2x2x2 aggregates below the first)")
       ->check(CLI::Range(2, 5))
       ->capture_default_str();
-  cmd->add_option("--mg-setup-sweeps", p.setup_sweeps, "Multigrid: smoother sweeps on D v = 0 per test vector")
+  cmd->add_option("--mg-setup-sweeps", p.setup_sweeps, "Multigrid: smoother sweeps on D v = 0 per test vector, before the inverse iteration")
       ->check(CLI::Range(0, 1000))
+      ->capture_default_str();
+  cmd->add_option("--mg-setup-iterations", p.setup_iterations,
+                  "Multigrid: CG iterations of inverse iteration on D v = 0 per test vector at most (the vectors as a block)")
+      ->check(CLI::Range(0, 10000))
+      ->capture_default_str();
+  cmd->add_option("--mg-setup-tol", p.setup_tol, "Multigrid: the inverse iteration stops where |D v| has fallen by this factor")
+      ->check(CLI::Range(1e-12, 0.999999))
       ->capture_default_str();
   cmd->add_option("--mg-smoother-steps", p.smoother_steps, "Multigrid: MR steps per smoothing")->check(CLI::Range(1, 100))->capture_default_str();
   cmd->add_option("--mg-coarse-tol", p.coarse_tol, "Multigrid: relative residual of the coarse solves")

@@ -1,5 +1,6 @@
-// Aggregation-based multigrid for the Wilson-type operators: test vectors from the smoother applied
-// to D v = 0 (the components it cannot damp are the near-null space), the transfer and Galerkin
+// Aggregation-based multigrid for the Wilson-type operators: test vectors by inverse iteration on
+// D v = 0 from random starts (CG on the normal equations; what it cannot damp is the near-null
+// space), the transfer and Galerkin
 // coarse operator of multigrid/, and a cycle of pre-smoothing (MR on D, or on its even-odd Schur
 // complement), a coarse correction and post-smoothing. The coarse correction is GCR on the coarse
 // operator to a loose tolerance; with three or more levels that GCR is preconditioned by the same
@@ -12,8 +13,11 @@
 #include <kqcd/multigrid/coarse_operator.hpp>
 #include <kqcd/multigrid/params.hpp>
 #include <kqcd/core/random.hpp>
+#include <kqcd/solvers/cg.hpp>
+#include <kqcd/solvers/cg_multi.hpp>
 #include <kqcd/solvers/gcr.hpp>
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <cstdio>
@@ -143,10 +147,12 @@ private:
         ec_(transfer_.create_coarse("mg_ec")), next_(level + 2 < p.levels ? std::make_unique<next_type>(coarse_, p, level + 1) : nullptr) {}
 
   static const MultigridParams& checked(const MultigridParams& p) {
-    if (p.n_vec < 1 || p.setup_sweeps < 0 || p.smoother_steps < 1 || p.levels < 2 || p.kcycle_max_iter < 1)
+    if (p.n_vec < 1 || p.setup_sweeps < 0 || p.setup_iterations < 0 || !(p.setup_tol > 0 && p.setup_tol < 1) || p.smoother_steps < 1 || p.levels < 2 ||
+        p.kcycle_max_iter < 1)
       throw invalid_argument("multigrid setup: " + std::to_string(p.levels) + " levels, " + std::to_string(p.n_vec) + " test vectors, " +
-                             std::to_string(p.setup_sweeps) + " sweeps, " + std::to_string(p.smoother_steps) + " smoother steps, " +
-                             std::to_string(p.kcycle_max_iter) + " K-cycle iterations; expected at least 2, 1, 0, 1, 1");
+                             std::to_string(p.setup_sweeps) + " sweeps, " + std::to_string(p.setup_iterations) + " setup iterations to " +
+                             std::to_string(p.setup_tol) + ", " + std::to_string(p.smoother_steps) + " smoother steps, " +
+                             std::to_string(p.kcycle_max_iter) + " K-cycle iterations; expected at least 2, 1, 0, 0, (0, 1), 1, 1");
     return p;
   }
   /// The Schur smoother's work vectors (none for MR on FineOp, which works in w2_ instead).
@@ -171,7 +177,8 @@ private:
     blas::copy(res_, r);
     blas::axpy(-1.0, w1_, res_);
   }
-  /// Random vectors smoothed on D v = 0 (v -= S D v, S the smoother), normalised.
+  /// Random vectors, smoothed on D v = 0 (v -= S D v, S the smoother, setup_sweeps times), then
+  /// inverse iteration, orthonormalised.
   std::vector<vector_type> near_null_vectors() const {
     std::vector<vector_type> v;
     auto t = op_.create_vector("mg_setup_t"), e = op_.create_vector("mg_setup_e");
@@ -185,11 +192,65 @@ private:
         smooth(e, t, w1_);
         blas::axpy(-1.0, e, v.back());
       }
-      blas::scale(1.0 / std::sqrt(blas::norm2(v.back())), v.back());
-      if (p_.verbosity > 0)
-        std::fprintf(stderr, "[kqcd] multigrid setup: level %d, test vector %d of %d\n", level_ + 1, k + 1, p_.n_vec);
+      if (p_.verbosity > 0 && p_.setup_sweeps > 0)
+        std::fprintf(stderr, "[kqcd] multigrid setup: level %d, test vector %d of %d smoothed\n", level_ + 1, k + 1, p_.n_vec);
+    }
+    if (p_.setup_iterations > 0) {
+      inverse_iteration(v);
+      orthonormalise(v);
+      if (p_.verbosity > 0) std::fprintf(stderr, "[kqcd] multigrid setup: level %d, inverse iteration done\n", level_ + 1);
+    } else {
+      for (auto& vk : v) blas::scale(1.0 / std::sqrt(blas::norm2(vk)), vk);
     }
     return v;
+  }
+  /// Inverse iteration on D v = 0 from each v: CG on the normal equations of D e = -D v until
+  /// |D (v + e)| has fallen by setup_tol or setup_iterations are done, then v += e (what is left of
+  /// v lies along D's small singular values; the tolerance keeps a heavy quark's vectors from
+  /// falling to rounding). With the smoother on the Schur complement, the vectors' even parts as
+  /// blocks of right-hand sides through the multi-RHS operator, their odd parts then solved exactly
+  /// (D v = 0 on the odd sites); otherwise one vector at a time.
+  void inverse_iteration(std::vector<vector_type>& v) const {
+    SolverParams sp;
+    sp.tol = p_.setup_tol;
+    sp.max_iter = p_.setup_iterations;
+    sp.label = "mg setup";
+    if constexpr (schur) {
+      using block_type = typename SmootherOp::multi_vector_type;
+      for (int k0 = 0; k0 < p_.n_vec; k0 += block_type::max_rhs) {
+        const int n = std::min(block_type::max_rhs, p_.n_vec - k0);
+        const std::vector<double> minus_one(std::size_t(n), -1.0), zero(std::size_t(n), 0.0), one(std::size_t(n), 1.0);
+        block_type x = eo_.create_multi(n, "mg_setup_x"), b = x.like("mg_setup_b"), e = x.like("mg_setup_e");
+        for (int r = 0; r < n; ++r) x.insert(r, v[std::size_t(k0 + r)][0]);
+        eo_.apply(b, x, 1);
+        blas::axpby_each(zero, x, minus_one, b); // b = -D_hat x
+        cg_normal_multi(eo_, e, b, sp);
+        blas::axpby_each(one, e, one, x);
+        blas::zero(res_[1]);
+        for (int r = 0; r < n; ++r) {
+          auto& vk = v[std::size_t(k0 + r)];
+          x.extract(r, vk[0]);
+          eo_.reconstruct(vk[1], vk[0], res_[1]);
+        }
+      }
+    } else {
+      for (auto& vk : v) {
+        op_.apply(res_, vk, 1);
+        blas::scale(-1.0, res_);
+        blas::zero(e_);
+        cg_normal(op_, e_, res_, sp);
+        blas::axpy(1.0, e_, vk);
+      }
+    }
+  }
+  /// Gram-Schmidt over the whole lattice, twice: inverse iteration draws every vector towards the
+  /// same few lowest modes, and the transfer needs them apart.
+  static void orthonormalise(std::vector<vector_type>& v) {
+    for (int pass = 0; pass < 2; ++pass)
+      for (std::size_t k = 0; k < v.size(); ++k) {
+        for (std::size_t j = 0; j < k; ++j) blas::caxpy(-blas::cdot(v[j], v[k]), v[j], v[k]);
+        blas::scale(1.0 / std::sqrt(blas::norm2(v[k])), v[k]);
+      }
   }
 
   const FineOp& op_;

@@ -159,9 +159,11 @@ template <class VView, class Sites> struct LoadTestVector {
   }
 };
 
-/// Gram-Schmidt (twice) of the nv columns of one chirality on one aggregate: item a * 2 + chirality;
-/// a column whose norm falls to rounding (1000 epsilon of its norm) counts a failure.
+/// Gram-Schmidt (twice) of the nv columns of one chirality on one aggregate: team a * 2 + chirality,
+/// its threads over the aggregate's entries; a column whose norm falls to rounding (1000 epsilon of
+/// its norm) counts a failure.
 template <class VView, class Table> struct BlockOrthonormalise {
+  using member_type = typename Kokkos::TeamPolicy<typename VView::execution_space>::member_type;
   VView V;
   Table members;
   Kokkos::View<int*, typename VView::execution_space> failures;
@@ -169,15 +171,15 @@ template <class VView, class Table> struct BlockOrthonormalise {
   using cplx = typename VView::non_const_value_type;
   using real = typename cplx::value_type;
   real rounding = real(1000) * std::numeric_limits<real>::epsilon(); ///< The relative norm of a dependent column.
-  KOKKOS_FUNCTION void operator()(int item) const {
+  KOKKOS_FUNCTION void operator()(const member_type& team) const {
+    const int item = team.league_rank();
     const int a = item / 2, half = int(V.extent(1)) / 2, d0 = half * (item % 2);
-    const int m = int(members.extent(1));
+    const int n = int(members.extent(1)) * half; // entries: member e / half, component d0 + e % half
+    auto at = [&](int e, int k) -> cplx& { return V(members(a, e / half), d0 + e % half, k); };
     auto dot = [&](int j, int k) {
       cplx d(0);
-      for (int q = 0; q < m; ++q) {
-        const int f = members(a, q);
-        for (int c = d0; c < d0 + half; ++c) d += Kokkos::conj(V(f, c, j)) * V(f, c, k);
-      }
+      Kokkos::parallel_reduce(
+          Kokkos::TeamThreadRange(team, n), [&](int e, cplx& acc) { acc += Kokkos::conj(at(e, j)) * at(e, k); }, d);
       return d;
     };
     for (int pass = 0; pass < 2; ++pass)
@@ -185,21 +187,17 @@ template <class VView, class Table> struct BlockOrthonormalise {
         const real before = Kokkos::sqrt(dot(k, k).real());
         for (int j = 0; j < k; ++j) {
           const cplx p = dot(j, k);
-          for (int q = 0; q < m; ++q) {
-            const int f = members(a, q);
-            for (int c = d0; c < d0 + half; ++c) V(f, c, k) -= p * V(f, c, j);
-          }
+          Kokkos::parallel_for(Kokkos::TeamThreadRange(team, n), [&](int e) { at(e, k) -= p * at(e, j); });
+          team.team_barrier();
         }
         const real nrm = Kokkos::sqrt(dot(k, k).real());
         // What is left of a column in the span of the others is rounding: linearly dependent.
         if (!(nrm > rounding * before)) {
-          Kokkos::atomic_add(&failures(0), 1);
+          Kokkos::single(Kokkos::PerTeam(team), [&] { Kokkos::atomic_add(&failures(0), 1); });
           return;
         }
-        for (int q = 0; q < m; ++q) {
-          const int f = members(a, q);
-          for (int c = d0; c < d0 + half; ++c) V(f, c, k) /= nrm;
-        }
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, n), [&](int e) { at(e, k) /= nrm; });
+        team.team_barrier();
       }
   }
 };
@@ -323,7 +321,7 @@ Transfer<Real, ES, Fine>::Transfer(const Aggregation<ES>& agg, const std::vector
                          detail::LoadTestVector<view_type, decltype(v)>{V_, v, k});
   }
   Kokkos::View<int*, ES> failures("mg_failures", 1);
-  Kokkos::parallel_for("kqcd::mg::Transfer::orthonormalise", Kokkos::RangePolicy<ES>(0, 2 * agg_.coarse().volume()),
+  Kokkos::parallel_for("kqcd::mg::Transfer::orthonormalise", Kokkos::TeamPolicy<ES>(2 * agg_.coarse().volume(), Kokkos::AUTO),
                        detail::BlockOrthonormalise<view_type, typename Aggregation<ES>::table_type>{V_, agg_.members(), failures, nv_});
   int local_failures = 0;
   Kokkos::deep_copy(local_failures, Kokkos::subview(failures, 0));
