@@ -9,6 +9,7 @@
 #include <kqcd/fields/host_convert.hpp>
 #include <kqcd/fields/random_fields.hpp>
 #include <kqcd/linalg/blas.hpp>
+#include <kqcd/linalg/blas_many.hpp>
 #include <kqcd/stencil/stencil_launch.hpp>
 
 #include <catch2/matchers/catch_matchers_floating_point.hpp>
@@ -23,6 +24,7 @@
 #include <random>
 #include <limits>
 #include <set>
+#include <span>
 
 using namespace kqcd;
 
@@ -394,6 +396,45 @@ TEMPLATE_LIST_TEST_CASE("fused blas updates and reductions match host arithmetic
   }
   REQUIRE(err < eps);
   CHECK_THROWS_AS(blas::axpy_zpbx_shifts(a_s, pp, xp, x, b_s, std::vector<double>(3, 1.0)), kqcd::invalid_argument);
+
+  // Gram-Schmidt's BLAS over 18 vectors (two passes): <v_j, y> for every j, y += sum_j a_j v_j.
+  std::vector<CB> vs;
+  std::vector<std::vector<std::complex<double>>> hv;
+  std::vector<Kokkos::complex<double>> coef;
+  for (int j = 0; j < 18; ++j) {
+    vs.emplace_back(lat, 1);
+    random_spinor(vs.back(), 50 + j);
+    hv.emplace_back();
+    export_spinor(vs.back(), hv.back());
+    coef.emplace_back(0.1 * j - 0.8, 0.05 * j);
+  }
+  const std::span<const CB> all(vs);
+  export_spinor(y, hy);
+  const auto dots = blas::cdot_many(all, y);
+  REQUIRE(dots.size() == vs.size());
+  err = 0;
+  for (std::size_t j = 0; j < vs.size(); ++j) {
+    std::complex<double> h(0);
+    for (std::size_t k = 0; k < hy.size(); ++k) h += std::conj(hv[j][k]) * hy[k];
+    err = std::max(err, std::abs(std::complex<double>(dots[j].real(), dots[j].imag()) - h) / std::sqrt(host_norm(hv[j]) * host_norm(hy)));
+  }
+  REQUIRE(err < eps);
+  const double n_many = blas::caxpy_many_norm2<CB>(coef, all, y);
+  for (std::size_t j = 0; j < vs.size(); ++j)
+    for (std::size_t k = 0; k < hy.size(); ++k) hy[k] += std::complex<double>(coef[j].real(), coef[j].imag()) * hv[j][k];
+  export_spinor(y, got);
+  err = 0;
+  for (std::size_t k = 0; k < hy.size(); ++k) err = std::max(err, std::abs(got[k] - hy[k]));
+  REQUIRE(err < 10 * eps);
+  REQUIRE_THAT(n_many, Catch::Matchers::WithinRel(host_norm(hy), eps));
+  blas::caxpy_many<CB>(std::span(coef).first(3), all.first(3), y);
+  for (std::size_t j = 0; j < 3; ++j)
+    for (std::size_t k = 0; k < hy.size(); ++k) hy[k] += std::complex<double>(coef[j].real(), coef[j].imag()) * hv[j][k];
+  export_spinor(y, got);
+  err = 0;
+  for (std::size_t k = 0; k < hy.size(); ++k) err = std::max(err, std::abs(got[k] - hy[k]));
+  REQUIRE(err < 10 * eps);
+  CHECK_THROWS_AS(blas::caxpy_many<CB>(std::span(coef).first(2), all.first(3), y), kqcd::invalid_argument);
 }
 
 TEMPLATE_LIST_TEST_CASE("GPUComplex is a two-vector whose arithmetic matches std::complex on the device", "[core]",

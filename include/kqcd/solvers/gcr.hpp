@@ -6,9 +6,11 @@
 
 #include <kqcd/core/profile.hpp>
 #include <kqcd/linalg/blas.hpp>
+#include <kqcd/linalg/blas_many.hpp>
 #include <kqcd/solvers/outer_residual.hpp>
 
 #include <cmath>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -59,24 +61,31 @@ SolverResult gcr(const Op& op, typename Op::vector_type& x, const typename Op::v
     z.push_back(op.create_vector("GCR_z" + std::to_string(i)));
     q.push_back(op.create_vector("GCR_q" + std::to_string(i)));
   }
+  std::vector<double> qq(std::size_t(n_krylov), 0.0); // |q_j|^2
+  std::vector<Kokkos::complex<double>> beta;
   while (res.iterations < params.max_iter) {
     double rr = r2;
     for (int i = 0; i < n_krylov && res.iterations < params.max_iter && rr > target2; ++i) {
-      precond(z[std::size_t(i)], r);
-      op.apply(q[std::size_t(i)], z[std::size_t(i)], 1);
-      // Orthonormalise q_i against the earlier q_j, carrying z_i along (D z_i = q_i stays true).
-      for (int j = 0; j < i; ++j) {
-        const Kokkos::complex<double> beta = blas::cdot(q[std::size_t(j)], q[std::size_t(i)]);
-        blas::caxpy(-beta, q[std::size_t(j)], q[std::size_t(i)]);
-        blas::caxpy(-beta, z[std::size_t(j)], z[std::size_t(i)]);
+      const auto k = std::size_t(i);
+      precond(z[k], r);
+      op.apply(q[k], z[k], 1);
+      // Orthogonalise q_i against the earlier q_j, carrying z_i along (D z_i = q_i stays true):
+      // classical Gram-Schmidt, the inner products in one pass and each update in one.
+      double qqi;
+      if (i == 0) {
+        qqi = blas::norm2(q[k]);
+      } else {
+        const std::span<const V> qs(q.data(), k), zs(z.data(), k);
+        beta = blas::cdot_many(qs, q[k]);
+        for (std::size_t j = 0; j < k; ++j) beta[j] = -beta[j] / qq[j];
+        qqi = blas::caxpy_many_norm2<V>(beta, qs, q[k]);
+        blas::caxpy_many<V>(beta, zs, z[k]);
       }
-      const double qq = blas::norm2(q[std::size_t(i)]);
-      if (!(qq > 0.0) || !std::isfinite(qq)) return outer.finish(SolverStatus::breakdown, r2, "|D z|^2 = " + std::to_string(qq));
-      blas::scale(1.0 / std::sqrt(qq), q[std::size_t(i)]);
-      blas::scale(1.0 / std::sqrt(qq), z[std::size_t(i)]);
-      const Kokkos::complex<double> alpha = blas::cdot(q[std::size_t(i)], r);
-      blas::caxpy(alpha, z[std::size_t(i)], x);
-      rr = blas::caxpy_norm2(-alpha, q[std::size_t(i)], r);
+      if (!(qqi > 0.0) || !std::isfinite(qqi)) return outer.finish(SolverStatus::breakdown, r2, "|D z|^2 = " + std::to_string(qqi));
+      qq[k] = qqi;
+      const Kokkos::complex<double> alpha = blas::cdot(q[k], r) / qqi;
+      blas::caxpy(alpha, z[k], x);
+      rr = blas::caxpy_norm2(-alpha, q[k], r);
       ++res.iterations;
       if (!std::isfinite(rr)) return outer.finish(SolverStatus::breakdown, r2, "residual is not finite");
     }
