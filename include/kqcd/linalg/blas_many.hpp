@@ -18,16 +18,13 @@ namespace detail {
 /// Vectors one pass takes (more go in several passes).
 inline constexpr int max_many = 16;
 
-/// <x_j, y> for j < value_count / 2, as (re, im) pairs summed over the whole vector.
+/// <x_j, y> for j < n, as (re, im) pairs summed over the whole vector (a kernel of SlotSums).
 template <class Rows> struct ManyDot {
-  using value_type = double[];
-  using size_type = int;
   using real = typename Rows::real;
   static constexpr int C = Rows::chunk, W = Rows::width;
-  int value_count;
   Rows y, x[max_many];
-  KOKKOS_FUNCTION void operator()(int i, value_type acc) const {
-    const int n = value_count / 2;
+  int n = 0;
+  KOKKOS_FORCEINLINE_FUNCTION void row(int i, double* acc) const {
     for (int k0 = 0; k0 < Rows::comps; k0 += C) {
       real vy[C][W];
       y.load(i, k0, vy);
@@ -45,12 +42,6 @@ template <class Rows> struct ManyDot {
         acc[2 * j + 1] += im;
       }
     }
-  }
-  KOKKOS_FUNCTION void init(value_type acc) const {
-    for (int q = 0; q < value_count; ++q) acc[q] = 0.0;
-  }
-  KOKKOS_FUNCTION void join(value_type dst, const value_type src) const {
-    for (int q = 0; q < value_count; ++q) dst[q] += src[q];
   }
 };
 
@@ -135,13 +126,13 @@ template <class Spinor> std::vector<Kokkos::complex<double>> cdot_many(std::span
   for (std::size_t start = 0; start < x.size(); start += detail::max_many) {
     detail::ManyDot<Rows> k{};
     const int n = int(std::min<std::size_t>(detail::max_many, x.size() - start));
-    k.value_count = 2 * n;
+    k.n = n;
     k.y = detail::row_access(y);
     for (int j = 0; j < n; ++j) k.x[j] = detail::row_access(x[start + std::size_t(j)]);
     std::vector<double> sums(std::size_t(2 * n), 0.0);
     const Kokkos::View<double*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> result(sums.data(), sums.size());
-    Kokkos::parallel_reduce("kqcd::blas::cdot_many", Kokkos::RangePolicy<typename Spinor::execution_space>(0, detail::row_count(y)), k,
-                            result);
+    Kokkos::parallel_reduce("kqcd::blas::cdot_many", Kokkos::RangePolicy<typename Spinor::execution_space>(0, detail::row_count(y)),
+                            detail::SlotSums<detail::ManyDot<Rows>>{2 * n, k}, result);
     comm::sum_in_place(y.lattice(), sums.data(), int(sums.size()));
     for (int j = 0; j < n; ++j) out.emplace_back(sums[std::size_t(2 * j)], sums[std::size_t(2 * j + 1)]);
   }
