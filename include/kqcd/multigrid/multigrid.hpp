@@ -11,6 +11,7 @@
 
 #include <kqcd/fields/random_fields.hpp>
 #include <kqcd/multigrid/coarse_operator.hpp>
+#include <kqcd/linalg/blas_many.hpp>
 #include <kqcd/multigrid/params.hpp>
 #include <kqcd/core/random.hpp>
 #include <kqcd/solvers/cg.hpp>
@@ -23,6 +24,7 @@
 #include <cstdio>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -219,6 +221,9 @@ private:
       using block_type = typename SmootherOp::multi_vector_type;
       for (int k0 = 0; k0 < p_.n_vec; k0 += block_type::max_rhs) {
         const int n = std::min(block_type::max_rhs, p_.n_vec - k0);
+        if (p_.verbosity > 0)
+          std::fprintf(stderr, "[kqcd] multigrid setup: level %d, inverse iteration on test vectors %d to %d of %d\n", level_ + 1, k0 + 1,
+                       k0 + n, p_.n_vec);
         const std::vector<double> minus_one(std::size_t(n), -1.0), zero(std::size_t(n), 0.0), one(std::size_t(n), 1.0);
         block_type x = eo_.create_multi(n, "mg_setup_x"), b = x.like("mg_setup_b"), e = x.like("mg_setup_e");
         for (int r = 0; r < n; ++r) x.insert(r, v[std::size_t(k0 + r)][0]);
@@ -234,7 +239,10 @@ private:
         }
       }
     } else {
-      for (auto& vk : v) {
+      for (std::size_t k = 0; k < v.size(); ++k) {
+        auto& vk = v[k];
+        if (p_.verbosity > 0)
+          std::fprintf(stderr, "[kqcd] multigrid setup: level %d, inverse iteration on test vector %zu of %d\n", level_ + 1, k + 1, p_.n_vec);
         op_.apply(res_, vk, 1);
         blas::scale(-1.0, res_);
         blas::zero(e_);
@@ -243,14 +251,18 @@ private:
       }
     }
   }
-  /// Gram-Schmidt over the whole lattice, twice: inverse iteration draws every vector towards the
-  /// same few lowest modes, and the transfer needs them apart.
+  /// Gram-Schmidt over the whole lattice (classical, twice): inverse iteration draws every vector
+  /// towards the same few lowest modes, and the transfer needs them apart.
   static void orthonormalise(std::vector<vector_type>& v) {
-    for (int pass = 0; pass < 2; ++pass)
-      for (std::size_t k = 0; k < v.size(); ++k) {
-        for (std::size_t j = 0; j < k; ++j) blas::caxpy(-blas::cdot(v[j], v[k]), v[j], v[k]);
-        blas::scale(1.0 / std::sqrt(blas::norm2(v[k])), v[k]);
+    for (std::size_t k = 0; k < v.size(); ++k) {
+      const std::span<const vector_type> earlier(v.data(), k);
+      for (int pass = 0; pass < 2; ++pass) {
+        auto beta = blas::cdot_many(earlier, v[k]);
+        for (auto& b : beta) b = -b;
+        blas::caxpy_many<vector_type>(beta, earlier, v[k]);
       }
+      blas::scale(1.0 / std::sqrt(blas::norm2(v[k])), v[k]);
+    }
   }
 
   const FineOp& op_;
