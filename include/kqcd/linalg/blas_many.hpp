@@ -18,60 +18,72 @@ namespace detail {
 /// Vectors one pass takes (more go in several passes).
 inline constexpr int max_many = 16;
 
-/// <x_j, y> for j < n, as (re, im) pairs summed over the whole vector (a kernel of SlotSums).
-template <class Rows> struct ManyDot {
+/// The operands of a many-vector kernel: y and x_j for j < n.
+template <class Rows> struct ManyRows {
   using real = typename Rows::real;
   static constexpr int C = Rows::chunk, W = Rows::width;
   Rows y, x[max_many];
   int n = 0;
+  /// Loads components k0 .. k0 + C of row i of y into vy, then calls f(j, those of x_j) for every j.
+  template <class F> KOKKOS_FORCEINLINE_FUNCTION void each_x(int i, int k0, real (&vy)[C][W], const F& f) const {
+    y.load(i, k0, vy);
+    for (int j = 0; j < n; ++j) {
+      real vx[C][W];
+      x[j].load(i, k0, vx);
+      f(j, vx);
+    }
+  }
+  /// The accessors of y and of the count vectors of xs from start.
+  template <class Spinor> void set(const Spinor& ys, std::span<const Spinor> xs, std::size_t start, int count) {
+    y = row_access(ys);
+    n = count;
+    for (int j = 0; j < count; ++j) x[j] = row_access(xs[start + std::size_t(j)]);
+  }
+};
+
+/// <x_j, y> for j < n, as (re, im) pairs summed over the whole vector (a kernel of SlotSums).
+template <class Rows> struct ManyDot : ManyRows<Rows> {
+  using typename ManyRows<Rows>::real;
+  using ManyRows<Rows>::C, ManyRows<Rows>::W;
   KOKKOS_FORCEINLINE_FUNCTION void row(int i, double* acc) const {
     for (int k0 = 0; k0 < Rows::comps; k0 += C) {
       real vy[C][W];
-      y.load(i, k0, vy);
-      for (int j = 0; j < n; ++j) {
-        real vx[C][W];
-        x[j].load(i, k0, vx);
-        double re = 0.0, im = 0.0;
-        for (int k = 0; k < C; ++k)
-          for (int w = 0; w < W; w += 2) {
-            const double ar = vx[k][w], ai = vx[k][w + 1], br = vy[k][w], bi = vy[k][w + 1];
-            re += ar * br + ai * bi;
-            im += ar * bi - ai * br;
-          }
-        acc[2 * j] += re;
-        acc[2 * j + 1] += im;
-      }
+      this->each_x(i, k0, vy, [&](int j, const real(&vx)[C][W]) {
+        double part[2][W] = {};
+        Dot{}.sum(vx, vy, part);
+        for (int w = 0; w < W; ++w) {
+          acc[2 * j] += part[0][w];
+          acc[2 * j + 1] += part[1][w];
+        }
+      });
     }
   }
 };
 
 /// y += sum_j a_j x_j (complex a_j), and with with_norm |y|^2 after.
-template <class Rows, bool with_norm> struct ManyCaxpy {
-  using real = typename Rows::real;
-  static constexpr int C = Rows::chunk, W = Rows::width;
-  Rows y, x[max_many];
+template <class Rows, bool with_norm> struct ManyCaxpy : ManyRows<Rows> {
+  using typename ManyRows<Rows>::real;
+  using ManyRows<Rows>::C, ManyRows<Rows>::W;
   real re[max_many] = {}, im[max_many] = {};
-  int n = 0;
   KOKKOS_FORCEINLINE_FUNCTION void row(int i, double* acc) const {
-    double part = 0.0;
+    double part[1][W] = {};
     for (int k0 = 0; k0 < Rows::comps; k0 += C) {
       real vy[C][W];
-      y.load(i, k0, vy);
-      for (int j = 0; j < n; ++j) {
-        real vx[C][W];
-        x[j].load(i, k0, vx);
-        add_cmul(vy, re[j], im[j], vx);
-      }
-      y.store(i, k0, vy);
+      this->each_x(i, k0, vy, [&](int j, const real(&vx)[C][W]) { add_cmul(vy, re[j], im[j], vx); });
+      this->y.store(i, k0, vy);
       if constexpr (with_norm) {
-        if constexpr (Rows::lossy) y.load(i, k0, vy);
-        for (int k = 0; k < C; ++k)
-          for (int w = 0; w < W; ++w) part += double(vy[k][w]) * double(vy[k][w]);
+        if constexpr (Rows::lossy) this->y.load(i, k0, vy);
+        add_norm(vy, part);
       }
     }
-    if constexpr (with_norm) *acc += part;
+    if constexpr (with_norm)
+      for (int w = 0; w < W; ++w) *acc += part[0][w];
   }
-  KOKKOS_FUNCTION void operator()(int i) const { row(i, nullptr); }
+  KOKKOS_FUNCTION void operator()(int i) const
+    requires(!with_norm)
+  {
+    row(i, nullptr);
+  }
 };
 
 template <class Spinor> void check_many(std::size_t n_coefficients, std::span<const Spinor> x, const Spinor& y, const char* op) {
@@ -94,10 +106,8 @@ double caxpy_many(std::span<const Kokkos::complex<double>> a, std::span<const Sp
     const bool last = start + max_many >= n;
     const int count = int(std::min<std::size_t>(max_many, n - start));
     auto fill = [&](auto& k) {
-      k.y = row_access(y);
-      k.n = count;
+      k.set(y, x, start, count);
       for (int j = 0; j < count; ++j) {
-        k.x[j] = row_access(x[start + std::size_t(j)]);
         k.re[j] = real(a[start + std::size_t(j)].real());
         k.im[j] = real(a[start + std::size_t(j)].imag());
       }
@@ -126,9 +136,7 @@ template <class Spinor> std::vector<Kokkos::complex<double>> cdot_many(std::span
   for (std::size_t start = 0; start < x.size(); start += detail::max_many) {
     detail::ManyDot<Rows> k{};
     const int n = int(std::min<std::size_t>(detail::max_many, x.size() - start));
-    k.n = n;
-    k.y = detail::row_access(y);
-    for (int j = 0; j < n; ++j) k.x[j] = detail::row_access(x[start + std::size_t(j)]);
+    k.set(y, x, start, n);
     std::vector<double> sums(std::size_t(2 * n), 0.0);
     const Kokkos::View<double*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> result(sums.data(), sums.size());
     Kokkos::parallel_reduce("kqcd::blas::cdot_many", Kokkos::RangePolicy<typename Spinor::execution_space>(0, detail::row_count(y)),
