@@ -341,7 +341,7 @@ TEMPLATE_LIST_TEST_CASE("distributed blocks of right-hand sides equal the single
 }
 
 TEMPLATE_LIST_TEST_CASE("distributed half-precision operator, 16-bit blocks, mixed double-half CG equal the single-process ones",
-                        "[mpi][half]", EnabledExecutionSpaces) {
+                        "[mpi][half]", HalfSpaces) {
   using ES = TestType;
   constexpr auto mode = ArchTraits<ES>::neighbour_mode;
   using EO = WilsonEOOperator<double, ES>;

@@ -28,7 +28,7 @@ using StencilConfigs = typename with_layouts<Configs>::type;
 /// StencilConfigs and the same layouts in 16-bit storage (computed in float).
 using StencilConfigsWithHalf =
     decltype(std::tuple_cat(std::declval<StencilConfigs>(),
-                            std::declval<typename with_layouts<typename CartesianProduct<EnabledExecutionSpaces, std::tuple<half>>::type>::type>()));
+                            std::declval<typename with_layouts<typename CartesianProduct<EnabledExecutionSpaces, CompiledOf<half>>::type>::type>()));
 template <class Config> using layout_of = std::tuple_element_t<2, Config>;
 template <class Layout> constexpr bool is_simd_layout = !std::is_same_v<typename Layout::geometry_type, Lattice>;
 /// The tolerance of a stencil test relative to the host reference: the arithmetic precision's, or

@@ -141,7 +141,7 @@ TEMPLATE_LIST_TEST_CASE("blocks of right-hand sides with the clover and twisted 
 }
 
 TEMPLATE_LIST_TEST_CASE("16-bit clover blocks apply the clover term and its inverses to 16-bit accuracy", "[clover][half]",
-                        kqcd::EnabledExecutionSpaces) {
+                        kqcd::test::HalfSpaces) {
   using ES = TestType;
   const Lattice lat({4, 4, 4, 8});
   GaugeField<Kokkos::complex<float>, ES> u(lat);
@@ -191,7 +191,7 @@ TEMPLATE_LIST_TEST_CASE("16-bit clover blocks apply the clover term and its inve
 }
 
 TEMPLATE_LIST_TEST_CASE("16-bit clover and twisted operators: their apply to half accuracy, mixed double-half solves to 1e-10",
-                        "[clover][half][solvers]", kqcd::EnabledExecutionSpaces) {
+                        "[clover][half][solvers]", kqcd::test::HalfSpaces) {
   using ES = TestType;
   const Lattice lat({4, 4, 4, 8});
   GaugeField<Kokkos::complex<double>, ES> u(lat);

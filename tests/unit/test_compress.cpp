@@ -65,7 +65,7 @@ TEMPLATE_LIST_TEST_CASE("reconstruct-12 and -8 match reconstruct-18 in double", 
 }
 
 TEMPLATE_LIST_TEST_CASE("half precision Dslash matches double to 16-bit accuracy", "[compress][half]",
-                        kqcd::EnabledExecutionSpaces) {
+                        HalfSpaces) {
   using ES = TestType;
   const auto u = random_host_gauge(test_lattice, 71);
   const auto psi = random_host_spinor(test_lattice, 72);
@@ -81,7 +81,7 @@ TEMPLATE_LIST_TEST_CASE("half precision Dslash matches double to 16-bit accuracy
   REQUIRE(d18 > 1e-6); // it really ran in 16 bits
 }
 
-TEMPLATE_LIST_TEST_CASE("half spinors round trip with a per-site norm", "[compress][half]", kqcd::EnabledExecutionSpaces) {
+TEMPLATE_LIST_TEST_CASE("half spinors round trip with a per-site norm", "[compress][half]", HalfSpaces) {
   using ES = TestType;
   auto psi = random_host_spinor(test_lattice, 81);
   for (std::size_t i = 0; i < psi.size(); ++i) psi[i] *= (i / 12) % 3 == 0 ? 1e-6 : 1e3; // sites of very different size
@@ -107,7 +107,7 @@ TEMPLATE_LIST_TEST_CASE("half spinors round trip with a per-site norm", "[compre
 }
 
 TEMPLATE_LIST_TEST_CASE("16-bit spinors import, export and draw noise as the plain layout's do", "[compress][half]",
-                        kqcd::EnabledExecutionSpaces) {
+                        HalfSpaces) {
   using ES = TestType;
   const auto psi = random_host_spinor(test_lattice, 83);
   // Each parity's sites to ~2^-15 of the site's largest component; the other parity's left as they were.
@@ -148,7 +148,7 @@ TEMPLATE_LIST_TEST_CASE("16-bit spinors import, export and draw noise as the pla
 }
 
 TEMPLATE_LIST_TEST_CASE("16-bit conversions through float bit patterns are exact and round to nearest", "[compress][half]",
-                        kqcd::EnabledExecutionSpaces) {
+                        HalfSpaces) {
   using ES = TestType;
   // exact_float(i) == float(i) over the range of sums of two 16-bit reals (and beyond); to_fixed16(v)
   // is v * half_scale rounded to the nearest integer, for v over [-1, 1] and both signs.

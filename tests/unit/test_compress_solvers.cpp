@@ -85,7 +85,7 @@ template <class Op> struct IndefiniteNormal {
 } // namespace
 
 TEMPLATE_LIST_TEST_CASE("mixed double-half CG and BiCGStab with reliable updates reach 1e-10", "[compress][half][solvers]",
-                        kqcd::EnabledExecutionSpaces) {
+                        HalfSpaces) {
   using ES = TestType;
   constexpr auto mode = ArchTraits<ES>::neighbour_mode;
   const MixedWilson<ES> p;
@@ -180,7 +180,7 @@ TEMPLATE_LIST_TEST_CASE("multi-RHS Dslash equals the single-RHS one for each rig
 }
 
 TEMPLATE_LIST_TEST_CASE("16-bit multi-RHS Dslash equals the 16-bit single-RHS one for each right-hand side, in every launch shape",
-                        "[compress][half][multi]", kqcd::EnabledExecutionSpaces) {
+                        "[compress][half][multi]", HalfSpaces) {
   using ES = TestType;
   typename WilsonDslash<double, ES>::gauge_type u(test_lattice);
   import_gauge(u, random_host_gauge(test_lattice, 112));
@@ -298,7 +298,7 @@ TEMPLATE_LIST_TEST_CASE("multi-RHS CG solves each system of the block, up to the
 }
 
 TEMPLATE_LIST_TEST_CASE("multi-RHS CG reports a breakdown with the system's true residual and time", "[compress][multi][solvers]",
-                        kqcd::EnabledExecutionSpaces) {
+                        DoubleSpaces) {
   using ES = TestType;
   const MixedWilson<ES> problem;
   const auto& eo = problem.eo;
@@ -324,7 +324,7 @@ TEMPLATE_LIST_TEST_CASE("multi-RHS CG reports a breakdown with the system's true
 }
 
 TEMPLATE_LIST_TEST_CASE("mixed multi-RHS CG with float or 16-bit sloppy blocks reaches 1e-10 in every system",
-                        "[compress][half][multi][solvers]", kqcd::EnabledExecutionSpaces) {
+                        "[compress][half][multi][solvers]", DoubleSpaces) {
   using ES = TestType;
   const MixedWilson<ES> p;
   using EO = typename MixedWilson<ES>::EO;
@@ -363,15 +363,19 @@ TEMPLATE_LIST_TEST_CASE("mixed multi-RHS CG with float or 16-bit sloppy blocks r
       REQUIRE(rel < 1e-9);
     }
   };
-  SECTION("float sloppy blocks") { check(WilsonEOOperator<float, ES>(p.uf, p.bc, p.mass)); }
-  SECTION("16-bit sloppy blocks") { check(WilsonEOOperator<kqcd::half, ES>(p.uf, p.bc, p.mass)); }
-  SECTION("16-bit sloppy blocks with reconstruct-12 links") {
-    check(WilsonEOOperator<kqcd::half, ES, ArchTraits<ES>::neighbour_mode, Recon12>(p.uf, p.bc, p.mass));
+  if constexpr (precision_compiled<float>) {
+    SECTION("float sloppy blocks") { check(WilsonEOOperator<float, ES>(p.uf, p.bc, p.mass)); }
+  }
+  if constexpr (precision_compiled<kqcd::half>) {
+    SECTION("16-bit sloppy blocks") { check(WilsonEOOperator<kqcd::half, ES>(p.uf, p.bc, p.mass)); }
+    SECTION("16-bit sloppy blocks with reconstruct-12 links") {
+      check(WilsonEOOperator<kqcd::half, ES, ArchTraits<ES>::neighbour_mode, Recon12>(p.uf, p.bc, p.mass));
+    }
   }
 }
 
 TEMPLATE_LIST_TEST_CASE("block CG solves every system of the block, in about the iterations of single CG",
-                        "[compress][multi][solvers]", kqcd::EnabledExecutionSpaces) {
+                        "[compress][multi][solvers]", DoubleSpaces) {
   using ES = TestType;
   const Lattice lat({4, 4, 4, 8});
   using EO = WilsonEOOperator<double, ES>;

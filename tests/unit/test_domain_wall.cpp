@@ -157,8 +157,10 @@ template <class... C> struct with_kinds<std::tuple<C...>> {
                                   std::tuple<std::tuple<ES, P, PlainKind>>>;
   using type = decltype(std::tuple_cat(std::declval<both<space_of<C>, real_of<C>>>()...));
 };
-using DWConfigs = typename with_kinds<typename CartesianProduct<EnabledExecutionSpaces, std::tuple<float, double, kqcd::half>>::type>::type;
-using DWSolverConfigs = typename with_kinds<typename CartesianProduct<EnabledExecutionSpaces, std::tuple<double>>::type>::type;
+using DWConfigs = typename with_kinds<typename CartesianProduct<EnabledExecutionSpaces, CompiledOf<float, double, kqcd::half>>::type>::type;
+using DWSolverConfigs = typename with_kinds<typename CartesianProduct<EnabledExecutionSpaces, CompiledOf<double>>::type>::type;
+/// The double solves with a float sloppy operator.
+using DWMixedConfigs = typename with_kinds<typename CartesianProduct<MixedSpaces, std::tuple<double>>::type>::type;
 template <class Config> using kind_of = std::tuple_element_t<2, Config>;
 /// The operators of precision P on ES in layout Kind.
 ///@{
@@ -222,18 +224,18 @@ template <class Op5> ref::Field5 parity_pair_to_host(const Op5& op, const typena
   }
   return f;
 }
-/// x (x_e, x_o) solving D5 x = b through the operator's even-odd CG in double (mixed 0),
-/// double-single (1) or double-half (2), to 1e-10.
-template <class Op, class Single, class Half, class V>
-void solve_even_odd(const Op& op, const Single& single, const Half& half, int mixed, V& x_e, V& x_o, const V& b_e, const V& b_o) {
+/// x (x_e, x_o) solving D5 x = b through the operator's even-odd CG to 1e-10, mixed with the
+/// sloppy operator (itself: double alone).
+template <class Op, class Sloppy, class V>
+void solve_even_odd(const Op& op, const Sloppy& sloppy, V& x_e, V& x_o, const V& b_e, const V& b_o) {
   auto b_hat = op.create_vector();
   op.prepare_source(b_hat, b_e, b_o);
   SolverParams params;
   params.tol = 1e-10;
   params.max_iter = 4000;
-  const SolverResult res = mixed == 2 ? cg_normal(op, half, x_e, b_hat, params)
-                           : mixed == 1 ? cg_normal(op, single, x_e, b_hat, params)
-                                        : cg_normal(op, x_e, b_hat, params);
+  SolverResult res;
+  if constexpr (std::is_same_v<Op, Sloppy>) res = cg_normal(op, x_e, b_hat, params);
+  else res = cg_normal(op, sloppy, x_e, b_hat, params);
   CAPTURE(res.iterations, res.true_residual);
   REQUIRE(res.converged());
   op.reconstruct(x_o, x_e, b_o);
@@ -289,19 +291,18 @@ TEMPLATE_LIST_TEST_CASE("domain-wall operator: the 4D even-odd CG solve (double,
     const Op op(u, bc, params_of(p));
     GaugeField<Kokkos::complex<float>, ES> uf(lat);
     convert_gauge(uf, u);
-    const DWOp<float, ES, Kind> single(uf, bc, params_of(p));
-    const DWOp<kqcd::half, ES, Kind> half(uf, bc, params_of(p));
     const ref::Field5 b = random_field5(lat, p.Ls, 13);
     const auto b_e = to_block(op, b, 0), b_o = to_block(op, b, 1);
-    for (int mixed : {0, 1, 2}) { // double; double-single; double-half
-      CAPTURE(mixed);
+    for_compiled<double, float, kqcd::half>([&]<class S>() { // double; double-single; double-half
+      CAPTURE(PrecisionTraits<S>::name);
       auto x_e = op.create_vector(), x_o = op.create_spinor(1);
-      solve_even_odd(op, single, half, mixed, x_e, x_o, b_e, b_o);
+      if constexpr (std::is_same_v<S, double>) solve_even_odd(op, op, x_e, x_o, b_e, b_o);
+      else solve_even_odd(op, DWOp<S, ES, Kind>(uf, bc, params_of(p)), x_e, x_o, b_e, b_o);
       const ref::Field5 Dx = ref::domain_wall(lat.dims(), hu, to_host(op, x_e, x_o), p, host_bc(bc));
       const double r = diff5(Dx, b);
       CAPTURE(r);
       CHECK(r < 1e-9);
-    }
+    });
   }
 }
 
@@ -342,7 +343,7 @@ TEMPLATE_LIST_TEST_CASE("domain-wall operator: the free 4D propagator equals the
 }
 
 TEMPLATE_LIST_TEST_CASE("domain-wall residual mass on a real configuration falls as Ls grows", "[domain-wall][solvers]",
-                        DWSolverConfigs) {
+                        DWMixedConfigs) {
   using ES = space_of<TestType>;
   using Kind = kind_of<TestType>;
   const auto cfg = read_gauge(shared_data("milc-l4444.milc"));
@@ -430,18 +431,17 @@ TEMPLATE_LIST_TEST_CASE("5D-preconditioned Shamir solve (double, double-single, 
     const Op5 op(u, bc, params_of(shamir));
     GaugeField<Kokkos::complex<float>, ES> uf(lat);
     convert_gauge(uf, u);
-    const DWOp5<float, ES, Kind> single(uf, bc, params_of(shamir));
-    const DWOp5<kqcd::half, ES, Kind> half(uf, bc, params_of(shamir));
     const ref::Field5 b = random_field5(lat, shamir.Ls, 14);
     const auto bv = to_parity_pair(op, b);
-    for (int mixed : {0, 1, 2}) { // double; double-single; double-half
-      CAPTURE(mixed);
+    for_compiled<double, float, kqcd::half>([&]<class S>() { // double; double-single; double-half
+      CAPTURE(PrecisionTraits<S>::name);
       auto x_e = op.create_vector(), x_o = op.create_spinor(1);
-      solve_even_odd(op, single, half, mixed, x_e, x_o, bv[0], bv[1]);
+      if constexpr (std::is_same_v<S, double>) solve_even_odd(op, op, x_e, x_o, bv[0], bv[1]);
+      else solve_even_odd(op, DWOp5<S, ES, Kind>(uf, bc, params_of(shamir)), x_e, x_o, bv[0], bv[1]);
       const double r = diff5(ref::domain_wall(lat.dims(), hu, parity_pair_to_host(op, x_e, x_o), shamir, host_bc(bc)), b);
       CAPTURE(r);
       CHECK(r < 1e-9);
-    }
+    });
   }
   // The quark propagator and the midpoint field of a real configuration, both preconditionings.
   const auto cfg = read_gauge(shared_data("milc-l4444.milc"));

@@ -88,7 +88,7 @@ TEMPLATE_LIST_TEST_CASE("Wilson operator is gauge covariant", "[dslash]", kqcd::
   REQUIRE(ref::rel_diff(d_psi_transformed, ref::transform_spinor(d_psi, g)) < 10 * kqcd::test::tol<Real>());
 }
 
-TEMPLATE_LIST_TEST_CASE("single precision agrees with double", "[dslash]", kqcd::EnabledExecutionSpaces) {
+TEMPLATE_LIST_TEST_CASE("single precision agrees with double", "[dslash]", MixedSpaces) {
   using ES = TestType;
   const auto u = random_host_gauge(test_lattice, 41);
   const auto psi = random_host_spinor(test_lattice, 42);

@@ -432,7 +432,7 @@ TEMPLATE_LIST_TEST_CASE("CG and BiCGStab on the SIMD layout solve the scalar ope
     REQUIRE(rs.converged());
     CHECK(std::abs(r.iterations - rs.iterations) <= std::max(2, rs.iterations / 10));
   }
-  if constexpr (std::is_same_v<Real, double>) {
+  if constexpr (std::is_same_v<Real, double> && precision_compiled<float>) {
     // Mixed precision: single-precision inner iterations on the float layout (twice the lanes).
     const auto uf = device_gauge<float, ES>(lat, random_host_gauge(lat, 91));
     using Vf = typename ArchTraits<ES>::template simd_complex<float>;

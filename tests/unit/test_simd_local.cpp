@@ -376,7 +376,7 @@ TEMPLATE_LIST_TEST_CASE("CG on the SIMD clover and twisted-clover operators solv
       REQUIRE(std::sqrt(blas::norm2(t) / blas::norm2(b)) <= 1.5 * params.tol);
     }
     random_spinor(b, 96);
-    if constexpr (std::is_same_v<Real, double>) {
+    if constexpr (std::is_same_v<Real, double> && precision_compiled<float>) {
       // Mixed precision: single-precision inner iterations on the float layout (twice the lanes).
       const auto uf = device_gauge<float, ES>(lat, random_host_gauge(lat, 95));
       const SIMDEvenOddOperator<SloppyTerm> sloppy(uf, bc, mass, args...);
@@ -391,7 +391,7 @@ TEMPLATE_LIST_TEST_CASE("CG on the SIMD clover and twisted-clover operators solv
 }
 
 TEMPLATE_LIST_TEST_CASE("16-bit SIMD hopping term matches double precision to 16-bit accuracy on every lane split",
-                        "[simd][half]", SIMDSpaces) {
+                        "[simd][half]", SIMDHalfSpaces) {
   using ES = TestType;
   using V = typename ArchTraits<ES>::template simd_complex<float>;
   using VS = SIMDSpinor<V, ES>;
@@ -452,7 +452,7 @@ TEMPLATE_LIST_TEST_CASE("16-bit SIMD hopping term matches double precision to 16
 }
 
 TEMPLATE_LIST_TEST_CASE("16-bit SIMD even-odd operators: their apply to 16-bit accuracy, mixed double-half CG and BiCGStab to 1e-10",
-                        "[simd][half][solver]", SIMDSpaces) {
+                        "[simd][half][solver]", SIMDHalfSpaces) {
   using ES = TestType;
   const Lattice lat({8, 4, 8, 8});
   const auto u_host = random_host_gauge(lat, 181);
@@ -507,7 +507,7 @@ TEMPLATE_LIST_TEST_CASE("16-bit SIMD even-odd operators: their apply to 16-bit a
 }
 
 TEMPLATE_LIST_TEST_CASE("16-bit SIMD clover blocks apply the clover term and its inverses to 16-bit accuracy",
-                        "[simd][half][clover]", SIMDSpaces) {
+                        "[simd][half][clover]", SIMDHalfSpaces) {
   using ES = TestType;
   using V = typename ArchTraits<ES>::template simd_complex<float>;
   const Lattice lat({8, 4, 8, 8});
@@ -556,7 +556,7 @@ TEMPLATE_LIST_TEST_CASE("16-bit SIMD clover blocks apply the clover term and its
   REQUIRE(op.layout().memory_bytes() == 4 * (2 * 21 * 2 * sizeof(short) + 2 * sizeof(float)) * double(lat.cb_volume()));
 }
 
-TEMPLATE_LIST_TEST_CASE("16-bit BLAS on SIMD lanes equals the 16-bit BLAS on the plain layout", "[simd][half][blas]", SIMDSpaces) {
+TEMPLATE_LIST_TEST_CASE("16-bit BLAS on SIMD lanes equals the 16-bit BLAS on the plain layout", "[simd][half][blas]", SIMDHalfSpaces) {
   using ES = TestType;
   using V = typename ArchTraits<ES>::template simd_complex<float>;
   using Plain = CBSpinor<Kokkos::complex<float>, Ns, ES>;
@@ -597,7 +597,7 @@ TEMPLATE_LIST_TEST_CASE("16-bit BLAS on SIMD lanes equals the 16-bit BLAS on the
 }
 
 TEMPLATE_LIST_TEST_CASE("16-bit lane blocks: the hopping term to 16-bit accuracy, the block BLAS against the plain 16-bit blocks",
-                        "[simd][half][multi]", SIMDSpaces) {
+                        "[simd][half][multi]", SIMDHalfSpaces) {
   using ES = TestType;
   using V = typename ArchTraits<ES>::template simd_complex<float>;
   using HalfBlock = SIMDBlockSpinor<V, ES, short>;
@@ -719,7 +719,7 @@ TEMPLATE_LIST_TEST_CASE("16-bit lane blocks: the hopping term to 16-bit accuracy
 }
 
 TEMPLATE_LIST_TEST_CASE("mixed multi-RHS CG with 16-bit lane blocks reaches 1e-10 in every system", "[simd][half][multi][solver]",
-                        SIMDSpaces) {
+                        SIMDHalfSpaces) {
   using ES = TestType;
   using Vd = typename ArchTraits<ES>::template simd_complex<double>;
   const Lattice lat({8, 4, 8, 8});

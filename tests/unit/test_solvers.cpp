@@ -71,7 +71,7 @@ TEMPLATE_LIST_TEST_CASE("CG and BiCGStab solve the Wilson system", "[solvers]", 
   }
 }
 
-TEMPLATE_LIST_TEST_CASE("mixed precision solvers reach 1e-12", "[solvers]", kqcd::EnabledExecutionSpaces) {
+TEMPLATE_LIST_TEST_CASE("mixed precision solvers reach 1e-12", "[solvers]", kqcd::test::MixedSpaces) {
   using ES = TestType;
   SolverParams params;
   params.tol = 1e-12;
