@@ -11,6 +11,7 @@
 // links and test vectors from the fine ghost zones; apply() exchanges the coarse halo first.
 #pragma once
 
+#include <kqcd/arch/arch_traits.hpp>
 #include <kqcd/comm/halo.hpp>
 #include <kqcd/core/boundary.hpp>
 #include <kqcd/core/gamma.hpp>
@@ -22,8 +23,10 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <cstddef>
 #include <string>
 #include <type_traits>
+#include <utility>
 
 namespace kqcd::mg {
 
@@ -108,10 +111,12 @@ template <class VView, class GView, class XView, class YView, class Table, class
 /// Column kk of X(c) and of the eight Y(c, slot) of the Galerkin product of a coarse operator (blocks
 /// Xf, Yf, neighbour table nb) on the transfer V from its lattice: item c * n + kk. An off-rank
 /// neighbour's index (from the lattice's volume on) is its row of V.
-template <class VView, class XView, class YView, class NView, class Table> struct BuildCoarseFromCoarse {
+template <class VView, class XFView, class YFView, class XView, class YView, class NView, class Table> struct BuildCoarseFromCoarse {
   VView V;
-  XView Xf, X;
-  YView Yf, Y;
+  XFView Xf;
+  XView X;
+  YFView Yf;
+  YView Y;
   NView nb;
   Table members;
   Kokkos::View<const int*, typename VView::execution_space> aggregate_of;
@@ -183,9 +188,13 @@ public:
   using vector_type = CoarseSpinor<Real, ExecSpace>; ///< A coarse field.
   using real_type = Real; ///< The precision.
   /// X(c, j, k): the site term of coarse site c.
-  using x_view_type = Kokkos::View<Kokkos::complex<Real>***, Kokkos::LayoutRight, ExecSpace>;
+  using x_view_type = Kokkos::View<Kokkos::complex<Real>***, Kokkos::LayoutStride, ExecSpace>;
   /// Y(c, 2 mu + (dir < 0), j, k): the coupling of c + dir mu into c.
-  using y_view_type = Kokkos::View<Kokkos::complex<Real>****, Kokkos::LayoutRight, ExecSpace>;
+  using y_view_type = Kokkos::View<Kokkos::complex<Real>****, Kokkos::LayoutStride, ExecSpace>;
+  // Where threads run in lockstep (ArchTraits::warp_size > 1) each block is stored column by column
+  // (row j fastest), so that apply()'s threads, one per row, read consecutive addresses at each k;
+  // elsewhere row by row, each thread reading its own row in order. The builds, a thread per column,
+  // write the blocks row by row; store() copies them into this order.
 
   /// The Galerkin coarse operator P^dag D P on the transfer t of the Wilson-type operator D = A - H/2
   /// of links u (on t's fine lattice), boundary phases bc and site term `term` (WilsonMassTerm,
@@ -203,11 +212,13 @@ public:
     using G = typename GaugeField<GT, ExecSpace>::cb_type::view_type;
     using Table = typename Aggregation<ExecSpace>::table_type;
     using Local = typename Term::local_type;
-    detail::BuildCoarse<V, G, x_view_type, y_view_type, Table, Local> f{t.vectors(), u[0].view(), u[1].view(), op.X_, op.Y_,
-                                                                       t.aggregation().members(), t.aggregation().aggregate_of(),
-                                                                       t.aggregation().fine(), {}, {term.local(0, 1), term.local(1, 1)}, t.nv()};
+    auto [X, Y] = op.row_blocks();
+    detail::BuildCoarse<V, G, row_x_type, row_y_type, Table, Local> f{t.vectors(), u[0].view(), u[1].view(), X, Y,
+                                                                     t.aggregation().members(), t.aggregation().aggregate_of(),
+                                                                     t.aggregation().fine(), {}, {term.local(0, 1), term.local(1, 1)}, t.nv()};
     for (int mu = 0; mu < Nd; ++mu) f.phase[mu] = bc.b[mu];
     Kokkos::parallel_for("kqcd::mg::CoarseOperator::build", Kokkos::RangePolicy<ExecSpace>(0, op.geometry_.volume() * t.n()), f);
+    op.store(X, Y);
     return op;
   }
   /// The Galerkin coarse operator P^dag D P of the coarse operator D of the level above, on the
@@ -217,9 +228,12 @@ public:
       throw invalid_argument("multigrid coarse operator: the transfer is not from the coarse lattice of this operator");
     CoarseOperator op(t);
     using V = typename Transfer<Real, ExecSpace, vector_type>::view_type;
-    detail::BuildCoarseFromCoarse<V, x_view_type, y_view_type, decltype(fine.neighbour_), typename Aggregation<ExecSpace>::table_type> f{
-        t.vectors(), fine.X_, op.X_, fine.Y_, op.Y_, fine.neighbour_, t.aggregation().members(), t.aggregation().aggregate_of(), t.nv()};
+    auto [X, Y] = op.row_blocks();
+    detail::BuildCoarseFromCoarse<V, x_view_type, y_view_type, row_x_type, row_y_type, decltype(fine.neighbour_),
+                                  typename Aggregation<ExecSpace>::table_type>
+        f{t.vectors(), fine.X_, X, fine.Y_, Y, fine.neighbour_, t.aggregation().members(), t.aggregation().aggregate_of(), t.nv()};
     Kokkos::parallel_for("kqcd::mg::CoarseOperator::build_from_coarse", Kokkos::RangePolicy<ExecSpace>(0, op.geometry_.volume() * t.n()), f);
+    op.store(X, Y);
     return op;
   }
   /// The same for the Wilson operator of mass m.
@@ -248,11 +262,32 @@ public:
   const Lattice& lattice() const { return fine_; }
 
 private:
-  /// Zero blocks on t's coarse lattice, its halo and the neighbour table.
+  /// The blocks stored row by row, as the builds write them.
+  ///@{
+  using row_x_type = Kokkos::View<Kokkos::complex<Real>***, Kokkos::LayoutRight, ExecSpace>;
+  using row_y_type = Kokkos::View<Kokkos::complex<Real>****, Kokkos::LayoutRight, ExecSpace>;
+  ///@}
+  /// Zero blocks row by row for a build.
+  std::pair<row_x_type, row_y_type> row_blocks() const {
+    const int n = this->n();
+    return {row_x_type("mg_coarse_X_build", geometry_.volume(), n, n), row_y_type("mg_coarse_Y_build", geometry_.volume(), 2 * Nd, n, n)};
+  }
+  /// The built blocks into the operator's storage order.
+  void store(const row_x_type& X, const row_y_type& Y) {
+    constexpr bool by_column = ArchTraits<ExecSpace>::warp_size > 1;
+    const std::size_t vol = std::size_t(geometry_.volume()), n = std::size_t(this->n()), nn = n * n;
+    const std::size_t row_stride = by_column ? 1 : n, column_stride = by_column ? n : 1;
+    X_ = x_view_type(Kokkos::view_alloc(Kokkos::WithoutInitializing, "mg_coarse_X"),
+                     Kokkos::LayoutStride(vol, nn, n, row_stride, n, column_stride));
+    Y_ = y_view_type(Kokkos::view_alloc(Kokkos::WithoutInitializing, "mg_coarse_Y"),
+                     Kokkos::LayoutStride(vol, 2 * Nd * nn, 2 * Nd, nn, n, row_stride, n, column_stride));
+    Kokkos::deep_copy(X_, X);
+    Kokkos::deep_copy(Y_, Y);
+  }
+  /// The coarse lattice of t (blocks still empty), its halo and the neighbour table.
   template <class Fine>
   explicit CoarseOperator(const Transfer<Real, ExecSpace, Fine>& t)
-      : fine_(t.aggregation().fine()), geometry_(t.aggregation().coarse()), nv_(t.nv()), halo_(fine_, geometry_, t.n()),
-        X_("mg_coarse_X", geometry_.volume(), t.n(), t.n()), Y_("mg_coarse_Y", geometry_.volume(), 2 * Nd, t.n(), t.n()) {
+      : fine_(t.aggregation().fine()), geometry_(t.aggregation().coarse()), nv_(t.nv()), halo_(fine_, geometry_, t.n()) {
     auto nb = Kokkos::View<int**, Kokkos::LayoutRight, Kokkos::HostSpace>("mg_coarse_neighbours", geometry_.volume(), 2 * Nd);
     for (int c = 0; c < geometry_.volume(); ++c)
       for (int mu = 0; mu < Nd; ++mu)
