@@ -30,8 +30,8 @@ template <class... S> struct simd_spaces<std::tuple<S...>> {
   using type = decltype(std::tuple_cat(std::declval<std::conditional_t<ArchTraits<S>::simd_layout, std::tuple<S>, std::tuple<>>>()...));
 };
 using SIMDSpaces = typename simd_spaces<EnabledExecutionSpaces>::type;
-/// SIMDSpaces where the build compiles double, float and 16-bit storage (the 16-bit tests), otherwise none.
-using SIMDHalfSpaces = std::conditional_t<std::tuple_size_v<HalfSpaces> != 0, SIMDSpaces, std::tuple<>>;
+/// The spaces of HalfSpaces with the SIMD layout (the 16-bit tests).
+using SIMDHalfSpaces = typename simd_spaces<HalfSpaces>::type;
 
 /// Where no enabled backend has the SIMD layout (CUDA builds), the SIMD-layout test lists are empty:
 /// one skipped case per test program says so in the report instead of the cases silently missing.

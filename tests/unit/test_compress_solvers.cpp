@@ -324,7 +324,7 @@ TEMPLATE_LIST_TEST_CASE("multi-RHS CG reports a breakdown with the system's true
 }
 
 TEMPLATE_LIST_TEST_CASE("mixed multi-RHS CG with float or 16-bit sloppy blocks reaches 1e-10 in every system",
-                        "[compress][half][multi][solvers]", DoubleSpaces) {
+                        "[compress][half][multi][solvers]", MixedSpaces) {
   using ES = TestType;
   const MixedWilson<ES> p;
   using EO = typename MixedWilson<ES>::EO;
@@ -363,9 +363,7 @@ TEMPLATE_LIST_TEST_CASE("mixed multi-RHS CG with float or 16-bit sloppy blocks r
       REQUIRE(rel < 1e-9);
     }
   };
-  if constexpr (precision_compiled<float>) {
-    SECTION("float sloppy blocks") { check(WilsonEOOperator<float, ES>(p.uf, p.bc, p.mass)); }
-  }
+  SECTION("float sloppy blocks") { check(WilsonEOOperator<float, ES>(p.uf, p.bc, p.mass)); }
   if constexpr (precision_compiled<kqcd::half>) {
     SECTION("16-bit sloppy blocks") { check(WilsonEOOperator<kqcd::half, ES>(p.uf, p.bc, p.mass)); }
     SECTION("16-bit sloppy blocks with reconstruct-12 links") {
