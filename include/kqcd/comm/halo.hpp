@@ -11,7 +11,9 @@
 // there, so that the exterior that reads them can run there too.
 // How a face's rows travel is a face pack the caller supplies (WholeRows by default): an operator
 // may send less than whole rows (the Wilson hopping term sends spin-projected halves,
-// stencil/wilson_dslash.hpp).
+// stencil/wilson_dslash.hpp). Which sites form a face and where the ghost slots lie is the exchange's
+// face geometry (CheckerboardFaces by default: one parity of the checkerboarded lattice; the
+// multigrid's coarse lattice has its own, multigrid/coarse_halo.hpp).
 #pragma once
 
 #include <kqcd/comm/device_comm.hpp>
@@ -29,6 +31,25 @@
 #include <vector>
 
 namespace kqcd {
+
+/// The face geometry of one parity of a checkerboarded lattice (core/lattice.hpp's face and ghost
+/// numbering). A face geometry gives a face's sites per layer (face_sites), the layers a face
+/// sends (depth), the local extents (extent), the row-block index of face entry f on the layer
+/// x_mu (site), and the first site of ghost slot (mu, side) in the view that receives the faces
+/// (ghost_start).
+struct CheckerboardFaces {
+  Lattice lat; ///< The lattice (its parity chosen per exchange).
+  /// Sites per layer of a face orthogonal to mu.
+  KOKKOS_INLINE_FUNCTION int face_sites(int mu) const { return lat.face_sites(mu); }
+  /// Layers of a face (the ghost depth).
+  KOKKOS_INLINE_FUNCTION int depth() const { return lat.ghost_depth(); }
+  /// Local extent along mu.
+  KOKKOS_INLINE_FUNCTION int extent(int mu) const { return lat.dim(mu); }
+  /// The checkerboard index of face entry f of parity `parity` on the layer x_mu.
+  KOKKOS_INLINE_FUNCTION int site(int mu, int f, int x_mu, int parity) const { return lat.cb_index(lat.face_coords(mu, f, x_mu, parity)); }
+  /// The first site of ghost slot (mu, side): after the local sites of the field.
+  int ghost_start(int mu, int side) const { return lat.cb_volume() + lat.ghost_offset(mu, side); }
+};
 
 namespace detail {
 /// Component k of row `row` of a field view: a half spinor's norm (row), packed half spinor
@@ -54,22 +75,22 @@ template <class View> KOKKOS_INLINE_FUNCTION constexpr int components_per_row() 
   else return int(View::static_extent(1) * View::static_extent(2) * View::static_extent(3));
 }
 
-/// Copies one face, ghost_depth() layers deep, between a field and a buffer: to_buffer gathers
+/// Copies one face, sites.depth() layers deep, between a field and a buffer: to_buffer gathers
 /// layer j from x_mu = x_mu + step j (step +1 from the face x_mu = 0, -1 from x_mu = L - 1);
 /// otherwise the buffer goes to ghost slot `ghost_base` onwards, layer after layer. A site owns
 /// `rows` consecutive rows of the view (a block of right-hand sides: site * rows + r), each
-/// `per_row` buffer entries as the face pack `face` packs and unpacks it.
-template <class FieldView, class BufferView, class Face> struct FaceCopy {
+/// `per_row` buffer entries as the face pack `face` packs and unpacks it; the face geometry
+/// `sites` numbers the face.
+template <class FieldView, class BufferView, class Face, class Sites = CheckerboardFaces> struct FaceCopy {
   FieldView field;
   BufferView buffer;
-  Lattice lat;
+  Sites sites;
   int mu, x_mu, step, parity, ghost_base, rows, per_row;
   Face face;
   bool to_buffer;
   KOKKOS_INLINE_FUNCTION void operator()(int f) const {
-    const int n = lat.face_sites(mu), layer = f / n;
-    const std::size_t site =
-        to_buffer ? std::size_t(lat.cb_index(lat.face_coords(mu, f - layer * n, x_mu + step * layer, parity))) : std::size_t(ghost_base + f);
+    const int n = sites.face_sites(mu), layer = f / n;
+    const std::size_t site = to_buffer ? std::size_t(sites.site(mu, f - layer * n, x_mu + step * layer, parity)) : std::size_t(ghost_base + f);
     for (int r = 0; r < rows; ++r) {
       const std::size_t row = site * rows + r, at = (std::size_t(f) * rows + r) * per_row;
       if (to_buffer) face.pack(field, row, buffer, at);
@@ -152,8 +173,10 @@ template <class ExecSpace, class MemorySpace> HaloRoute halo_route(const Lattice
   return comm::gpu_aware_mpi() ? HaloRoute::gpu_aware_mpi : HaloRoute::host_staging;
 }
 
-/// Exchanges the faces of a field with the neighbouring ranks into its ghost rows.
-template <class FieldView, class ExecSpace> class HaloExchange {
+/// Exchanges the faces of a field with the neighbouring ranks into its ghost rows: the faces and
+/// ghost slots of face geometry Sites, the neighbours, communicators and transport of the lattice's
+/// process grid.
+template <class FieldView, class ExecSpace, class Sites = CheckerboardFaces> class HaloExchange {
 public:
   using value_type = typename FieldView::non_const_value_type; ///< A row's element.
   using buffer_type = Kokkos::View<value_type*, typename FieldView::memory_space>; ///< A device buffer of elements.
@@ -166,12 +189,16 @@ public:
   /// `tag_base` on, so that exchanges with different bases can be in flight together.
   /// The faces take halo_route().
   explicit HaloExchange(const Lattice& lat, int rows = 1, int tag_base = 0)
-      : lat_(lat), rows_(rows), tag_base_(tag_base), route_(halo_route<ExecSpace, typename FieldView::memory_space>(lat)),
+    requires std::is_same_v<Sites, CheckerboardFaces>
+      : HaloExchange(lat, CheckerboardFaces{lat}, rows, tag_base) {}
+  /// The same on the faces of `sites` (ghost slots of the split directions of lat's process grid).
+  HaloExchange(const Lattice& lat, const Sites& sites, int rows = 1, int tag_base = 0)
+      : lat_(lat), sites_(sites), rows_(rows), tag_base_(tag_base), route_(halo_route<ExecSpace, typename FieldView::memory_space>(lat)),
         staging_(route_ == HaloRoute::host_staging && lat.distributed()) {
     for (int mu = 0; mu < Nd; ++mu)
       if (lat.partitioned(mu))
         for (int side = 0; side < 2; ++side) {
-          const int n = lat.ghost_depth() * lat.face_sites(mu) * rows * ncomp;
+          const int n = face_rows(mu) * rows * ncomp;
           send_[mu][side] = buffer_type(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kqcd::halo_send"), n);
           recv_[mu][side] = buffer_type(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kqcd::halo_recv"), n);
           if (staging_) {
@@ -194,7 +221,8 @@ public:
     return b;
   }
 
-  /// Packs the faces of `field` (sites of `parity`) with face pack `faces` and posts the messages.
+  /// Packs the faces of `field` (sites of `parity`, where the face geometry has parities) with face
+  /// pack `faces` and posts the messages.
   template <class Faces = WholeRows> void start(const FieldView& field, int parity, const Faces& faces = {}) {
 #if KQCD_HAVE_MPI
     if (!lat_.distributed()) return;
@@ -204,9 +232,9 @@ public:
     // x_mu = L - 1 face, sent forward. The tag names the receiver's ghost slot.
     for (int mu = 0; mu < Nd; ++mu)
       if (lat_.partitioned(mu)) {
-        using Copy = detail::FaceCopy<FieldView, buffer_type, decltype(faces.template face<FieldView>(mu, 0))>;
+        using Copy = detail::FaceCopy<FieldView, buffer_type, decltype(faces.template face<FieldView>(mu, 0)), Sites>;
         const auto pack = [&](int side) {
-          return Copy{field, send_[mu][side], lat_, mu, side == 0 ? 0 : lat_.dim(mu) - 1, side == 0 ? 1 : -1, parity, 0, rows_,
+          return Copy{field, send_[mu][side], sites_, mu, side == 0 ? 0 : sites_.extent(mu) - 1, side == 0 ? 1 : -1, parity, 0, rows_,
                       per_row(faces), faces.template face<FieldView>(mu, side), true};
         };
         Kokkos::parallel_for("kqcd::halo_pack", Kokkos::RangePolicy<ExecSpace>(space, 0, 2 * face_rows(mu)),
@@ -255,7 +283,8 @@ public:
 #endif
   }
 
-  /// Waits for the messages and fills the ghost zone of `field` (the face pack of start()): on the
+  /// Waits for the messages and fills the ghost zone of `field` (the face pack of start(); the field
+  /// packed, or a view of the ghost slots alone where the face geometry places them so): on the
   /// NCCL route the unpack is queued on the faces' stream, which is returned with the join that
   /// makes the compute stream wait for it; elsewhere it is done and the compute stream returned.
   /// Work queued on the returned stream before the join sees the ghost zone filled.
@@ -270,13 +299,13 @@ public:
     const ExecSpace space = faces_space(false);
     for (int mu = 0; mu < Nd; ++mu)
       if (lat_.partitioned(mu)) {
-        using Copy = detail::FaceCopy<FieldView, buffer_type, decltype(faces.template face<FieldView>(mu, 0))>;
+        using Copy = detail::FaceCopy<FieldView, buffer_type, decltype(faces.template face<FieldView>(mu, 0)), Sites>;
         const auto unpack = [&](int side) {
           const int count = face_rows(mu) * rows_ * per_row(faces);
           if (staging_)
             Kokkos::deep_copy(Kokkos::subview(recv_[mu][side], std::pair(0, count)),
                               Kokkos::subview(recv_host_[mu][side], std::pair(0, count)));
-          return Copy{field, recv_[mu][side], lat_, mu, 0, 0, 0, lat_.cb_volume() + lat_.ghost_offset(mu, side), rows_,
+          return Copy{field, recv_[mu][side], sites_, mu, 0, 0, 0, sites_.ghost_start(mu, side), rows_,
                       per_row(faces), faces.template face<FieldView>(mu, side), false};
         };
         Kokkos::parallel_for("kqcd::halo_unpack", Kokkos::RangePolicy<ExecSpace>(space, 0, 2 * face_rows(mu)),
@@ -320,8 +349,8 @@ private:
     return nccl_capable<ExecSpace, typename FieldView::memory_space> && route_ == HaloRoute::nccl ? lat_.device_communicator()
                                                                                                    : nullptr;
   }
-  /// Sites of one parity a face of direction mu sends: ghost_depth() layers.
-  int face_rows(int mu) const { return lat_.ghost_depth() * lat_.face_sites(mu); }
+  /// Sites a face of direction mu sends: depth() layers.
+  int face_rows(int mu) const { return sites_.depth() * sites_.face_sites(mu); }
   /// Buffer entries per row in flight with face pack `faces` (at most a row's components).
   template <class Faces> static int per_row(const Faces& faces) {
     const int n = faces.template components<FieldView>();
@@ -330,6 +359,7 @@ private:
     return n;
   }
   Lattice lat_;
+  Sites sites_;
   int rows_ = 1, tag_base_ = 0;
   HaloRoute route_ = HaloRoute::host_memory;
   bool staging_ = false;

@@ -73,7 +73,7 @@ template <class VView, class GView, class XView, class YView, class Table, class
         for (int dir = 1; dir >= -1; dir -= 2) {
           const Neighbour y = kqcd::detail::compute_neighbour(fine, ix, px, mu, dir);
           const cplx ph = !y.crossed ? cplx(1) : cplx(real(phase[mu].real()), real(dir) * real(phase[mu].imag()));
-          const int py = 1 - px, iy = y.index, g = iy < cb ? py * cb + iy : 2 * cb + py * ghosts + (iy - cb);
+          const int py = 1 - px, iy = y.index, g = FineRows{cb, ghosts}.row(iy, py);
           // U psi(y) with psi = column kk at y (its chirality's spins only): forward U_mu(x), backward U_mu(y)^dag.
           cplx up[Ns][Nc] = {};
           for (int s = s0; s < s0 + 2; ++s)

@@ -104,12 +104,24 @@ template <class SView> struct SpinorSites {
   static constexpr int components = Ns * Nc;
   KOKKOS_FUNCTION auto& operator()(int f, int d) const { return f < cb ? even(f, d % Nc, d / Nc) : odd(f - cb, d % Nc, d / Nc); }
 };
-/// Component d of ghost row i of a spinor field: the even parity's ghost zone, then the odd's.
+/// Where the transfer's storage keeps the sites of a spinor field: rows [0, cb) the even sites,
+/// [cb, 2 cb) the odd ones, then the even parity's ghost zone and the odd's (`ghosts` each).
+struct FineRows {
+  int cb, ghosts;
+  /// The row of site `index` of parity p: a checkerboard index below cb, else in the ghost zone.
+  KOKKOS_INLINE_FUNCTION int row(int index, int p) const { return index < cb ? p * cb + index : 2 * cb + p * ghosts + (index - cb); }
+  /// The parity of ghost row i (counted from the first ghost row, 2 cb).
+  KOKKOS_INLINE_FUNCTION int ghost_parity(int i) const { return i < ghosts ? 0 : 1; }
+  /// The site index (in its parity's ghost zone, from cb on) of ghost row i.
+  KOKKOS_INLINE_FUNCTION int ghost_index(int i) const { return cb + i - ghost_parity(i) * ghosts; }
+};
+/// Component d of ghost row i of a spinor field (FineRows' order).
 template <class SView> struct GhostRows {
   SView even, odd;
-  int cb, ghosts;
+  FineRows rows;
   KOKKOS_FUNCTION auto& operator()(int i, int d) const {
-    return i < ghosts ? even(cb + i, d % Nc, d / Nc) : odd(cb + i - ghosts, d % Nc, d / Nc);
+    const int j = rows.ghost_index(i);
+    return rows.ghost_parity(i) == 0 ? even(j, d % Nc, d / Nc) : odd(j, d % Nc, d / Nc);
   }
 };
 /// Component d of site f of a coarse field (its n components, chirality + the first n / 2).
@@ -131,7 +143,7 @@ template <class CB> struct FineSpace<FullSpinor<CB>> {
     using View = typename CB::view_type;
     HaloExchange<View, typename CB::execution_space> halo(f.lattice());
     for (int p = 0; p < 2; ++p) halo.exchange(f[p].view(), p);
-    return GhostRows<View>{f[0].view(), f[1].view(), f.lattice().cb_volume(), f.lattice().ghost_sites()};
+    return GhostRows<View>{f[0].view(), f[1].view(), {f.lattice().cb_volume(), f.lattice().ghost_sites()}};
   }
 };
 template <class Real, class ES> struct FineSpace<CoarseSpinor<Real, ES>> {
