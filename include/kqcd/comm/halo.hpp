@@ -12,7 +12,7 @@
 // How a face's rows travel is a face pack the caller supplies (WholeRows by default): an operator
 // may send less than whole rows (the Wilson hopping term sends spin-projected halves,
 // stencil/wilson_dslash.hpp). Which sites form a face and where the ghost slots lie is the exchange's
-// face geometry (CheckerboardFaces by default: one parity of the checkerboarded lattice; the
+// face geometry (CheckerboardFaceSites by default: one parity of the checkerboarded lattice; the
 // multigrid's coarse lattice has its own, multigrid/coarse_halo.hpp).
 #pragma once
 
@@ -37,7 +37,7 @@ namespace kqcd {
 /// sends (depth), the local extents (extent), the row-block index of face entry f on the layer
 /// x_mu (site), and the first site of ghost slot (mu, side) in the view that receives the faces
 /// (ghost_start).
-struct CheckerboardFaces {
+struct CheckerboardFaceSites {
   Lattice lat; ///< The lattice (its parity chosen per exchange).
   /// Sites per layer of a face orthogonal to mu.
   KOKKOS_INLINE_FUNCTION int face_sites(int mu) const { return lat.face_sites(mu); }
@@ -81,7 +81,7 @@ template <class View> KOKKOS_INLINE_FUNCTION constexpr int components_per_row() 
 /// `rows` consecutive rows of the view (a block of right-hand sides: site * rows + r), each
 /// `per_row` buffer entries as the face pack `face` packs and unpacks it; the face geometry
 /// `sites` numbers the face.
-template <class FieldView, class BufferView, class Face, class Sites = CheckerboardFaces> struct FaceCopy {
+template <class FieldView, class BufferView, class Face, class Sites = CheckerboardFaceSites> struct FaceCopy {
   FieldView field;
   BufferView buffer;
   Sites sites;
@@ -176,7 +176,7 @@ template <class ExecSpace, class MemorySpace> HaloRoute halo_route(const Lattice
 /// Exchanges the faces of a field with the neighbouring ranks into its ghost rows: the faces and
 /// ghost slots of face geometry Sites, the neighbours, communicators and transport of the lattice's
 /// process grid.
-template <class FieldView, class ExecSpace, class Sites = CheckerboardFaces> class HaloExchange {
+template <class FieldView, class ExecSpace, class Sites = CheckerboardFaceSites> class HaloExchange {
 public:
   using value_type = typename FieldView::non_const_value_type; ///< A row's element.
   using buffer_type = Kokkos::View<value_type*, typename FieldView::memory_space>; ///< A device buffer of elements.
@@ -189,8 +189,8 @@ public:
   /// `tag_base` on, so that exchanges with different bases can be in flight together.
   /// The faces take halo_route().
   explicit HaloExchange(const Lattice& lat, int rows = 1, int tag_base = 0)
-    requires std::is_same_v<Sites, CheckerboardFaces>
-      : HaloExchange(lat, CheckerboardFaces{lat}, rows, tag_base) {}
+    requires std::is_same_v<Sites, CheckerboardFaceSites>
+      : HaloExchange(lat, CheckerboardFaceSites{lat}, rows, tag_base) {}
   /// The same on the faces of `sites` (ghost slots of the split directions of lat's process grid).
   HaloExchange(const Lattice& lat, const Sites& sites, int rows = 1, int tag_base = 0)
       : lat_(lat), sites_(sites), rows_(rows), tag_base_(tag_base), route_(halo_route<ExecSpace, typename FieldView::memory_space>(lat)),

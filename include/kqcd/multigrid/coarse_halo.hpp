@@ -14,16 +14,16 @@
 
 namespace kqcd::mg {
 
-/// The face geometry of a coarse lattice (comm/halo.hpp's CheckerboardFaces for the fine one):
+/// The face geometry of a coarse lattice (comm/halo.hpp's CheckerboardFaceSites for the fine one):
 /// lexicographic sites with no parity, one layer deep, ghost slot (mu, side) from offset[mu][side]
 /// in a view of the ghost sites alone.
-struct CoarseFaces {
+struct CoarseFaceSites {
   CoarseGeometry g; ///< The rank's part of the coarse lattice.
   int offset[Nd][2] = {}; ///< The first ghost site of slot (mu, side).
   int total = 0; ///< Ghost sites of every slot.
-  CoarseFaces() = default;
+  CoarseFaceSites() = default;
   /// The slots of the split directions of lat, one after another (mu, then side).
-  CoarseFaces(const Lattice& lat, const CoarseGeometry& geometry) : g(geometry) {
+  CoarseFaceSites(const Lattice& lat, const CoarseGeometry& geometry) : g(geometry) {
     for (int mu = 0; mu < Nd; ++mu)
       for (int side = 0; side < 2; ++side) {
         offset[mu][side] = total;
@@ -50,43 +50,43 @@ public:
 
   CoarseHalo() = default;
   /// The ghost slots of every split direction of lat (none on one rank).
-  CoarseHalo(const Lattice& lat, const CoarseGeometry& g, int n) : lat_(lat), faces_(lat, g) {
-    if (faces_.total > 0) {
-      ghost_ = view_type("mg_coarse_halo_ghost", std::size_t(faces_.total) * n);
-      halo_ = Exchange(lat, faces_, n, tag);
+  CoarseHalo(const Lattice& lat, const CoarseGeometry& g, int n) : lat_(lat), sites_(lat, g) {
+    if (sites_.total > 0) {
+      ghost_ = view_type("mg_coarse_halo_ghost", std::size_t(sites_.total) * n);
+      halo_ = Exchange(lat, sites_, n, tag);
     }
   }
   /// Ghost sites (0 on one rank).
-  int ghost_sites() const { return faces_.total; }
+  int ghost_sites() const { return sites_.total; }
   /// Ghost sites of coarse geometry g on lat's process grid: one face per split direction and side.
-  static int ghost_sites(const Lattice& lat, const CoarseGeometry& g) { return CoarseFaces(lat, g).total; }
+  static int ghost_sites(const Lattice& lat, const CoarseGeometry& g) { return CoarseFaceSites(lat, g).total; }
   /// The ghost zone: site volume() + i of the neighbour table is entry i * n + k here.
   const view_type& ghost() const { return ghost_; }
   /// The neighbour of coarse site c in direction mu, forward (dir = +1) or backward: a local index,
   /// or volume() + i for ghost site i where the hop leaves this rank's part of a split direction;
   /// a direction that is not split wraps around.
   int neighbour(const Coords& c, int mu, int dir) const {
-    const CoarseGeometry& g = faces_.g;
+    const CoarseGeometry& g = sites_.g;
     Coords y = c;
     y.x[mu] += dir;
     if (y.x[mu] >= 0 && y.x[mu] < g.dims[mu]) return g.index(y);
-    if (lat_.partitioned(mu)) return g.volume() + faces_.offset[mu][dir > 0 ? 0 : 1] + g.face_index(c, mu);
+    if (lat_.partitioned(mu)) return g.volume() + sites_.offset[mu][dir > 0 ? 0 : 1] + g.face_index(c, mu);
     y.x[mu] = (y.x[mu] + g.dims[mu]) % g.dims[mu];
     return g.index(y);
   }
 
   /// Fills the ghost zone from the neighbours' faces of their coarse field `in` (collective).
   void exchange(const view_type& in) const {
-    if (faces_.total == 0) return;
+    if (sites_.total == 0) return;
     halo_.start(in, 0);
     halo_.finish(ghost_);
   }
 
 private:
-  using Exchange = HaloExchange<view_type, ExecSpace, CoarseFaces>;
+  using Exchange = HaloExchange<view_type, ExecSpace, CoarseFaceSites>;
   static constexpr int tag = 0x4d00; ///< Tags of the coarse faces (2 mu + side added).
   Lattice lat_;
-  CoarseFaces faces_;
+  CoarseFaceSites sites_;
   view_type ghost_;
   mutable Exchange halo_; ///< Its buffers and requests change in an exchange of a const halo.
 };

@@ -52,7 +52,8 @@ template <class VView, class GView, class XView, class YView, class Table, class
   }
   KOKKOS_FUNCTION void operator()(int item) const {
     const int n = 2 * nv, c = item / n, kk = item - c * n, k = kk % nv, s0 = kk < nv ? 0 : 2;
-    const int cb = fine.cb_volume(), ghosts = fine.ghost_sites();
+    const int cb = fine.cb_volume();
+    const FineRows rows{cb, fine.ghost_sites()};
     for (int q = 0; q < int(members.extent(1)); ++q) {
       const int f = members(c, q), px = f < cb ? 0 : 1, ix = f - px * cb;
       // The site term: V_j^dag A V_kk at x.
@@ -73,7 +74,7 @@ template <class VView, class GView, class XView, class YView, class Table, class
         for (int dir = 1; dir >= -1; dir -= 2) {
           const Neighbour y = kqcd::detail::compute_neighbour(fine, ix, px, mu, dir);
           const cplx ph = !y.crossed ? cplx(1) : cplx(real(phase[mu].real()), real(dir) * real(phase[mu].imag()));
-          const int py = 1 - px, iy = y.index, g = FineRows{cb, ghosts}.row(iy, py);
+          const int py = 1 - px, iy = y.index, g = rows.row(iy, py);
           // U psi(y) with psi = column kk at y (its chirality's spins only): forward U_mu(x), backward U_mu(y)^dag.
           cplx up[Ns][Nc] = {};
           for (int s = s0; s < s0 + 2; ++s)
