@@ -115,7 +115,8 @@ nlohmann::json multigrid_json(const mg::MultigridParams& p, const std::string& p
           {prefix + "setup_iterations", p.setup_iterations},
           {prefix + "setup_tol", p.setup_tol},
           {prefix + "smoother_steps", p.smoother_steps},
-          {prefix + "coarse_tol", p.coarse_tol}};
+          {prefix + "coarse_tol", p.coarse_tol},
+          {prefix + "coarse_even_odd", p.coarse_even_odd}};
 }
 
 nlohmann::json run_multigrid_solver(const SolverOptions& o, double copy_gbytes_per_s) {

@@ -164,6 +164,9 @@ void add_multigrid_options(CLI::App* cmd, mg::MultigridParams& p, std::string& b
   cmd->add_option("--mg-coarse-tol", p.coarse_tol, "Multigrid: relative residual of the coarse solves")
       ->check(CLI::Range(1e-12, 0.999999))
       ->capture_default_str();
+  cmd->add_option("--mg-coarse-even-odd", p.coarse_even_odd,
+                  "Multigrid: solve the coarsest level on its even-odd preconditioned operator where every coarse extent is even")
+      ->capture_default_str();
 }
 
 void add_bench_command(CLI::App& app, Action& action) {

@@ -27,7 +27,8 @@ void add_tune_command(CLI::App& app, Action& action);
 /// --mg-block "BXxBYxBZxBT" (bench cg, measure): four positive aggregate extents.
 std::array<int, 4> parse_mg_block(const std::string& text);
 /// The multigrid options of cmd (--mg-block into block_text, parsed by parse_mg_block after the
-/// command line; --mg-nvec, --mg-levels, --mg-setup-sweeps, --mg-smoother-steps, --mg-coarse-tol into p).
+/// command line; --mg-nvec, --mg-levels, --mg-setup-sweeps, --mg-smoother-steps, --mg-coarse-tol,
+/// --mg-coarse-even-odd into p).
 void add_multigrid_options(CLI::App* cmd, mg::MultigridParams& p, std::string& block_text);
 
 } // namespace kqcd::cli

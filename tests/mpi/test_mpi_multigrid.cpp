@@ -66,6 +66,18 @@ template <class Op> std::array<typename Op::vector_type, 2> coarse_images(const 
   return out;
 }
 
+/// S v, the source map and the solution map of the even-odd coarse operator s on one random field.
+template <class S> std::array<typename S::vector_type, 3> even_odd_images(const S& s) {
+  auto v = s.create_vector();
+  mg::random_coarse(v, 78);
+  std::array<typename S::vector_type, 3> out{s.create_vector(), s.create_vector(), s.create_vector()};
+  s.apply(out[0], v, 1);
+  s.prepare_source(out[1], v);
+  blas::copy(out[2], v);
+  s.reconstruct(out[2], v);
+  return out;
+}
+
 } // namespace
 
 TEMPLATE_LIST_TEST_CASE("distributed multigrid: coarse operators and the three-level solve equal the single-process ones",
@@ -98,6 +110,8 @@ TEMPLATE_LIST_TEST_CASE("distributed multigrid: coarse operators and the three-l
   REQUIRE(mgg.next() != nullptr);
   const auto d1g = coarse_images(mgg.coarse());
   const auto d2g = coarse_images(mgg.next()->coarse());
+  REQUIRE(mgg.next()->coarse_even_odd() != nullptr); // level 2 is 2x2x4x4
+  const auto eog = even_odd_images(*mgg.next()->coarse_even_odd());
   auto bg = eg.create_vector(), xg = eg.create_vector();
   random_spinor(bg, 602);
   REQUIRE(mg::multigrid(eg, xg, bg, mgg, params).converged());
@@ -117,6 +131,15 @@ TEMPLATE_LIST_TEST_CASE("distributed multigrid: coarse operators and the three-l
       CAPTURE(s);
       CHECK(coarse_rel_diff(d1l[s], d1g[s]) < coarse_tol);
       CHECK(coarse_rel_diff(d2l[s], d2g[s]) < coarse_tol);
+    }
+    // The coarsest level's even-odd operator (a rank's coarse extents odd on some grids).
+    REQUIRE(mgl.next()->coarse_even_odd() != nullptr);
+    {
+      const auto eol = even_odd_images(*mgl.next()->coarse_even_odd());
+      for (int s = 0; s < 3; ++s) {
+        CAPTURE(s);
+        CHECK(coarse_rel_diff(eol[s], eog[s]) < coarse_tol);
+      }
     }
     auto bl = el.create_vector(), xl = el.create_vector();
     random_spinor(bl, 602);

@@ -261,8 +261,28 @@ public:
 
   /// The lattice of the finest level.
   const Lattice& lattice() const { return fine_; }
+  /// The neighbour table: neighbours()(c, 2 mu + (dir < 0)) is a local site, or volume() + i for
+  /// ghost site i.
+  const Kokkos::View<int**, Kokkos::LayoutRight, ExecSpace>& neighbours() const { return neighbour_; }
+
+  /// Uninitialised n x n blocks of `sites` coarse sites in the storage order of X() (one per site)
+  /// and Y() (2 Nd per site).
+  ///@{
+  static x_view_type site_blocks(const std::string& label, int sites, int n) {
+    const std::size_t vol = std::size_t(sites), nn = std::size_t(n) * std::size_t(n);
+    return x_view_type(Kokkos::view_alloc(Kokkos::WithoutInitializing, label), Kokkos::LayoutStride(vol, nn, n, row_stride(n), n, column_stride(n)));
+  }
+  static y_view_type hop_blocks(const std::string& label, int sites, int n) {
+    const std::size_t vol = std::size_t(sites), nn = std::size_t(n) * std::size_t(n);
+    return y_view_type(Kokkos::view_alloc(Kokkos::WithoutInitializing, label),
+                       Kokkos::LayoutStride(vol, 2 * Nd * nn, 2 * Nd, nn, n, row_stride(n), n, column_stride(n)));
+  }
+  ///@}
 
 private:
+  static constexpr bool by_column = ArchTraits<ExecSpace>::warp_size > 1;
+  static std::size_t row_stride(int n) { return by_column ? 1 : std::size_t(n); }
+  static std::size_t column_stride(int n) { return by_column ? std::size_t(n) : 1; }
   /// The blocks stored row by row, as the builds write them.
   ///@{
   using row_x_type = Kokkos::View<Kokkos::complex<Real>***, Kokkos::LayoutRight, ExecSpace>;
@@ -275,13 +295,8 @@ private:
   }
   /// The built blocks into the operator's storage order.
   void store(const row_x_type& X, const row_y_type& Y) {
-    constexpr bool by_column = ArchTraits<ExecSpace>::warp_size > 1;
-    const std::size_t vol = std::size_t(geometry_.volume()), n = std::size_t(this->n()), nn = n * n;
-    const std::size_t row_stride = by_column ? 1 : n, column_stride = by_column ? n : 1;
-    X_ = x_view_type(Kokkos::view_alloc(Kokkos::WithoutInitializing, "mg_coarse_X"),
-                     Kokkos::LayoutStride(vol, nn, n, row_stride, n, column_stride));
-    Y_ = y_view_type(Kokkos::view_alloc(Kokkos::WithoutInitializing, "mg_coarse_Y"),
-                     Kokkos::LayoutStride(vol, 2 * Nd * nn, 2 * Nd, nn, n, row_stride, n, column_stride));
+    X_ = site_blocks("mg_coarse_X", geometry_.volume(), n());
+    Y_ = hop_blocks("mg_coarse_Y", geometry_.volume(), n());
     Kokkos::deep_copy(X_, X);
     Kokkos::deep_copy(Y_, Y);
   }

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <kqcd/fields/random_fields.hpp>
+#include <kqcd/multigrid/coarse_even_odd.hpp>
 #include <kqcd/multigrid/coarse_operator.hpp>
 #include <kqcd/linalg/blas_many.hpp>
 #include <kqcd/multigrid/params.hpp>
@@ -71,6 +72,7 @@ public:
   using coarse_vector_type = CoarseSpinor<Real, execution_space>; ///< A coarse field.
   using transfer_type = Transfer<Real, execution_space, vector_type>; ///< The transfer to the coarse level.
   using next_type = Multigrid<coarse_type>; ///< The level below the coarse one's setup.
+  using coarse_eo_type = CoarseEvenOddOperator<Real, execution_space>; ///< The coarsest level's even-odd operator.
 
   /// The setup on the fine operator op of links u and boundary phases bc (those op was built from),
   /// smoothing with MR on op.
@@ -96,6 +98,9 @@ public:
   const coarse_type& coarse() const { return coarse_; }
   /// The next level's setup (three or more levels), or null.
   const next_type* next() const { return next_.get(); }
+  /// The even-odd coarse operator whose system the coarse solve takes (coarsest level,
+  /// MultigridParams::coarse_even_odd, even coarse extents), or null.
+  const coarse_eo_type* coarse_even_odd() const { return coarse_eo_ ? &*coarse_eo_ : nullptr; }
   /// GCR iterations on the coarse level so far.
   long coarse_iterations() const { return coarse_iterations_; }
   /// GCR iterations so far on each level below this one (the coarse level first).
@@ -130,7 +135,12 @@ public:
     cp.tol = p_.coarse_tol;
     cp.max_iter = next_ ? p_.kcycle_max_iter : p_.coarse_max_iter;
     cp.label = "mg level " + std::to_string(level_ + 1);
-    coarse_iterations_ += next_ ? gcr(coarse_, ec_, rc_, cp, *next_).iterations : gcr(coarse_, ec_, rc_, cp).iterations;
+    if (next_) coarse_iterations_ += gcr(coarse_, ec_, rc_, cp, *next_).iterations;
+    else if (coarse_eo_) {
+      coarse_eo_->prepare_source(rc_hat_, rc_);
+      coarse_iterations_ += gcr(*coarse_eo_, ec_, rc_hat_, cp).iterations;
+      coarse_eo_->reconstruct(ec_, rc_);
+    } else coarse_iterations_ += gcr(coarse_, ec_, rc_, cp).iterations;
     transfer_.prolong(e_, ec_);
     blas::axpy(1.0, e_, z);
     residual(z, r);
@@ -146,7 +156,12 @@ private:
       : op_(op), eo_(eo), p_(checked(p)), level_(level), bh_(work(eo, "mg_bh")), t_(work(eo, "mg_t")), res_(op.create_vector("mg_res")),
         e_(op.create_vector("mg_e")), w1_(op.create_vector("mg_w1")), w2_(schur ? vector_type() : op.create_vector("mg_w2")),
         agg_(std::move(agg)), transfer_(agg_, near_null_vectors()), coarse_(build(transfer_)), rc_(transfer_.create_coarse("mg_rc")),
-        ec_(transfer_.create_coarse("mg_ec")), next_(level + 2 < p.levels ? std::make_unique<next_type>(coarse_, p, level + 1) : nullptr) {}
+        ec_(transfer_.create_coarse("mg_ec")), next_(level + 2 < p.levels ? std::make_unique<next_type>(coarse_, p, level + 1) : nullptr) {
+    if (!next_ && p.coarse_even_odd && coarse_eo_type::applies(coarse_.coarse_geometry())) {
+      coarse_eo_.emplace(coarse_);
+      rc_hat_ = coarse_eo_->create_vector("mg_rc_hat");
+    }
+  }
 
   static const MultigridParams& checked(const MultigridParams& p) {
     if (p.n_vec < 1 || p.setup_sweeps < 0 || p.setup_iterations < 0 || !(p.setup_tol > 0 && p.setup_tol < 1) || p.smoother_steps < 1 || p.levels < 2 ||
@@ -277,6 +292,8 @@ private:
   mutable coarse_vector_type rc_, ec_;
   mutable std::optional<vector_type> r_in_, z_out_;
   std::unique_ptr<next_type> next_;
+  std::optional<coarse_eo_type> coarse_eo_; ///< On the coarsest level where its extents allow (coarse_even_odd).
+  mutable coarse_vector_type rc_hat_;
   mutable long coarse_iterations_ = 0;
 };
 

@@ -19,6 +19,7 @@ struct MultigridParams {
   int smoother_steps = 4; ///< MR steps per smoothing (before and after the coarse correction).
   double coarse_tol = 0.1; ///< Relative residual of the coarse solve.
   int coarse_max_iter = 200; ///< GCR iterations of the coarse solve at most.
+  bool coarse_even_odd = true; ///< The coarsest level's GCR on its even-odd preconditioned operator where every coarse extent is even.
   std::uint64_t seed = 2024; ///< Seed of the random starting vectors.
   int verbosity = 0; ///< 1: progress lines on stderr during the setup.
   int levels = 2; ///< Levels, the fine one included (2 or more).
