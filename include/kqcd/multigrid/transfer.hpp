@@ -7,6 +7,7 @@
 // the P+ components, -1 on the P- ones), so that Galerkin coarse operators keep gamma5-hermiticity.
 #pragma once
 
+#include <kqcd/arch/arch_traits.hpp>
 #include <kqcd/comm/halo.hpp>
 #include <kqcd/comm/reduce.hpp>
 #include <kqcd/core/error.hpp>
@@ -171,44 +172,58 @@ template <class VView, class Sites> struct LoadTestVector {
   }
 };
 
-/// Gram-Schmidt (twice) of the nv columns of one chirality on one aggregate: team a * 2 + chirality,
-/// its threads over the aggregate's entries; a column whose norm falls to rounding (1000 epsilon of
-/// its norm) counts a failure.
+/// Two passes of classical Gram-Schmidt over the vectors of one chirality of aggregate a (item
+/// 2 a + chirality): per column k its inner products with columns 0..k in one pass (a thread per
+/// column, its vector lanes over the aggregate's entries), the update, the norm. Refuses a column
+/// whose norm falls to rounding (linearly dependent vectors).
 template <class VView, class Table> struct BlockOrthonormalise {
-  using member_type = typename Kokkos::TeamPolicy<typename VView::execution_space>::member_type;
-  VView V;
-  Table members;
-  Kokkos::View<int*, typename VView::execution_space> failures;
-  int nv;
+  using execution_space = typename VView::execution_space;
+  using member_type = typename Kokkos::TeamPolicy<execution_space>::member_type;
   using cplx = typename VView::non_const_value_type;
   using real = typename cplx::value_type;
+  using scratch = Kokkos::View<cplx*, typename execution_space::scratch_memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  VView V;
+  Table members;
+  Kokkos::View<int*, execution_space> failures;
+  int nv;
   real rounding = real(1000) * std::numeric_limits<real>::epsilon(); ///< The relative norm of a dependent column.
   KOKKOS_FUNCTION void operator()(const member_type& team) const {
     const int item = team.league_rank();
     const int a = item / 2, half = int(V.extent(1)) / 2, d0 = half * (item % 2);
     const int n = int(members.extent(1)) * half; // entries: member e / half, component d0 + e % half
     auto at = [&](int e, int k) -> cplx& { return V(members(a, e / half), d0 + e % half, k); };
-    auto dot = [&](int j, int k) {
-      cplx d(0);
-      Kokkos::parallel_reduce(
-          Kokkos::TeamThreadRange(team, n), [&](int e, cplx& acc) { acc += Kokkos::conj(at(e, j)) * at(e, k); }, d);
-      return d;
-    };
+    scratch p(team.team_scratch(0), nv);
     for (int pass = 0; pass < 2; ++pass)
       for (int k = 0; k < nv; ++k) {
-        const real before = Kokkos::sqrt(dot(k, k).real());
-        for (int j = 0; j < k; ++j) {
-          const cplx p = dot(j, k);
-          Kokkos::parallel_for(Kokkos::TeamThreadRange(team, n), [&](int e) { at(e, k) -= p * at(e, j); });
-          team.team_barrier();
-        }
-        const real nrm = Kokkos::sqrt(dot(k, k).real());
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, k + 1), [&](int j) {
+          cplx d(0);
+          Kokkos::parallel_reduce(
+              Kokkos::ThreadVectorRange(team, n), [&](int e, cplx& acc) { acc += Kokkos::conj(at(e, j)) * at(e, k); }, d);
+          Kokkos::single(Kokkos::PerThread(team), [&] { p(j) = d; });
+        });
+        team.team_barrier();
+        const real before = Kokkos::sqrt(p(k).real());
+        Kokkos::parallel_for(Kokkos::TeamVectorRange(team, n), [&](int e) {
+          cplx s = at(e, k);
+          for (int j = 0; j < k; ++j) s -= p(j) * at(e, j);
+          at(e, k) = s;
+        });
+        team.team_barrier();
+        real nrm2 = 0;
+        Kokkos::parallel_reduce(
+            Kokkos::TeamVectorRange(team, n),
+            [&](int e, real& acc) {
+              const cplx z = at(e, k);
+              acc += z.real() * z.real() + z.imag() * z.imag();
+            },
+            nrm2);
+        const real nrm = Kokkos::sqrt(nrm2);
         // What is left of a column in the span of the others is rounding: linearly dependent.
         if (!(nrm > rounding * before)) {
           Kokkos::single(Kokkos::PerTeam(team), [&] { Kokkos::atomic_add(&failures(0), 1); });
           return;
         }
-        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, n), [&](int e) { at(e, k) /= nrm; });
+        Kokkos::parallel_for(Kokkos::TeamVectorRange(team, n), [&](int e) { at(e, k) /= nrm; });
         team.team_barrier();
       }
   }
@@ -333,8 +348,10 @@ Transfer<Real, ES, Fine>::Transfer(const Aggregation<ES>& agg, const std::vector
                          detail::LoadTestVector<view_type, decltype(v)>{V_, v, k});
   }
   Kokkos::View<int*, ES> failures("mg_failures", 1);
-  Kokkos::parallel_for("kqcd::mg::Transfer::orthonormalise", Kokkos::TeamPolicy<ES>(2 * agg_.coarse().volume(), Kokkos::AUTO),
-                       detail::BlockOrthonormalise<view_type, typename Aggregation<ES>::table_type>{V_, agg_.members(), failures, nv_});
+  using Orthonormalise = detail::BlockOrthonormalise<view_type, typename Aggregation<ES>::table_type>;
+  Kokkos::TeamPolicy<ES> teams(2 * agg_.coarse().volume(), Kokkos::AUTO, ArchTraits<ES>::warp_size);
+  teams.set_scratch_size(0, Kokkos::PerTeam(Orthonormalise::scratch::shmem_size(nv_)));
+  Kokkos::parallel_for("kqcd::mg::Transfer::orthonormalise", teams, Orthonormalise{V_, agg_.members(), failures, nv_});
   int local_failures = 0;
   Kokkos::deep_copy(local_failures, Kokkos::subview(failures, 0));
   const long failed = std::lround(comm::sum(agg_.fine(), double(local_failures))); // every rank throws, or none
