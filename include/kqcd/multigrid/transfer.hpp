@@ -139,23 +139,32 @@ template <class CB> struct FineSpace<FullSpinor<CB>> {
   static FullSpinor<CB> like(const FullSpinor<CB>& f) { return FullSpinor<CB>(f.lattice()); }
   /// Ghost rows of a field: each parity's ghost zone, the even one first.
   static int ghost_rows(const FullSpinor<CB>& f) { return 2 * f.lattice().ghost_sites(); }
-  /// f's ghost zone filled from the neighbouring ranks; returns its access: ghost row i, component d.
-  static auto exchange(FullSpinor<CB>& f) {
+  /// The halo of fields of f's shape: exchange(g) fills g's ghost zone from the neighbouring ranks
+  /// and returns its access (ghost row i, component d).
+  struct Halo {
     using View = typename CB::view_type;
-    HaloExchange<View, typename CB::execution_space> halo(f.lattice());
-    for (int p = 0; p < 2; ++p) halo.exchange(f[p].view(), p);
-    return GhostRows<View>{f[0].view(), f[1].view(), {f.lattice().cb_volume(), f.lattice().ghost_sites()}};
-  }
+    HaloExchange<View, typename CB::execution_space> halo;
+    auto exchange(FullSpinor<CB>& g) {
+      for (int p = 0; p < 2; ++p) halo.exchange(g[p].view(), p);
+      return GhostRows<View>{g[0].view(), g[1].view(), {g.lattice().cb_volume(), g.lattice().ghost_sites()}};
+    }
+  };
+  static Halo halo(const FullSpinor<CB>& f) { return Halo{HaloExchange<typename CB::view_type, typename CB::execution_space>(f.lattice())}; }
 };
 template <class Real, class ES> struct FineSpace<CoarseSpinor<Real, ES>> {
   static auto sites(const CoarseSpinor<Real, ES>& f) { return CoarseSites<typename CoarseSpinor<Real, ES>::view_type>{f.view(), f.n()}; }
   static CoarseSpinor<Real, ES> like(const CoarseSpinor<Real, ES>& f) { return f.like(); }
   static int ghost_rows(const CoarseSpinor<Real, ES>& f) { return CoarseHalo<Real, ES>::ghost_sites(f.lattice(), f.coarse_geometry()); }
-  static auto exchange(const CoarseSpinor<Real, ES>& f) {
-    const CoarseHalo<Real, ES> halo(f.lattice(), f.coarse_geometry(), f.n());
-    halo.exchange(f.view());
-    return CoarseSites<typename CoarseSpinor<Real, ES>::view_type>{halo.ghost(), f.n()};
-  }
+  /// The same for coarse fields.
+  struct Halo {
+    CoarseHalo<Real, ES> halo;
+    int n;
+    auto exchange(const CoarseSpinor<Real, ES>& g) {
+      halo.exchange(g.view());
+      return CoarseSites<typename CoarseSpinor<Real, ES>::view_type>{halo.ghost(), n};
+    }
+  };
+  static Halo halo(const CoarseSpinor<Real, ES>& f) { return Halo{CoarseHalo<Real, ES>(f.lattice(), f.coarse_geometry(), f.n()), f.n()}; }
 };
 
 /// V(first + f, d, k) = v(f, d) (load) or v(f, d) = V(f, d, k) (store): test vector k into the
@@ -362,10 +371,11 @@ Transfer<Real, ES, Fine>::Transfer(const Aggregation<ES>& agg, const std::vector
   if (ghosts > 0) {
     fine_type w = space::like(test_vectors[0]);
     const auto ws = space::sites(w);
+    auto halo = space::halo(w);
     for (int k = 0; k < nv_; ++k) {
       Kokkos::parallel_for("kqcd::mg::Transfer::store", Kokkos::RangePolicy<ES>(0, agg_.fine_sites()),
                            detail::LoadTestVector<view_type, decltype(ws)>{V_, ws, k, 0, false});
-      const auto g = space::exchange(w);
+      const auto g = halo.exchange(w);
       Kokkos::parallel_for("kqcd::mg::Transfer::load_ghosts", Kokkos::RangePolicy<ES>(0, ghosts),
                            detail::LoadTestVector<view_type, decltype(g)>{V_, g, k, agg_.fine_sites()});
     }
