@@ -4,7 +4,8 @@
 // coarse operator of multigrid/, and a cycle of pre-smoothing (MR on D, or on its even-odd Schur
 // complement), a coarse correction and post-smoothing. The coarse correction is GCR on the coarse
 // operator to a loose tolerance; with three or more levels that GCR is preconditioned by the same
-// cycle one level down (the K-cycle), the coarsest level solved by GCR alone. As the right
+// cycle one level down (the K-cycle), the coarsest level solved by GCR alone (on its even-odd
+// preconditioned operator where every coarse extent is even: coarse_even_odd.hpp). As the right
 // preconditioner of flexible GCR (solvers/gcr.hpp), on the full operator or on the even-odd one
 // (multigrid()), it removes the critical slowing down of Krylov solvers at light quark masses.
 #pragma once
