@@ -8,12 +8,14 @@
 // cost of one application of D_c per application of S (eight hop blocks per site, no site block).
 #pragma once
 
+#include <kqcd/comm/reduce.hpp>
 #include <kqcd/core/error.hpp>
 #include <kqcd/multigrid/coarse_halo.hpp>
 #include <kqcd/multigrid/coarse_operator.hpp>
 
 #include <Kokkos_Core.hpp>
 
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -54,11 +56,13 @@ template <class XView, class YView, class CView, class NView, class SView> struc
 };
 
 /// Xinv(c) = X(c)^-1 by Gauss-Jordan elimination with partial pivoting on [X(c) | 1] in w(c): a
-/// team per coarse site, its threads over the rows and columns.
+/// team per coarse site, its threads over the rows and columns; a singular block (a zero pivot
+/// column) counts in singular(0).
 template <class XView, class WView, class ES> struct InvertSiteBlocks {
   XView X;
   WView w;
   XView Xinv;
+  Kokkos::View<int*, ES> singular;
   int n;
   using cplx = typename WView::non_const_value_type;
   using real = typename cplx::value_type;
@@ -85,6 +89,10 @@ template <class XView, class WView, class ES> struct InvertSiteBlocks {
             }
           },
           reducer(best));
+      if (!(best.val > real(0))) {
+        Kokkos::single(Kokkos::PerTeam(t), [&] { Kokkos::atomic_add(&singular(0), 1); });
+        return;
+      }
       const int r0 = best.loc;
       t.team_barrier();
       if (r0 != p)
@@ -160,15 +168,28 @@ public:
       for (std::size_t i = 0; i < of[p].size(); ++i) h(i) = of[p][i];
       sites_[p] = Kokkos::create_mirror_view_and_copy(ExecSpace(), h);
     }
-    using W = Kokkos::View<Kokkos::complex<Real>***, Kokkos::LayoutRight, ExecSpace>;
-    W w(Kokkos::view_alloc(Kokkos::WithoutInitializing, "mg_coarse_X_inverse_work"), vol, n, 2 * n);
-    using Inv = detail::InvertSiteBlocks<typename coarse_type::x_view_type, W, ExecSpace>;
-    Kokkos::TeamPolicy<ExecSpace> team(vol, Kokkos::AUTO);
-    team.set_scratch_size(0, Kokkos::PerTeam(Inv::scratch::shmem_size(n)));
-    Kokkos::parallel_for("kqcd::mg::CoarseEvenOddOperator::invert", team, Inv{dc.X(), w, Xinv_, n});
+    if (const double singular = comm::sum(lat_, double(invert(dc.X(), Xinv_))); singular > 0)
+      throw invalid_argument("multigrid even-odd coarse operator: the site blocks X of " + std::to_string(std::lround(singular)) +
+                             " coarse sites are singular (MultigridParams::coarse_even_odd = false solves on D_c itself)");
     Kokkos::parallel_for("kqcd::mg::CoarseEvenOddOperator::hops",
                          Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(0, std::int64_t(vol) * 2 * Nd * n * n),
                          detail::PrecondHops<typename coarse_type::x_view_type, typename coarse_type::y_view_type>{Xinv_, dc.Y(), Yhat_, n});
+  }
+
+  /// Xinv(c) = X(c)^-1 for the n x n blocks of every coarse site (CoarseOperator::site_blocks);
+  /// returns the number of singular blocks, whose Xinv is left unset.
+  static int invert(const typename coarse_type::x_view_type& X, const typename coarse_type::x_view_type& Xinv) {
+    const int vol = int(X.extent(0)), n = int(X.extent(1));
+    using W = Kokkos::View<Kokkos::complex<Real>***, Kokkos::LayoutRight, ExecSpace>;
+    W w(Kokkos::view_alloc(Kokkos::WithoutInitializing, "mg_coarse_X_inverse_work"), vol, n, 2 * n);
+    Kokkos::View<int*, ExecSpace> singular("mg_singular_blocks", 1);
+    using Inv = detail::InvertSiteBlocks<typename coarse_type::x_view_type, W, ExecSpace>;
+    Kokkos::TeamPolicy<ExecSpace> team(vol, Kokkos::AUTO);
+    team.set_scratch_size(0, Kokkos::PerTeam(Inv::scratch::shmem_size(n)));
+    Kokkos::parallel_for("kqcd::mg::CoarseEvenOddOperator::invert", team, Inv{X, w, Xinv, singular, n});
+    int count = 0;
+    Kokkos::deep_copy(count, Kokkos::subview(singular, 0));
+    return count;
   }
 
   /// A zero coarse field.

@@ -195,7 +195,7 @@ public:
   // Where threads run in lockstep (ArchTraits::warp_size > 1) each block is stored column by column
   // (row j fastest), so that apply()'s threads, one per row, read consecutive addresses at each k;
   // elsewhere row by row, each thread reading its own row in order. The builds, a thread per column,
-  // write the blocks row by row; store() copies them into this order.
+  // write the blocks row by row; store() copies them into the column order or keeps them.
 
   /// The Galerkin coarse operator P^dag D P on the transfer t of the Wilson-type operator D = A - H/2
   /// of links u (on t's fine lattice), boundary phases bc and site term `term` (WilsonMassTerm,
@@ -293,12 +293,17 @@ private:
     const int n = this->n();
     return {row_x_type("mg_coarse_X_build", geometry_.volume(), n, n), row_y_type("mg_coarse_Y_build", geometry_.volume(), 2 * Nd, n, n)};
   }
-  /// The built blocks into the operator's storage order.
+  /// The built blocks into the operator's storage order (row by row: the blocks themselves).
   void store(const row_x_type& X, const row_y_type& Y) {
-    X_ = site_blocks("mg_coarse_X", geometry_.volume(), n());
-    Y_ = hop_blocks("mg_coarse_Y", geometry_.volume(), n());
-    Kokkos::deep_copy(X_, X);
-    Kokkos::deep_copy(Y_, Y);
+    if constexpr (by_column) {
+      X_ = site_blocks("mg_coarse_X", geometry_.volume(), n());
+      Y_ = hop_blocks("mg_coarse_Y", geometry_.volume(), n());
+      Kokkos::deep_copy(X_, X);
+      Kokkos::deep_copy(Y_, Y);
+    } else {
+      X_ = X;
+      Y_ = Y;
+    }
   }
   /// The coarse lattice of t (blocks still empty), its halo and the neighbour table.
   template <class Fine>
