@@ -75,6 +75,7 @@ nlohmann::json time_mg_solve(const SolverOptions& o, const HostGaugeConfig* cfg,
          {"setup_s", setup_s},
          {"iterations", res.iterations},
          {"iterations_per_level", per_level},
+         {"mg_coarse_even_odd_used", cycle->coarsest_even_odd()},
          {"true_residual", res.true_residual},
          {"converged", res.converged()},
          {"status", to_string(res.status)}};

@@ -385,6 +385,7 @@ int run_measure(const MeasureSettings& s) {
     mg_json = bench::multigrid_json(p);
     mg_json["setup_s"] = setup_s;
     mg_json["iterations_per_level"] = cycle.iterations_per_level();
+    mg_json["coarse_even_odd_used"] = cycle.coarsest_even_odd();
   };
   // Domain wall: the midpoint field of the residual mass beside the quark field (Ls even).
   std::optional<PropagatorField<double>> S_mid;

@@ -102,6 +102,8 @@ public:
   /// The even-odd coarse operator whose system the coarse solve takes (coarsest level,
   /// MultigridParams::coarse_even_odd, even coarse extents), or null.
   const coarse_eo_type* coarse_even_odd() const { return coarse_eo_ ? &*coarse_eo_ : nullptr; }
+  /// Whether the coarsest level below this one is solved on its even-odd operator.
+  bool coarsest_even_odd() const { return next_ ? next_->coarsest_even_odd() : coarse_eo_.has_value(); }
   /// GCR iterations on the coarse level so far.
   long coarse_iterations() const { return coarse_iterations_; }
   /// GCR iterations so far on each level below this one (the coarse level first).
