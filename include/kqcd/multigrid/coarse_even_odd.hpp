@@ -42,13 +42,7 @@ template <class XView, class YView, class CView, class NView, class SView> struc
     else if (site_term == 2)
       for (int k = 0; k < n; ++k) acc += M(c, j, k) * self(c * n + k);
     if (hop != 0) {
-      cplx h(0);
-      for (int d = 0; d < 2 * Nd; ++d) {
-        const int s = neighbour(c, d);
-        const CView& v = s < volume ? from : ghost;
-        const int o = (s < volume ? s : s - volume) * n;
-        for (int k = 0; k < n; ++k) h += Y(c, d, j, k) * v(o + k);
-      }
+      const cplx h = coarse_hops(Y, neighbour, from, ghost, volume, n, n, c, j);
       acc += hop > 0 ? h : -h;
     }
     out(c * n + j) = acc;

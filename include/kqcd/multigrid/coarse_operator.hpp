@@ -150,8 +150,22 @@ template <class VView, class XFView, class YFView, class XView, class YView, cla
   }
 };
 
-/// Row j of coarse site c of out = D_c in (dagger: gamma5_c D_c gamma5_c): item c * n + j. A
-/// neighbour index from the volume on is a site of the ghost zone.
+/// Row j of sum_d Y(c, d) in(c + d) over the 2 Nd hops of coarse site c, components k >= flip of in
+/// negated (flip = n: none); a neighbour index from the volume on is a site of the ghost zone.
+template <class YView, class CView, class NView>
+KOKKOS_INLINE_FUNCTION typename CView::non_const_value_type coarse_hops(const YView& Y, const NView& neighbour, const CView& in,
+                                                                         const CView& ghost, int volume, int n, int flip, int c, int j) {
+  typename CView::non_const_value_type acc(0);
+  for (int d = 0; d < 2 * Nd; ++d) {
+    const int s = neighbour(c, d);
+    const CView& from = s < volume ? in : ghost;
+    const int o = (s < volume ? s : s - volume) * n;
+    for (int k = 0; k < n; ++k) acc += Y(c, d, j, k) * (k >= flip ? -from(o + k) : from(o + k));
+  }
+  return acc;
+}
+
+/// Row j of coarse site c of out = D_c in (dagger: gamma5_c D_c gamma5_c): item c * n + j.
 template <class XView, class YView, class CView, class NView> struct ApplyCoarse {
   XView X;
   YView Y;
@@ -167,15 +181,7 @@ template <class XView, class YView, class CView, class NView> struct ApplyCoarse
       const cplx v = dagger && k >= nv ? -in(c * n + k) : in(c * n + k);
       acc += X(c, j, k) * v;
     }
-    for (int d = 0; d < 2 * Nd; ++d) {
-      const int s = neighbour(c, d);
-      const CView& from = s < volume ? in : ghost;
-      const int o = (s < volume ? s : s - volume) * n;
-      for (int k = 0; k < n; ++k) {
-        const cplx v = dagger && k >= nv ? -from(o + k) : from(o + k);
-        acc += Y(c, d, j, k) * v;
-      }
-    }
+    acc += coarse_hops(Y, neighbour, in, ghost, volume, n, dagger ? nv : n, c, j);
     out(c * n + j) = dagger && j >= nv ? -acc : acc;
   }
 };
