@@ -52,7 +52,7 @@ template <class BlockView, class View> struct TransferRhs {
     else copy_row(v, std::size_t(i), b, k);
   }
 };
-template <class BlockView, class View, class ExecSpace>
+template <class ExecSpace, class BlockView, class View>
 void transfer_rhs(const BlockView& b, const View& v, int sites, int n, int r, bool in) {
   Kokkos::parallel_for("kqcd::SpinorBlock::transfer", Kokkos::RangePolicy<ExecSpace>(0, sites), TransferRhs<BlockView, View>{b, v, n, r, in});
 }
@@ -194,18 +194,13 @@ template <class Single> struct RowBlocks {
   }
   /// Right-hand side r of block b to or from the single spinor s.
   template <class Block> static void transfer(const Block& b, int r, const Single& s, bool in) {
-    if constexpr (vector_sites) {
-      const int vsites = s.geometry().vsites();
-      const auto bl = b.lane_view();
-      const auto sl = s.lane_view();
-      detail::transfer_rhs<decltype(bl), decltype(sl), execution_space>(bl, sl, vsites, b.n_rhs(), r, in);
+    const auto move = [&](const auto& bv, const auto& sv, int rows) {
+      detail::transfer_rhs<execution_space>(bv, sv, rows, b.n_rhs(), r, in);
       if constexpr (Single::has_norm)
-        detail::transfer_rhs<norm_view_type, norm_view_type, execution_space>(b.norm(), s.norm(), vsites, b.n_rhs(), r, in);
-    } else {
-      detail::transfer_rhs<view_type, view_type, execution_space>(b.view(), s.view(), b.sites(), b.n_rhs(), r, in);
-      if constexpr (Single::has_norm)
-        detail::transfer_rhs<norm_view_type, norm_view_type, execution_space>(b.norm(), s.norm(), b.sites(), b.n_rhs(), r, in);
-    }
+        detail::transfer_rhs<execution_space>(b.norm(), s.norm(), rows, b.n_rhs(), r, in);
+    };
+    if constexpr (vector_sites) move(b.lane_view(), s.lane_view(), s.geometry().vsites()); // rows of vector sites
+    else move(b.view(), s.view(), b.sites());
   }
 };
 

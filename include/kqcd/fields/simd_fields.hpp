@@ -444,8 +444,8 @@ template <class V, class ES, int NS> struct SpinorAccess<SIMDSpinor<V, ES, NS>> 
   ///@}
   /// Accessors of the sites of s in precision Real.
   ///@{
-  template <class Real> static read_type<Real> read(const spinor_type& s) { return {reinterpret_cast<const R*>(s.view().data())}; }
-  template <class Real> static write_type<Real> write(const spinor_type& s) { return {reinterpret_cast<R*>(s.view().data())}; }
+  template <class Real, RowsOf<spinor_type> S> static read_type<Real> read(const S& s) { return {reinterpret_cast<const R*>(s.view().data())}; }
+  template <class Real, RowsOf<spinor_type> S> static write_type<Real> write(const S& s) { return {reinterpret_cast<R*>(s.view().data())}; }
   ///@}
   static constexpr double site_bytes = double(sizeof(R)) * 2 * Nc * NS; ///< Bytes stored per site.
 };
@@ -459,55 +459,37 @@ template <class V, class ES, int NS> struct SpinorAccess<SIMDHalfSpinor<V, ES, N
   ///@}
   /// Accessors of the sites of s in precision Real.
   ///@{
-  template <class Real> static read_type<Real> read(const spinor_type& s) { return {s.view().data(), s.norm().data()}; }
-  template <class Real> static write_type<Real> write(const spinor_type& s) { return {s.view().data(), s.norm().data()}; }
+  template <class Real, RowsOf<spinor_type> S> static read_type<Real> read(const S& s) { return {s.view().data(), s.norm().data()}; }
+  template <class Real, RowsOf<spinor_type> S> static write_type<Real> write(const S& s) { return {s.view().data(), s.norm().data()}; }
   ///@}
   static constexpr double site_bytes = 2.0 * 2 * Nc * NS + sizeof(float); ///< Bytes stored per site.
 };
 
-/// The hopping functor's accessors of a SIMD-layout spinor: lane_reader / lane_writer.
-template <class V, class ES, int NS> SIMDSpinorAccessor<V, const typename V::real_type, NS> lane_reader(const SIMDSpinor<V, ES, NS>& s) {
-  return {s.lane_view().data()};
+/// The SIMD-layout fields whose vector sites the hopping functor reads as registers: spinors,
+/// blocks with a right-hand side per lane, and blocks of rows of vector sites.
+template <class S> concept LaneSiteRows = requires(const S& s) {
+  typename S::simd_type;
+  s.lane_view();
+};
+namespace detail {
+/// The lane accessor reading (read) or writing the vector sites of s.
+template <bool read, class S> auto lane_accessor(const S& s) {
+  using V = typename S::simd_type;
+  using Real = std::conditional_t<read, const typename V::real_type, typename V::real_type>;
+  if constexpr (S::has_norm) {
+    using Short = std::conditional_t<read, const short, short>;
+    using Norm = std::conditional_t<read, const float, float>;
+    return SIMDHalfSpinorAccessor<V, Short, Norm, S::n_spin>{s.view().data(), s.norm().data()};
+  } else {
+    return SIMDSpinorAccessor<V, Real, S::n_spin>{s.lane_view().data()};
+  }
 }
-/// Lane accessor that writes the sites of s.
-template <class V, class ES, int NS> SIMDSpinorAccessor<V, typename V::real_type, NS> lane_writer(const SIMDSpinor<V, ES, NS>& s) {
-  return {s.lane_view().data()};
-}
-/// Lane accessor that reads the sites of block s.
-template <class V, class ES, class S, int NS> auto lane_reader(const SIMDBlockSpinor<V, ES, S, NS>& s) {
-  if constexpr (std::is_same_v<S, short>) return SIMDHalfSpinorAccessor<V, const short, const float, NS>{s.view().data(), s.norm().data()};
-  else return SIMDSpinorAccessor<V, const typename V::real_type, NS>{s.lane_view().data()};
-}
-/// Lane accessor that writes the sites of block s.
-template <class V, class ES, class S, int NS> auto lane_writer(const SIMDBlockSpinor<V, ES, S, NS>& s) {
-  if constexpr (std::is_same_v<S, short>) return SIMDHalfSpinorAccessor<V, short, float, NS>{s.view().data(), s.norm().data()};
-  else return SIMDSpinorAccessor<V, typename V::real_type, NS>{s.lane_view().data()};
-}
-/// Lane accessors of a block of rows of vector sites (row v * n_rhs + r: right-hand side r of vector site v).
+} // namespace detail
+/// The hopping functor's accessors of a SIMD-layout field (any LaneSiteRows): lane_reader / lane_writer.
 ///@{
-template <class Single>
-  requires RowBlocks<Single>::vector_sites
-auto lane_reader(const SpinorBlock<RowBlocks<Single>>& s) {
-  using V = typename Single::simd_type;
-  if constexpr (Single::has_norm) return SIMDHalfSpinorAccessor<V, const short, const float, Single::n_spin>{s.view().data(), s.norm().data()};
-  else return SIMDSpinorAccessor<V, const typename V::real_type, Single::n_spin>{s.lane_view().data()};
-}
-template <class Single>
-  requires RowBlocks<Single>::vector_sites
-auto lane_writer(const SpinorBlock<RowBlocks<Single>>& s) {
-  using V = typename Single::simd_type;
-  if constexpr (Single::has_norm) return SIMDHalfSpinorAccessor<V, short, float, Single::n_spin>{s.view().data(), s.norm().data()};
-  else return SIMDSpinorAccessor<V, typename V::real_type, Single::n_spin>{s.lane_view().data()};
-}
+template <LaneSiteRows S> auto lane_reader(const S& s) { return detail::lane_accessor<true>(s); }
+template <LaneSiteRows S> auto lane_writer(const S& s) { return detail::lane_accessor<false>(s); }
 ///@}
-/// Lane accessor that reads the 16-bit sites of s.
-template <class V, class ES, int NS> SIMDHalfSpinorAccessor<V, const short, const float, NS> lane_reader(const SIMDHalfSpinor<V, ES, NS>& s) {
-  return {s.view().data(), s.norm().data()};
-}
-/// Lane accessor that writes the 16-bit sites of s.
-template <class V, class ES, int NS> SIMDHalfSpinorAccessor<V, short, float, NS> lane_writer(const SIMDHalfSpinor<V, ES, NS>& s) {
-  return {s.view().data(), s.norm().data()};
-}
 
 namespace detail {
 /// A register of reals stored as S: V's own, or 16-bit integers (as reals).

@@ -11,6 +11,8 @@
 #include <kqcd/fields/half_spinor.hpp>
 #include <kqcd/fields/multi_spinor.hpp>
 
+#include <concepts>
+
 namespace kqcd {
 
 /// A read-only view of the same data: lets CUDA route loads through the read-only data cache.
@@ -131,6 +133,11 @@ template <class View, class NormView, class Real> struct HalfSpinorAccessor {
 
 template <class Spinor> struct SpinorAccess;
 
+/// Stored rows (fields/spinor.hpp) with the views of spinor type S: S itself, or a block of rows of
+/// S's storage, whose rows S's accessors read as its sites.
+template <class Rows, class S>
+concept RowsOf = std::same_as<typename Rows::view_type, typename S::view_type> && std::same_as<typename Rows::norm_view_type, typename S::norm_view_type>;
+
 /// Accessor factory of CBSpinor (four-spinors and colour vectors).
 template <class ST, int nspin, class ES> struct SpinorAccess<CBSpinor<ST, nspin, ES>> {
   using spinor_type = CBSpinor<ST, nspin, ES>; ///< The spinor type.
@@ -142,8 +149,8 @@ template <class ST, int nspin, class ES> struct SpinorAccess<CBSpinor<ST, nspin,
   ///@}
   /// Accessors of the sites of s in precision Real.
   ///@{
-  template <class Real> static read_type<Real> read(const spinor_type& s) { return {s.view()}; }
-  template <class Real> static write_type<Real> write(const spinor_type& s) { return {s.view()}; }
+  template <class Real, RowsOf<spinor_type> S> static read_type<Real> read(const S& s) { return {s.view()}; }
+  template <class Real, RowsOf<spinor_type> S> static write_type<Real> write(const S& s) { return {s.view()}; }
   ///@}
   /// Bytes stored per site.
   static constexpr double site_bytes = double(sizeof(ST)) * Nc * nspin;
@@ -161,40 +168,16 @@ template <class ES, int NS> struct SpinorAccess<HalfCBSpinor<ES, NS>> {
   ///@}
   /// Accessors of the sites of s in precision Real.
   ///@{
-  template <class Real> static read_type<Real> read(const spinor_type& s) { return {s.view(), s.norm()}; }
-  template <class Real> static write_type<Real> write(const spinor_type& s) { return {s.view(), s.norm()}; }
+  template <class Real, RowsOf<spinor_type> S> static read_type<Real> read(const S& s) { return {s.view(), s.norm()}; }
+  template <class Real, RowsOf<spinor_type> S> static write_type<Real> write(const S& s) { return {s.view(), s.norm()}; }
   ///@}
   static constexpr double site_bytes = double(sizeof(typename spinor_type::value_type)) * Nc + sizeof(float); ///< Bytes stored per site.
 };
 
-/// A block of right-hand sides: its rows read and written as the sites of a single spinor of its storage.
+/// A block of right-hand sides: its rows read and written as the sites of a single spinor of its
+/// storage, by that spinor's accessors.
 template <class Single> struct SpinorAccess<SpinorBlock<RowBlocks<Single>>> : SpinorAccess<Single> {
   using spinor_type = SpinorBlock<RowBlocks<Single>>; ///< The block type.
-  /// Accessors of the block's rows in precision Real (Single's accessors).
-  ///@{
-  template <class Real> static auto read(const spinor_type& s) {
-    using R = typename SpinorAccess<Single>::template read_type<Real>;
-    if constexpr (RowBlocks<Single>::vector_sites) { // rows of vector sites: the lanes' pointers
-      if constexpr (Single::has_norm) return R{s.view().data(), s.norm().data()};
-      else return R{reinterpret_cast<const typename Single::real_type*>(s.view().data())};
-    } else if constexpr (requires { s.norm(); }) {
-      return R{s.view(), s.norm()};
-    } else {
-      return R{s.view()};
-    }
-  }
-  template <class Real> static auto write(const spinor_type& s) {
-    using W = typename SpinorAccess<Single>::template write_type<Real>;
-    if constexpr (RowBlocks<Single>::vector_sites) {
-      if constexpr (Single::has_norm) return W{s.view().data(), s.norm().data()};
-      else return W{reinterpret_cast<typename Single::real_type*>(s.view().data())};
-    } else if constexpr (requires { s.norm(); }) {
-      return W{s.view(), s.norm()};
-    } else {
-      return W{s.view()};
-    }
-  }
-  ///@}
 };
 
 namespace detail {

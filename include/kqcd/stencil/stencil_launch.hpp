@@ -249,14 +249,14 @@ private:
   /// Threads per site when each computes two right-hand sides.
   static int pair_lanes(int n_rhs) { return (n_rhs + 1) / 2; }
   static int max_team_size(const Functor& f, PolicyKind kind, int lanes) {
-    if (kind == PolicyKind::team || !caches_links)
-      return Kokkos::TeamPolicy<ES, LaunchBounds, LightWeight>(1, 1, lanes).team_size_max(f, Kokkos::ParallelForTag());
     if constexpr (caches_links) {
-      Kokkos::TeamPolicy<ES, LaunchBounds, LightWeight, CachedLinksTag> policy(1, 1, lanes);
-      policy.set_scratch_size(0, Kokkos::PerTeam(Functor::team_scratch_bytes(f.arg.sites_per_team)));
-      return policy.team_size_max(f, Kokkos::ParallelForTag());
+      if (kind != PolicyKind::team) {
+        Kokkos::TeamPolicy<ES, LaunchBounds, LightWeight, CachedLinksTag> policy(1, 1, lanes);
+        policy.set_scratch_size(0, Kokkos::PerTeam(Functor::team_scratch_bytes(f.arg.sites_per_team)));
+        return policy.team_size_max(f, Kokkos::ParallelForTag());
+      }
     }
-    return 1;
+    return Kokkos::TeamPolicy<ES, LaunchBounds, LightWeight>(1, 1, lanes).team_size_max(f, Kokkos::ParallelForTag());
   }
 
   std::string label_;
