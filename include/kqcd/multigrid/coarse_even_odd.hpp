@@ -34,18 +34,20 @@ template <class XView, class YView, class CView, class NView, class SView> struc
   int n, volume;
   int site_term; ///< 0: none, 1: self, 2: M self.
   int hop;       ///< 0: no hops, or the sign of the hop sum.
-  KOKKOS_FUNCTION void operator()(int item) const {
+  template <class Lanes> KOKKOS_FUNCTION void row(int item, const Lanes& lanes) const {
     const int i = item / n, j = item - i * n, c = sites(i);
     using cplx = typename CView::non_const_value_type;
-    cplx acc(0);
-    if (site_term == 1) acc = self(c * n + j);
-    else if (site_term == 2)
-      for (int k = 0; k < n; ++k) acc += M(c, j, k) * self(c * n + k);
-    if (hop != 0) {
-      const cplx h = coarse_hops(Y, neighbour, from, ghost, volume, n, n, c, j);
-      acc += hop > 0 ? h : -h;
-    }
-    out(c * n + j) = acc;
+    cplx h(0), m(0);
+    if (hop != 0)
+      h = lanes.template sum<cplx>([&](int k0, int dk, cplx& a) {
+        for (int d = 0; d < 2 * Nd; ++d) add_coarse_hop(a, Y, neighbour, from, ghost, volume, n, n, c, j, d, k0, dk);
+      });
+    if (site_term == 2)
+      m = lanes.template sum<cplx>([&](int k0, int dk, cplx& a) {
+        for (int k = k0; k < n; k += dk) a += M(c, j, k) * self(c * n + k);
+      });
+    const cplx acc = (site_term == 1 ? self(c * n + j) : m) + (hop > 0 ? h : -h);
+    lanes.once([&] { out(c * n + j) = acc; });
   }
 };
 
@@ -239,11 +241,11 @@ private:
   void run(int p, const vector_type& out, const vector_type& self, int site_term, const vector_type& from, int hop) const {
     using CV = typename vector_type::view_type;
     if (hop != 0) halo_.exchange(from.view());
-    Kokkos::parallel_for("kqcd::mg::CoarseEvenOddOperator::apply", Kokkos::RangePolicy<ExecSpace>(0, int(sites_[p].extent(0)) * n_),
-                         detail::ApplyCoarseParity<typename coarse_type::x_view_type, typename coarse_type::y_view_type, CV,
-                                                   decltype(neighbour_), Kokkos::View<int*, ExecSpace>>{
-                             Xinv_, Yhat_, self.view(), from.view(), halo_.ghost(), out.view(), neighbour_, sites_[p], n_,
-                             geometry_.volume(), site_term, hop});
+    detail::for_each_coarse_row<ExecSpace>("kqcd::mg::CoarseEvenOddOperator::apply", int(sites_[p].extent(0)) * n_,
+                                           detail::ApplyCoarseParity<typename coarse_type::x_view_type, typename coarse_type::y_view_type,
+                                                                     CV, decltype(neighbour_), Kokkos::View<int*, ExecSpace>>{
+                                               Xinv_, Yhat_, self.view(), from.view(), halo_.ghost(), out.view(), neighbour_,
+                                               sites_[p], n_, geometry_.volume(), site_term, hop});
   }
 
   Lattice lat_;

@@ -150,19 +150,64 @@ template <class VView, class XFView, class YFView, class XView, class YView, cla
   }
 };
 
-/// Row j of sum_d Y(c, d) in(c + d) over the 2 Nd hops of coarse site c, components k >= flip of in
-/// negated (flip = n: none); a neighbour index from the volume on is a site of the ghost zone.
-template <class YView, class CView, class NView>
-KOKKOS_INLINE_FUNCTION typename CView::non_const_value_type coarse_hops(const YView& Y, const NView& neighbour, const CView& in,
-                                                                         const CView& ghost, int volume, int n, int flip, int c, int j) {
-  typename CView::non_const_value_type acc(0);
-  for (int d = 0; d < 2 * Nd; ++d) {
-    const int s = neighbour(c, d);
-    const CView& from = s < volume ? in : ghost;
-    const int o = (s < volume ? s : s - volume) * n;
-    for (int k = 0; k < n; ++k) acc += Y(c, d, j, k) * (k >= flip ? -from(o + k) : from(o + k));
+/// How a coarse row's sum over its blocks' columns k is shared: by its thread alone (CPUs, and GPUs
+/// with rows enough to fill them), or by the vector lanes of its team thread, lane l taking the
+/// columns k = l mod lanes (a half coarse lattice has too few rows to keep a GPU's memory busy).
+struct RowInSequence {
+  /// The sum of f(k0, dk, acc) (the terms of columns k0, k0 + dk, ...) over the lanes.
+  template <class T, class F> KOKKOS_FORCEINLINE_FUNCTION T sum(const F& f) const {
+    T acc(0);
+    f(0, 1, acc);
+    return acc;
   }
-  return acc;
+  /// f() once per row.
+  template <class F> KOKKOS_FORCEINLINE_FUNCTION void once(const F& f) const { f(); }
+};
+template <class Member> struct RowInLanes {
+  const Member& team;
+  int lanes;
+  template <class T, class F> KOKKOS_FORCEINLINE_FUNCTION T sum(const F& f) const {
+    T acc(0);
+    Kokkos::parallel_reduce(Kokkos::ThreadVectorRange(team, lanes), [&](int l, T& a) { f(l, lanes, a); }, acc);
+    return acc;
+  }
+  template <class F> KOKKOS_FORCEINLINE_FUNCTION void once(const F& f) const { Kokkos::single(Kokkos::PerThread(team), f); }
+};
+/// F::row(item, lanes) for every item: a thread per row, or a team thread per row.
+template <class ES, class F> struct CoarseRows {
+  using member_type = typename Kokkos::TeamPolicy<ES>::member_type;
+  F f;
+  int items, lanes;
+  KOKKOS_FUNCTION void operator()(int item) const { f.row(item, RowInSequence{}); }
+  KOKKOS_FUNCTION void operator()(const member_type& t) const {
+    const int item = t.league_rank() * t.team_size() + t.team_rank();
+    if (item < items) f.row(item, RowInLanes<member_type>{t, lanes});
+  }
+};
+/// Runs f.row over items rows: a thread per row where the rows hold at least half the threads the
+/// device keeps in flight (ES::concurrency()), else 2 or 4 vector lanes per row: enough loads in
+/// flight to stream the blocks.
+template <class ES, class F> void for_each_coarse_row(const char* label, int items, const F& f) {
+  int lanes = 1;
+  if constexpr (ArchTraits<ES>::warp_size > 1)
+    while (lanes < 4 && 2.0 * items * lanes < double(ES().concurrency())) lanes *= 2;
+  if (lanes == 1) {
+    Kokkos::parallel_for(label, Kokkos::RangePolicy<ES>(0, items), CoarseRows<ES, F>{f, items, 1});
+  } else {
+    const int rows = 256 / lanes;
+    Kokkos::parallel_for(label, Kokkos::TeamPolicy<ES>((items + rows - 1) / rows, rows, lanes), CoarseRows<ES, F>{f, items, lanes});
+  }
+}
+
+/// Columns k0, k0 + dk, ... of row j of Y(c, d) in(c + d), hop d of coarse site c, components k >=
+/// flip of in negated (flip = n: none); a neighbour index from the volume on is a site of the ghost zone.
+template <class YView, class CView, class NView>
+KOKKOS_INLINE_FUNCTION void add_coarse_hop(typename CView::non_const_value_type& acc, const YView& Y, const NView& neighbour, const CView& in,
+                                           const CView& ghost, int volume, int n, int flip, int c, int j, int d, int k0, int dk) {
+  const int s = neighbour(c, d);
+  const CView& from = s < volume ? in : ghost;
+  const int o = (s < volume ? s : s - volume) * n;
+  for (int k = k0; k < n; k += dk) acc += Y(c, d, j, k) * (k >= flip ? -from(o + k) : from(o + k));
 }
 
 /// Row j of coarse site c of out = D_c in (dagger: gamma5_c D_c gamma5_c): item c * n + j.
@@ -173,16 +218,14 @@ template <class XView, class YView, class CView, class NView> struct ApplyCoarse
   NView neighbour;
   int n, nv, volume;
   bool dagger;
-  KOKKOS_FUNCTION void operator()(int item) const {
-    const int c = item / n, j = item - c * n;
+  template <class Lanes> KOKKOS_FUNCTION void row(int item, const Lanes& lanes) const {
+    const int c = item / n, j = item - c * n, flip = dagger ? nv : n;
     using cplx = typename CView::non_const_value_type;
-    cplx acc(0);
-    for (int k = 0; k < n; ++k) {
-      const cplx v = dagger && k >= nv ? -in(c * n + k) : in(c * n + k);
-      acc += X(c, j, k) * v;
-    }
-    acc += coarse_hops(Y, neighbour, in, ghost, volume, n, dagger ? nv : n, c, j);
-    out(c * n + j) = dagger && j >= nv ? -acc : acc;
+    const cplx acc = lanes.template sum<cplx>([&](int k0, int dk, cplx& a) {
+      for (int k = k0; k < n; k += dk) a += X(c, j, k) * (k >= flip ? -in(c * n + k) : in(c * n + k));
+      for (int d = 0; d < 2 * Nd; ++d) add_coarse_hop(a, Y, neighbour, in, ghost, volume, n, flip, c, j, d, k0, dk);
+    });
+    lanes.once([&] { out(c * n + j) = j >= flip ? -acc : acc; });
   }
 };
 } // namespace detail
@@ -339,9 +382,9 @@ template <class Real, class ES> void CoarseOperator<Real, ES>::apply(vector_type
   if (out.view().data() == in.view().data()) throw invalid_argument("multigrid coarse operator: the output aliases the input");
   using CV = typename vector_type::view_type;
   halo_.exchange(in.view());
-  Kokkos::parallel_for("kqcd::mg::CoarseOperator::apply", Kokkos::RangePolicy<ES>(0, geometry_.volume() * n()),
-                       detail::ApplyCoarse<x_view_type, y_view_type, CV, decltype(neighbour_)>{
-                           X_, Y_, in.view(), out.view(), halo_.ghost(), neighbour_, n(), nv_, geometry_.volume(), isign < 0});
+  detail::for_each_coarse_row<ES>("kqcd::mg::CoarseOperator::apply", geometry_.volume() * n(),
+                                  detail::ApplyCoarse<x_view_type, y_view_type, CV, decltype(neighbour_)>{
+                                      X_, Y_, in.view(), out.view(), halo_.ghost(), neighbour_, n(), nv_, geometry_.volume(), isign < 0});
 }
 
 } // namespace kqcd::mg

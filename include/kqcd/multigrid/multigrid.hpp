@@ -131,6 +131,7 @@ public:
   }
   /// z = M r: pre-smoothing, the coarse correction, post-smoothing.
   void operator()(vector_type& z, const vector_type& r) const {
+    constexpr int n_krylov = 16; // the coarse GCR's directions per restart
     smooth(z, r, w1_); // w1_ = r - D z
     transfer_.restrict_to_coarse(rc_, w1_);
     blas::zero(ec_);
@@ -138,12 +139,12 @@ public:
     cp.tol = p_.coarse_tol;
     cp.max_iter = next_ ? p_.kcycle_max_iter : p_.coarse_max_iter;
     cp.label = "mg level " + std::to_string(level_ + 1);
-    if (next_) coarse_iterations_ += gcr(coarse_, ec_, rc_, cp, *next_).iterations;
+    if (next_) coarse_iterations_ += gcr(coarse_, ec_, rc_, cp, *next_, n_krylov, &coarse_work_).iterations;
     else if (coarse_eo_) {
       coarse_eo_->prepare_source(rc_hat_, rc_);
-      coarse_iterations_ += gcr(*coarse_eo_, ec_, rc_hat_, cp).iterations;
+      coarse_iterations_ += gcr(*coarse_eo_, ec_, rc_hat_, cp, NoPreconditioner{}, n_krylov, &coarse_work_).iterations;
       coarse_eo_->reconstruct(ec_, rc_);
-    } else coarse_iterations_ += gcr(coarse_, ec_, rc_, cp).iterations;
+    } else coarse_iterations_ += gcr(coarse_, ec_, rc_, cp, NoPreconditioner{}, n_krylov, &coarse_work_).iterations;
     transfer_.prolong(e_, ec_);
     blas::axpy(1.0, e_, z);
     residual(z, r);
@@ -297,6 +298,7 @@ private:
   std::unique_ptr<next_type> next_;
   std::optional<coarse_eo_type> coarse_eo_; ///< On the coarsest level where its extents allow (coarse_even_odd).
   mutable coarse_vector_type rc_hat_;
+  mutable GcrWorkspace<coarse_vector_type> coarse_work_; ///< The coarse GCR's work vectors (one coarse operator per level).
   mutable long coarse_iterations_ = 0;
 };
 

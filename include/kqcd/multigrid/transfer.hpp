@@ -238,29 +238,29 @@ template <class VView, class Table> struct BlockOrthonormalise {
   }
 };
 
-/// Fine site f of psi = P phi.
+/// Component d of fine site f of psi = P phi: item f * components + d (neighbouring threads read
+/// neighbouring rows of V).
 template <class VView, class Sites, class CView> struct Prolong {
   VView V;
   Sites out;
   CView phi;
   Kokkos::View<const int*, typename VView::execution_space> aggregate_of;
   int nv;
-  KOKKOS_FUNCTION void operator()(int f) const {
-    const int base = aggregate_of(f) * 2 * nv, half = int(V.extent(1)) / 2;
-    for (int d = 0; d < 2 * half; ++d) {
-      const int off = base + (d < half ? 0 : nv);
-      typename VView::non_const_value_type acc(0);
-      for (int k = 0; k < nv; ++k) acc += V(f, d, k) * phi(off + k);
-      out(f, d) = acc;
-    }
+  KOKKOS_FUNCTION void operator()(int item) const {
+    const int comps = int(V.extent(1)), f = item / comps, d = item - f * comps;
+    const int off = aggregate_of(f) * 2 * nv + (d < comps / 2 ? 0 : nv);
+    typename VView::non_const_value_type acc(0);
+    for (int k = 0; k < nv; ++k) acc += V(f, d, k) * phi(off + k);
+    out(f, d) = acc;
   }
 };
 
-/// Components k0 .. k0 + chunk - 1 of one chirality of coarse site a of phi = P^dag psi: item
+/// Components k0 .. k0 + Chunk - 1 of one chirality of coarse site a of phi = P^dag psi: item
 /// (a * 2 + chirality) * blocks + block; each fine component is read once for the chunk of vectors,
-/// whose V entries lie side by side.
-template <class VView, class Sites, class CView, class Table> struct Restrict {
-  static constexpr int chunk = 8;
+/// whose V entries lie side by side. Chunk 1 where threads run in lockstep: neighbouring threads
+/// then read neighbouring entries of V, and there are Nv times more of them.
+template <class VView, class Sites, class CView, class Table, int Chunk> struct Restrict {
+  static constexpr int chunk = Chunk;
   VView V;
   Sites in;
   CView phi;
@@ -402,14 +402,15 @@ void Transfer<Real, ES, Fine>::check(const fine_type& f, const coarse_type* c, c
 template <class Real, class ES, class Fine> void Transfer<Real, ES, Fine>::prolong(fine_type& fine, const coarse_type& coarse) const {
   check(fine, &coarse, "fine field");
   const auto out = space::sites(fine);
-  Kokkos::parallel_for("kqcd::mg::Transfer::prolong", Kokkos::RangePolicy<ES>(0, agg_.fine_sites()),
+  Kokkos::parallel_for("kqcd::mg::Transfer::prolong", Kokkos::RangePolicy<ES>(0, agg_.fine_sites() * int(V_.extent(1))),
                        detail::Prolong<view_type, decltype(out), typename coarse_type::view_type>{V_, out, coarse.view(), agg_.aggregate_of(), nv_});
 }
 
 template <class Real, class ES, class Fine> void Transfer<Real, ES, Fine>::restrict_to_coarse(coarse_type& coarse, const fine_type& fine) const {
   check(fine, &coarse, "fine field");
   const auto in = space::sites(fine);
-  using R = detail::Restrict<view_type, decltype(in), typename coarse_type::view_type, typename Aggregation<ES>::table_type>;
+  using R = detail::Restrict<view_type, decltype(in), typename coarse_type::view_type, typename Aggregation<ES>::table_type,
+                             (ArchTraits<ES>::warp_size > 1 ? 1 : 8)>;
   Kokkos::parallel_for("kqcd::mg::Transfer::restrict",
                        Kokkos::RangePolicy<ES>(0, agg_.coarse().volume() * 2 * ((nv_ + R::chunk - 1) / R::chunk)),
                        R{V_, in, coarse.view(), agg_.members(), nv_});

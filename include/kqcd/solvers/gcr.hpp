@@ -40,55 +40,94 @@ struct NoPreconditioner {
   template <class V> void operator()(V& z, const V& r) const { blas::copy(z, r); }
 };
 
+/// GCR's work vectors, kept across the solves of one operator (a multigrid level's coarse solve
+/// runs once per cycle: on GPUs allocating and freeing them each time costs more than the solve's
+/// small kernels). Made by the first solve that is given the workspace.
+template <class V> struct GcrWorkspace {
+  std::vector<V> z;     ///< The directions, n_krylov of them.
+  std::vector<V> q;     ///< Their images under D.
+  std::vector<V> outer; ///< The true residual and a work vector (detail::OuterResidual).
+};
+
 /// Solves D x = b by flexible GCR restarted every n_krylov directions, right-preconditioned by
 /// precond(z, r) (z ~ D^-1 r); x holds the initial guess. Each iteration applies the preconditioner
-/// and D once; every restart recomputes the true residual, on which convergence is declared.
+/// and D once; every restart recomputes the true residual, on which convergence is declared. With
+/// a workspace (which belongs to op) the work vectors are its, made on the first use.
 template <class Op, class Precond = NoPreconditioner>
 SolverResult gcr(const Op& op, typename Op::vector_type& x, const typename Op::vector_type& b, const SolverParams& params,
-                 Precond&& precond = {}, int n_krylov = 16) {
+                 Precond&& precond = {}, int n_krylov = 16, GcrWorkspace<typename Op::vector_type>* workspace = nullptr) {
   ProfileScope prof("kqcd::gcr");
   auto compute = prof.phase(ProfilePhase::compute);
   if (n_krylov < 1) throw invalid_argument("gcr: " + std::to_string(n_krylov) + " directions per restart, expected at least 1");
+  using V = typename Op::vector_type;
+  GcrWorkspace<V> own;
+  GcrWorkspace<V>& w = workspace ? *workspace : own;
+  if (int(w.z.size()) != n_krylov) {
+    w.z.clear();
+    w.q.clear();
+    for (int i = 0; i < n_krylov; ++i) {
+      w.z.push_back(op.create_vector("GCR_z" + std::to_string(i)));
+      w.q.push_back(op.create_vector("GCR_q" + std::to_string(i)));
+    }
+  }
+  if (w.outer.empty()) w.outer = {op.create_vector("GCR_r"), op.create_vector("GCR_t")};
   SolverResult res;
-  detail::OuterResidual<Op> outer(op, b, params, "GCR", res);
+  detail::OuterResidual<Op> outer(op, b, params, "GCR", res, w.outer[0], w.outer[1]);
   const double target2 = outer.target2();
   double r2;
   if (auto done = outer.start(x, r2)) return *done;
   auto& r = outer.r();
-  using V = typename Op::vector_type;
-  std::vector<V> z, q;
-  for (int i = 0; i < n_krylov; ++i) {
-    z.push_back(op.create_vector("GCR_z" + std::to_string(i)));
-    q.push_back(op.create_vector("GCR_q" + std::to_string(i)));
-  }
-  std::vector<double> qq(std::size_t(n_krylov), 0.0); // |q_j|^2
-  std::vector<Kokkos::complex<double>> beta;
+  auto& z = w.z;
+  auto& q = w.q;
+  // Each direction's z_k is kept as the preconditioner gave it; only q_k = D z_k is orthogonalised
+  // (q_k += sum_j B(j, k) q_j). The solution's update of a restart cycle, sum_k alpha_k D^-1 q_k,
+  // is then sum_k chi_k z_k with chi_k = alpha_k + sum_{j > k} B(k, j) chi_j, in one pass at its end
+  // (QUDA's GCR): two fewer passes over the vectors per iteration.
+  const auto n = std::size_t(n_krylov);
+  std::vector<double> qq(n, 0.0); // |q_j|^2
+  std::vector<Kokkos::complex<double>> B(n * n), alpha(n), chi(n), beta;
+  std::size_t m = 0; // directions of this restart cycle
+  auto update_solution = [&] {
+    for (std::size_t k = m; k-- > 0;) {
+      chi[k] = alpha[k];
+      for (std::size_t j = k + 1; j < m; ++j) chi[k] += B[k * n + j] * chi[j];
+    }
+    if (m > 0) blas::caxpy_many<V>(std::span<const Kokkos::complex<double>>(chi.data(), m), std::span<const V>(z.data(), m), x);
+    m = 0;
+  };
   while (res.iterations < params.max_iter) {
     double rr = r2;
     for (int i = 0; i < n_krylov && res.iterations < params.max_iter && rr > target2; ++i) {
       const auto k = std::size_t(i);
       precond(z[k], r);
       op.apply(q[k], z[k], 1);
-      // Orthogonalise q_i against the earlier q_j, carrying z_i along (D z_i = q_i stays true):
-      // classical Gram-Schmidt, the inner products in one pass and each update in one.
+      // Orthogonalise q_i against the earlier q_j: classical Gram-Schmidt, the inner products in
+      // one pass and the update in one.
       double qqi;
       if (i == 0) {
         qqi = blas::norm2(q[k]);
       } else {
-        const std::span<const V> qs(q.data(), k), zs(z.data(), k);
+        const std::span<const V> qs(q.data(), k);
         beta = blas::cdot_many(qs, q[k]);
         for (std::size_t j = 0; j < k; ++j) beta[j] = -beta[j] / qq[j];
         qqi = blas::caxpy_many_norm2<V>(beta, qs, q[k]);
-        blas::caxpy_many<V>(beta, zs, z[k]);
+        for (std::size_t j = 0; j < k; ++j) B[j * n + k] = beta[j];
       }
-      if (!(qqi > 0.0) || !std::isfinite(qqi)) return outer.finish(SolverStatus::breakdown, r2, "|D z|^2 = " + std::to_string(qqi));
+      if (!(qqi > 0.0) || !std::isfinite(qqi)) {
+        update_solution();
+        return outer.finish(SolverStatus::breakdown, r2, "|D z|^2 = " + std::to_string(qqi));
+      }
       qq[k] = qqi;
-      const Kokkos::complex<double> alpha = blas::cdot(q[k], r) / qqi;
-      blas::caxpy(alpha, z[k], x);
-      rr = blas::caxpy_norm2(-alpha, q[k], r);
+      alpha[k] = blas::cdot(q[k], r) / qqi;
+      m = k + 1;
+      rr = blas::caxpy_norm2(-alpha[k], q[k], r);
       ++res.iterations;
-      if (!std::isfinite(rr)) return outer.finish(SolverStatus::breakdown, r2, "residual is not finite");
+      if (!std::isfinite(rr)) {
+        update_solution();
+        return outer.finish(SolverStatus::breakdown, r2, "residual is not finite");
+      }
     }
+    update_solution();
     r2 = outer.update(x);
     if (r2 <= target2) return outer.finish(SolverStatus::converged, r2, "");
   }

@@ -23,6 +23,11 @@ public:
   OuterResidual(const Op& op, const vector_type& b, const SolverParams& params, const char* solver, SolverResult& res)
       : op_(op), b_(b), params_(params), solver_(solver), res_(res), b2_(blas::norm2(b)),
         target2_(params.tol * params.tol * b2_), r_(op.create_vector(solver_ + "_r")), t_(op.create_vector(solver_ + "_t")) {}
+  /// The same with the residual and work vectors r and t (handles to the caller's storage).
+  OuterResidual(const Op& op, const vector_type& b, const SolverParams& params, const char* solver, SolverResult& res, const vector_type& r,
+                const vector_type& t)
+      : op_(op), b_(b), params_(params), solver_(solver), res_(res), b2_(blas::norm2(b)), target2_(params.tol * params.tol * b2_), r_(r),
+        t_(t) {}
 
   double b2() const { return b2_; }
   /// |r|^2 at which the solve has converged.
