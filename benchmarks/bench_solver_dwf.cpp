@@ -4,6 +4,7 @@
 // (16-bit Krylov loop), on a gauge file or a random gauge field; on the plain layout or the SIMD lanes
 // (--layout auto takes them where every precision of the solve splits the lattice into its lanes).
 #include "bench.hpp"
+#include "solver_layout.hpp"
 
 #include <kqcd/core/error.hpp>
 #include <kqcd/core/execution_spaces.hpp>
@@ -117,15 +118,7 @@ nlohmann::json run_domain_wall_solver(const SolverOptions& o, double copy_gbytes
   on_backend(backend, [&]<class ES>() {
     const HostGaugeConfig* c = o.config.empty() ? nullptr : &cfg;
     const Lattice& lattice = c ? c->lattice : o.lattice;
-    // The lanes where every precision the solve uses splits the lattice into them.
-    const bool simd = choose_simd_layout<ES>(o.layout, [&]() -> std::string {
-      if constexpr (ArchTraits<ES>::simd_layout) {
-        const std::string dbl = o.precision == "single" ? "" : SIMDStencilLayout<double, ES>::misfit(lattice);
-        return !dbl.empty() || o.precision == "double" ? dbl : SIMDStencilLayout<float, ES>::misfit(lattice);
-      } else {
-        return "";
-      }
-    });
+    const bool simd = choose_simd_layout<ES>(o.layout, [&] { return solver_simd_misfit<ES>(o.precision, lattice); });
     if constexpr (ArchTraits<ES>::simd_layout) {
       if (simd) {
         r = time_dwf_solve<ES, true>(o, c, p);

@@ -5,6 +5,7 @@
 // gauge file (its thin links) or a random gauge field; improved-staggered adds random long links. The
 // source is random on the even sites.
 #include "bench.hpp"
+#include "solver_layout.hpp"
 
 #include <kqcd/core/error.hpp>
 #include <kqcd/core/execution_spaces.hpp>
@@ -112,16 +113,7 @@ template <class ES> nlohmann::json time_staggered(const SolverOptions& o, const 
   params.reliable_delta = o.reliable_delta;
   params.max_iter = 20000;
   params.label = "bench";
-  const bool simd = choose_simd_layout<ES>(o.layout, [&]() -> std::string {
-    // Every precision the solve uses must split the lattice into its lanes.
-    if constexpr (ArchTraits<ES>::simd_layout) {
-      const int depth = naik ? 3 : 1;
-      const std::string dbl = o.precision == "single" ? "" : SIMDStencilLayout<double, ES>::misfit(lattice, depth);
-      return !dbl.empty() || o.precision == "double" ? dbl : SIMDStencilLayout<float, ES>::misfit(lattice, depth);
-    } else {
-      return "";
-    }
-  });
+  const bool simd = choose_simd_layout<ES>(o.layout, [&] { return solver_simd_misfit<ES>(o.precision, lattice, naik ? 3 : 1); });
   auto on = [&]<template <class, class> class Layout>() -> nlohmann::json {
     using Od = StaggeredEvenOddOperator<double, ES, Layout<double, ES>>;
     using Of = StaggeredEvenOddOperator<float, ES, Layout<float, ES>>;
