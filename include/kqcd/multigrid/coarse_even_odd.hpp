@@ -148,7 +148,7 @@ public:
 
   /// X^-1 and Yhat of dc (a kernel per coarse site each).
   explicit CoarseEvenOddOperator(const coarse_type& dc)
-      : lat_(dc.lattice()), geometry_(checked(dc.coarse_geometry())), n_(dc.n()), halo_(lat_, geometry_, n_),
+      : lat_(dc.lattice()), geometry_(checked(dc.coarse_geometry())), n_(dc.n()), halo_(dc.halo()),
         neighbour_(dc.neighbours()), Xinv_(coarse_type::site_blocks("mg_coarse_Xinv", geometry_.volume(), n_)),
         Yhat_(coarse_type::hop_blocks("mg_coarse_Yhat", geometry_.volume(), n_)), t_(dc.create_vector("mg_eo_t")) {
     const int vol = geometry_.volume(), n = n_;
@@ -251,7 +251,7 @@ private:
   Lattice lat_;
   CoarseGeometry geometry_;
   int n_ = 0;
-  CoarseHalo<Real, ExecSpace> halo_;
+  CoarseHalo<Real, ExecSpace> halo_; ///< D_c's (a copy sharing its buffers).
   Kokkos::View<int**, Kokkos::LayoutRight, ExecSpace> neighbour_;
   Kokkos::View<int*, ExecSpace> sites_[2];
   typename coarse_type::x_view_type Xinv_;

@@ -313,6 +313,9 @@ public:
   /// The neighbour table: neighbours()(c, 2 mu + (dir < 0)) is a local site, or volume() + i for
   /// ghost site i.
   const Kokkos::View<int**, Kokkos::LayoutRight, ExecSpace>& neighbours() const { return neighbour_; }
+  /// The coarse halo whose ghost zone the neighbour table's ghost sites index. A copy shares its
+  /// buffers (the even-odd operator exchanges through D_c's).
+  const CoarseHalo<Real, ExecSpace>& halo() const { return halo_; }
 
   /// Uninitialised n x n blocks of `sites` coarse sites in the storage order of X() (one per site)
   /// and Y() (2 Nd per site).
