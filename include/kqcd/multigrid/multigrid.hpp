@@ -131,7 +131,7 @@ public:
   }
   /// z = M r: pre-smoothing, the coarse correction, post-smoothing.
   void operator()(vector_type& z, const vector_type& r) const {
-    constexpr int n_krylov = 16; // the coarse GCR's directions per restart
+    constexpr int n_krylov = gcr_default_directions;
     smooth(z, r, w1_); // w1_ = r - D z
     transfer_.restrict_to_coarse(rc_, w1_);
     blas::zero(ec_);
@@ -327,7 +327,7 @@ private:
 /// true residual is op's, in op's precision.
 template <class EOOp, class Cycle>
 SolverResult multigrid(const EOOp& op, typename EOOp::vector_type& x, const typename EOOp::vector_type& b, const Cycle& mg,
-                       const SolverParams& params, int n_krylov = 16) {
+                       const SolverParams& params, int n_krylov = gcr_default_directions) {
   return gcr(op, x, b, params, EvenOddCycle<Cycle>(mg), n_krylov);
 }
 

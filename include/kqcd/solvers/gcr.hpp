@@ -40,6 +40,9 @@ struct NoPreconditioner {
   template <class V> void operator()(V& z, const V& r) const { blas::copy(z, r); }
 };
 
+/// GCR's directions per restart unless a caller says otherwise.
+inline constexpr int gcr_default_directions = 16;
+
 /// GCR's work vectors, kept across the solves of one operator (a multigrid level's coarse solve
 /// runs once per cycle: on GPUs allocating and freeing them each time costs more than the solve's
 /// small kernels). Made by the first solve that is given the workspace.
@@ -55,7 +58,7 @@ template <class V> struct GcrWorkspace {
 /// a workspace (which belongs to op) the work vectors are its, made on the first use.
 template <class Op, class Precond = NoPreconditioner>
 SolverResult gcr(const Op& op, typename Op::vector_type& x, const typename Op::vector_type& b, const SolverParams& params,
-                 Precond&& precond = {}, int n_krylov = 16, GcrWorkspace<typename Op::vector_type>* workspace = nullptr) {
+                 Precond&& precond = {}, int n_krylov = gcr_default_directions, GcrWorkspace<typename Op::vector_type>* workspace = nullptr) {
   ProfileScope prof("kqcd::gcr");
   auto compute = prof.phase(ProfilePhase::compute);
   if (n_krylov < 1) throw invalid_argument("gcr: " + std::to_string(n_krylov) + " directions per restart, expected at least 1");

@@ -21,8 +21,7 @@ public:
 
   /// solver names the method in the summary line and the work vectors ("CG" -> "CG_r").
   OuterResidual(const Op& op, const vector_type& b, const SolverParams& params, const char* solver, SolverResult& res)
-      : op_(op), b_(b), params_(params), solver_(solver), res_(res), b2_(blas::norm2(b)),
-        target2_(params.tol * params.tol * b2_), r_(op.create_vector(solver_ + "_r")), t_(op.create_vector(solver_ + "_t")) {}
+      : OuterResidual(op, b, params, solver, res, op.create_vector(std::string(solver) + "_r"), op.create_vector(std::string(solver) + "_t")) {}
   /// The same with the residual and work vectors r and t (handles to the caller's storage).
   OuterResidual(const Op& op, const vector_type& b, const SolverParams& params, const char* solver, SolverResult& res, const vector_type& r,
                 const vector_type& t)
