@@ -168,6 +168,12 @@ private:
     return s.n_rhs();
   }
   static constexpr bool half_storage = PrecisionTraits<precision>::is_half;
+  /// Launch bounds of the kernels. Where a site is one colour vector stored in float, a target of
+  /// 1024 resident threads per multiprocessor (256 x 4) makes the compiler keep more of a hop's
+  /// loads in flight (docs/operators/staggered-and-laplace.md, "Launch bounds on GPUs"); double
+  /// and four-spinor sites would spill under it. Host backends ignore launch bounds.
+  using launch_bounds =
+      std::conditional_t<std::is_same_v<precision, float> && n_spin == 1, Kokkos::LaunchBounds<256, 4>, Kokkos::LaunchBounds<>>;
   /// Bytes of one right-hand side's site as stored (16 bits: the reals and the site's norm).
   static constexpr double site_bytes = 2.0 * Nc * n_spin * (half_storage ? sizeof(short) : sizeof(Real)) + (half_storage ? sizeof(float) : 0);
   static geometry_type make_geometry(const std::string& name, const gauge_type& u, const gauge_type* w, const options& opt) {
@@ -259,13 +265,20 @@ void ColourHopStencil<Signs, n_spin, Real, ES, Layout>::launch(S& out, const S& 
   std::snprintf(hex, sizeof hex, "%04x", mask);
   const std::string variant = name_ + ", " + Layout::name + ", spins " + std::to_string(n_spin) + ", hops " + hex +
                               ", recon " + Layout::recon_type::name + (far_ ? std::string("/") + Layout::long_recon_type::name : "") +
-                              (a != Real(0) ? ", xpay" : "") + (n_rhs > 1 ? ", rhs " + std::to_string(n_rhs) : "");
+                              (a != Real(0) ? ", xpay" : "") + (n_rhs > 1 ? ", rhs " + std::to_string(n_rhs) : "") +
+                              // shapes tuned without the bounds (larger teams) must not be reused under them
+                              (launch_bounds::maxTperB > 0 ? ", bounds " + std::to_string(launch_bounds::maxTperB) + "x" +
+                                                                 std::to_string(launch_bounds::minBperSM)
+                                                           : "");
   auto start = [&] { halo_.start(in, WholeRows{}); };
   auto finish = [&] { return halo_.land(in, WholeRows{}); };
   auto go = [&](auto cb) {
     using F = ColourHopFunctor<Arg, Signs, decltype(cb)::value>;
-    if constexpr (!std::is_same_v<Sink, std::nullptr_t>) *sink = launcher_.then_launch(*sink, "kqcd::ColourHops", variant, PrecisionTraits<precision>::name, F{arg});
-    else launcher_.launch("kqcd::ColourHops", variant, PrecisionTraits<precision>::name, F{arg}, cb.value, start, finish, out.view());
+    if constexpr (!std::is_same_v<Sink, std::nullptr_t>)
+      *sink = launcher_.template then_launch<launch_bounds>(*sink, "kqcd::ColourHops", variant, PrecisionTraits<precision>::name, F{arg});
+    else
+      launcher_.template launch<launch_bounds>("kqcd::ColourHops", variant, PrecisionTraits<precision>::name, F{arg}, cb.value, start, finish,
+                                               out.view());
   };
   if (target_cb == 0) go(std::integral_constant<int, 0>{});
   else go(std::integral_constant<int, 1>{});
