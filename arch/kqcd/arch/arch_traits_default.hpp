@@ -27,6 +27,8 @@ template <class ExecSpace> struct ArchTraits {
   static constexpr int sites_per_team = 32;
   /// Kokkos launch bounds of the hopping kernel for storage precision P, reconstruction Recon.
   template <class P, class Recon, int rhs_per_thread = 1> using launch_bounds_for = Kokkos::LaunchBounds<>;
+  /// Kokkos launch bounds of the colour-hop kernels for storage precision P, n_spin spin components per site.
+  template <class P, int n_spin> using colour_hop_launch_bounds_for = Kokkos::LaunchBounds<>;
   /// One thread per team walks the team's sites in order.
   static constexpr int max_team_size = 1;
   /// Threads that run in lockstep: team sizes are fitted to multiples of it.

@@ -168,12 +168,8 @@ private:
     return s.n_rhs();
   }
   static constexpr bool half_storage = PrecisionTraits<precision>::is_half;
-  /// Launch bounds of the kernels. Where a site is one colour vector stored in float, a target of
-  /// 1024 resident threads per multiprocessor (256 x 4) makes the compiler keep more of a hop's
-  /// loads in flight (docs/operators/staggered-and-laplace.md, "Launch bounds on GPUs"); double
-  /// and four-spinor sites would spill under it. Host backends ignore launch bounds.
-  using launch_bounds =
-      std::conditional_t<std::is_same_v<precision, float> && n_spin == 1, Kokkos::LaunchBounds<256, 4>, Kokkos::LaunchBounds<>>;
+  /// Launch bounds of the kernels (the backend's choice).
+  using launch_bounds = typename ArchTraits<ES>::template colour_hop_launch_bounds_for<precision, n_spin>;
   /// Bytes of one right-hand side's site as stored (16 bits: the reals and the site's norm).
   static constexpr double site_bytes = 2.0 * Nc * n_spin * (half_storage ? sizeof(short) : sizeof(Real)) + (half_storage ? sizeof(float) : 0);
   static geometry_type make_geometry(const std::string& name, const gauge_type& u, const gauge_type* w, const options& opt) {

@@ -36,6 +36,13 @@ template <> struct ArchTraits<Kokkos::Cuda> {
           (float_arithmetic<P> && Recon::pairs < 6), Kokkos::LaunchBounds<256, 3>,
           std::conditional_t<storage_16bit<P>, Kokkos::LaunchBounds<128, 5>,
                              std::conditional_t<float_arithmetic<P>, Kokkos::LaunchBounds<256, 2>, Kokkos::LaunchBounds<256, 1>>>>>;
+  /// Launch bounds of the colour-hop kernels: where a site is one colour vector stored in float, a
+  /// target of 1024 resident threads per multiprocessor (256 x 4) makes the compiler keep more of a
+  /// hop's loads in flight (docs/operators/staggered-and-laplace.md, "Launch bounds on GPUs");
+  /// double and four-spinor sites would spill under it.
+  template <class P, int n_spin>
+  using colour_hop_launch_bounds_for =
+      std::conditional_t<std::is_same_v<P, float> && n_spin == 1, Kokkos::LaunchBounds<256, 4>, Kokkos::LaunchBounds<>>;
   /// One site per thread: a team holds sites_per_team threads.
   static constexpr int max_team_size = 1024;
   /// Threads that run in lockstep: team sizes are fitted to multiples of it.

@@ -16,6 +16,8 @@ template <> struct ArchTraits<Kokkos::Serial> {
   using gauge_layout = Kokkos::LayoutRight;
   static constexpr int sites_per_team = 256;
   template <class P, class Recon, int rhs_per_thread = 1> using launch_bounds_for = Kokkos::LaunchBounds<>;
+  /// Kokkos launch bounds of the colour-hop kernels for storage precision P, n_spin spin components per site.
+  template <class P, int n_spin> using colour_hop_launch_bounds_for = Kokkos::LaunchBounds<>;
   /// One thread per team walks the team's sites in order.
   static constexpr int max_team_size = 1;
   /// Threads that run in lockstep: team sizes are fitted to multiples of it.
