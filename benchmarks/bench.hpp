@@ -7,6 +7,7 @@
 #include <kqcd/core/execution_spaces.hpp>
 #include <kqcd/core/lattice.hpp>
 #include <kqcd/core/provenance.hpp>
+#include <kqcd/instances/compiled.hpp>
 #include <kqcd/multigrid/params.hpp>
 #include <kqcd/stencil/layout_choice.hpp>
 
@@ -38,6 +39,15 @@ nlohmann::json to_json(const Provenance& p);
 inline invalid_argument not_compiled(const std::string& what, const std::string& listed, const char* variable) {
   return invalid_argument(what + " is not compiled into this build (" + variable + " = " + listed +
                           "): reconfigure with -D" + variable + "=...");
+}
+
+/// f.template operator()<Recon>() where the build compiles gauge reconstruction Recon
+/// (KQCD_RECONSTRUCT); otherwise not_compiled, and f (a generic lambda returning the same type for
+/// every reconstruction) is never instantiated for Recon, so none of its kernels is.
+template <class Recon, class F> auto if_recon_compiled(F&& f) -> decltype(f.template operator()<Recon18>()) {
+  if constexpr (!recon_compiled<Recon>)
+    throw not_compiled(std::string("reconstruction ") + Recon::name, compiled_reconstructions, "KQCD_RECONSTRUCT");
+  else return f.template operator()<Recon>();
 }
 
 /// The provenance object of work run on `backend` (empty: the default execution space).

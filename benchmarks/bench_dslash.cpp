@@ -99,12 +99,10 @@ template <class ES, class Real> nlohmann::json time_dslash_layout(const DslashOp
     if (opts.rhs > 1 && opts.op != "dslash" && opts.op != "wilson")
       throw invalid_argument("--rhs > 1 runs with --operator dslash only");
     auto with_recon = [&]<class Recon>() -> nlohmann::json {
-      if constexpr (!recon_compiled<Recon>)
-        throw not_compiled(std::string("reconstruction ") + Recon::name, compiled_reconstructions, "KQCD_RECONSTRUCT");
-      else return opts.rhs > 1 ? time_multi<ES, Real, Recon>(opts) : time_dslash<ES, Real, native, Recon>(opts);
+      return opts.rhs > 1 ? time_multi<ES, Real, Recon>(opts) : time_dslash<ES, Real, native, Recon>(opts);
     };
-    if (opts.recon == 12) return with_recon.template operator()<Recon12>();
-    if (opts.recon == 8) return with_recon.template operator()<Recon8>();
+    if (opts.recon == 12) return if_recon_compiled<Recon12>(with_recon);
+    if (opts.recon == 8) return if_recon_compiled<Recon8>(with_recon);
     return with_recon.template operator()<Recon18>();
   }
   if constexpr (!std::is_same_v<Real, kqcd::half>) {

@@ -154,13 +154,9 @@ nlohmann::json time_colour_hops_stored(const DslashOptions& opts) {
   if (opts.recon == 13) return time_colour_hops_on<ES, typename Whole::template with_long_links<Recon13>>(opts);
   if (opts.recon == 9) return time_colour_hops_on<ES, typename Whole::template with_long_links<Recon9>>(opts);
   // Whole links compressed as the Wilson hopping term's are: where the build compiles that reconstruction.
-  auto compressed = [&]<class Recon>() -> nlohmann::json {
-    if constexpr (!recon_compiled<Recon>)
-      throw not_compiled(std::string("reconstruction ") + Recon::name, compiled_reconstructions, "KQCD_RECONSTRUCT");
-    else return time_colour_hops_on<ES, Layout<P, ES, Recon, native>>(opts);
-  };
-  if (opts.recon == 12) return compressed.template operator()<Recon12>();
-  if (opts.recon == 8) return compressed.template operator()<Recon8>();
+  auto compressed = [&]<class Recon>() { return time_colour_hops_on<ES, Layout<P, ES, Recon, native>>(opts); };
+  if (opts.recon == 12) return if_recon_compiled<Recon12>(compressed);
+  if (opts.recon == 8) return if_recon_compiled<Recon8>(compressed);
   if (opts.neighbours == "table") return time_colour_hops_on<ES, Layout<P, ES, Recon18, NeighbourMode::table>>(opts);
   if (opts.neighbours == "on-the-fly") return time_colour_hops_on<ES, Layout<P, ES, Recon18, NeighbourMode::on_the_fly>>(opts);
   return time_colour_hops_on<ES, Layout<P, ES, Recon18, native>>(opts);

@@ -335,17 +335,13 @@ template <class ES> nlohmann::json time_solver(const SolverOptions& o, const Hos
   } else {
     // Wilson with its links reconstructed from 12 or 8 reals (--recon), on either layout.
     auto with_recon = [&]<class Recon>() {
-      if constexpr (!recon_compiled<Recon>) {
-        throw not_compiled(std::string("reconstruction ") + Recon::name, compiled_reconstructions, "KQCD_RECONSTRUCT");
-      } else {
-        visit_layout<ES>(simd, [&]<class Tag>(Tag) {
-          by_precision([&] { return EvenOddOperator<WilsonMassTerm<double, ES>, typename Tag::template layout<double, ES, Recon>>(u, bc, mass); },
-                       [&] { return EvenOddOperator<WilsonMassTerm<float, ES>, typename Tag::template layout<float, ES, Recon>>(uf, bc, mass); });
-        });
-      }
+      visit_layout<ES>(simd, [&]<class Tag>(Tag) {
+        by_precision([&] { return EvenOddOperator<WilsonMassTerm<double, ES>, typename Tag::template layout<double, ES, Recon>>(u, bc, mass); },
+                     [&] { return EvenOddOperator<WilsonMassTerm<float, ES>, typename Tag::template layout<float, ES, Recon>>(uf, bc, mass); });
+      });
     };
-    if (o.recon == 12) with_recon.template operator()<Recon12>();
-    else if (o.recon == 8) with_recon.template operator()<Recon8>();
+    if (o.recon == 12) if_recon_compiled<Recon12>(with_recon);
+    else if (o.recon == 8) if_recon_compiled<Recon8>(with_recon);
     else with_recon.template operator()<Recon18>();
   }
   return r;
