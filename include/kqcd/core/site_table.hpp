@@ -219,7 +219,8 @@ public:
   // One-site hops from the table, longer ones computed.
   template <int mu, int dir> KOKKOS_INLINE_FUNCTION Neighbour neighbour(int cb_site, int parity) const {
     if constexpr (dir == 1 || dir == -1) {
-      const std::uint32_t e = table_[parity](cb_site, 2 * mu + (dir > 0 ? 0 : 1));
+      // A select, not an index: a kernel's run-time parity never indexes its argument's array.
+      const std::uint32_t e = (parity == 0 ? table_[0] : table_[1])(cb_site, 2 * mu + (dir > 0 ? 0 : 1));
       return {int(e & 0x7fffffffu), (e & 0x80000000u) != 0};
     } else {
       return detail::compute_far_neighbour(this->lattice, cb_site, parity, mu, dir);

@@ -63,11 +63,13 @@ template <class Real, class GaugeAcc, class FarAcc, class InAcc, class OutAcc, c
   using gauge_accessor = GaugeAcc; ///< The gauge accessor type.
   using execution_space = typename SiteTableT::execution_space; ///< The execution space.
   static constexpr int n_spin = InAcc::n_spin; ///< Spin components per site (1: a colour vector).
-  GaugeAcc gauge[2];  ///< Links of the one-site hops, of the even and odd sites.
-  FarAcc far[2];      ///< Links of the three-site hops (read only where the mask has them).
-  InAcc in;           ///< Source, parity 1 - target_cb.
-  OutAcc out;         ///< Result, parity target_cb.
-  InAcc x;            ///< Addend, parity target_cb (read only where a != 0).
+  /// Links of the one-site hops: of the target parity's sites [0] and of the source parity's [1]
+  /// (load_hop_link).
+  GaugeAcc gauge[2];
+  FarAcc far[2];      ///< Links of the three-site hops, in the same order (read only where the mask has them).
+  InAcc in;           ///< Source, parity 1 - parity.
+  OutAcc out;         ///< Result, parity `parity`.
+  InAcc x;            ///< Addend, parity `parity` (read only where a != 0).
   SiteTableT sites;   ///< Neighbours and boundary phases.
   Lattice lat;        ///< Coordinates for site-dependent signs (of the vector sites: every lane's parities alike).
   Real a;             ///< out = a x + b H in: the addend's coefficient.
@@ -75,14 +77,14 @@ template <class Real, class GaugeAcc, class FarAcc, class InAcc, class OutAcc, c
   unsigned mask;      ///< The hops applied (hop_bit).
   SweepSites<typename execution_space::memory_space> sweep; ///< The sweep's sites (default: every site).
   int n_rhs = 1; ///< Right-hand sides: field storage index site * n_rhs + r.
+  int parity = 0; ///< The target parity (a run-time value: one kernel for both).
 };
 
-/// Kernel: a colour-hop stencil with signs Signs on target parity target_cb.
-template <class Arg, class Signs, int target_cb> struct ColourHopFunctor {
+/// Kernel: a colour-hop stencil with signs Signs on target parity arg.parity.
+template <class Arg, class Signs> struct ColourHopFunctor {
   using real = typename Arg::real_type; ///< Arithmetic precision.
   using cplx = typename Arg::cplx; ///< Complex numbers in real.
   static constexpr int n_spin = Arg::n_spin; ///< Spin components per site.
-  static constexpr int source_cb = 1 - target_cb; ///< Parity of the source sites.
   Arg arg; ///< The kernel arguments.
 
   /// acc += sign U in(x + hop) of right-hand side r for hop (mu, dir), where the mask has it: the
@@ -92,15 +94,15 @@ template <class Arg, class Signs, int target_cb> struct ColourHopFunctor {
     if constexpr (dir == 1 || dir == -1) hop_on<mu, dir>(arg.gauge, site, c, r, acc);
     else hop_on<mu, dir>(arg.far, site, c, r, acc);
   }
-  /// The hop (mu, dir) on the links `links` of both parities.
+  /// The hop (mu, dir) on the links `links` of both parities (target's first).
   template <int mu, int dir, class Acc>
   KOKKOS_FORCEINLINE_FUNCTION void hop_on(const Acc (&links)[2], int site, const Coords& c, int r, cplx acc[Nc][n_spin]) const {
-    const Neighbour nb = arg.sites.template neighbour<mu, dir>(site, target_cb);
+    const Neighbour nb = arg.sites.template neighbour<mu, dir>(site, arg.parity);
     cplx v[Nc][n_spin];
     arg.in.load(nb.index * arg.n_rhs + r, v);
     if (nb.crossed)
       for (int k = 0; k < Nc; ++k) arg.sites.template cross<mu, dir, real>(v[k]);
-    const auto U = load_hop_link<mu, dir, target_cb, real>(links, site, nb.index);
+    const auto U = load_hop_link<mu, dir, real>(links, site, nb.index);
     const real w = real(Signs::template sign<mu, dir>(c)) * U.scale;
     for (int i = 0; i < Nc; ++i)
       for (int s = 0; s < n_spin; ++s) {
@@ -117,7 +119,7 @@ template <class Arg, class Signs, int target_cb> struct ColourHopFunctor {
   KOKKOS_FUNCTION void site_kernel(int k) const {
     const int site = site_of(k);
     Coords c{};
-    if constexpr (Signs::needs_coords) c = arg.lat.cb_coords(site, target_cb);
+    if constexpr (Signs::needs_coords) c = arg.lat.cb_coords(site, arg.parity);
     for (int r = 0; r < arg.n_rhs; ++r) site_rhs(site, c, r);
   }
   /// Right-hand side r of a site.

@@ -80,14 +80,16 @@ template <class Real, class GaugeAcc, class InAcc, class OutAcc, class SiteTable
   using cplx = typename InAcc::cplx;
   using gauge_accessor = GaugeAcc; ///< The gauge accessor type.
   using execution_space = typename SiteTableT::execution_space; ///< The execution space.
-  GaugeAcc gauge[2]; ///< links of the even and odd sites
-  InAcc in;          ///< source, parity 1 - target_cb
-  OutAcc out;        ///< result, parity target_cb
-  InAcc x;           ///< xpay addend (parity target_cb), unused by StoreHopping
+  /// Links of the target parity's sites [0] and of the source parity's [1] (load_hop_link).
+  GaugeAcc gauge[2];
+  InAcc in;          ///< source, parity 1 - parity
+  OutAcc out;        ///< result, parity `parity`
+  InAcc x;           ///< xpay addend (parity `parity`), unused by StoreHopping
   SiteTableT sites; ///< Neighbours and boundary crossings (a site table policy).
   typename Epilogue::template Arg<real_type> epilogue; ///< The epilogue's arguments.
   int sites_per_team; ///< Sites per team of the team launch.
   int n_rhs;           ///< right-hand sides: spinor storage index site * n_rhs + r
+  int parity;          ///< The target parity (a run-time value, as QUDA's arg.parity: one kernel for both).
   /// The sites the kernel computes: every site, or the interior (no off-rank neighbour) or the
   /// exterior of a distributed lattice.
   SweepSites<typename SiteTableT::memory_space> sweep;
@@ -96,11 +98,10 @@ template <class Real, class GaugeAcc, class InAcc, class OutAcc, class SiteTable
 // hop<mu, dir>() is the unit of work per direction. Off-rank neighbours are ghost-zone indices
 // of the same views, so the interior/exterior split of a halo exchange is only the sites a sweep visits.
 
-/// Kernel: the Wilson hopping term on one parity with epilogue Epilogue.
-template <class Arg, int isign, int target_cb, class Epilogue> struct DslashFunctor {
+/// Kernel: the Wilson hopping term on parity arg.parity with epilogue Epilogue.
+template <class Arg, int isign, class Epilogue> struct DslashFunctor {
   using real = typename Arg::real_type; ///< Arithmetic precision.
   using cplx = typename Arg::cplx; ///< The site vector (Arg::cplx).
-  static constexpr int source_cb = 1 - target_cb; ///< Parity of the source sites.
   static constexpr bool inline_site_kernels = ArchTraits<typename Arg::execution_space>::inline_site_kernels; ///< Whether site bodies are inlined into each launch shape (ArchTraits).
   /// SIMD registers multiply each hop colour by colour (one colour's half spinor live at a time: a
   /// whole half spinor of registers beside the accumulators would spill); one-lane complex numbers
@@ -121,7 +122,7 @@ template <class Arg, int isign, int target_cb, class Epilogue> struct DslashFunc
     const Arg& arg; ///< The kernel arguments.
     /// The matrix of the hop from site (neighbour nb) in direction dir along mu.
     template <int mu, int dir> KOKKOS_FORCEINLINE_FUNCTION auto load(int site, int nb) const {
-      return load_hop_link<mu, dir, target_cb, real>(arg.gauge, site, nb);
+      return load_hop_link<mu, dir, real>(arg.gauge, site, nb);
     }
   };
   /// A site's links already unpacked into team scratch.
@@ -155,7 +156,7 @@ template <class Arg, int isign, int target_cb, class Epilogue> struct DslashFunc
     constexpr int k0 = gamma_dr::code[mu][0] + shift, k1 = gamma_dr::code[mu][1] + shift;
     constexpr int k2 = gamma_dr::code[mu][2] + shift, k3 = gamma_dr::code[mu][3] + shift;
     using Proj = SpinProjection<p0, p1, k0, k1>;
-    const Neighbour nb = arg.sites.template neighbour<mu, dir>(site, target_cb);
+    const Neighbour nb = arg.sites.template neighbour<mu, dir>(site, arg.parity);
 
     if constexpr (colour_major) {
       const auto U = links.template load<mu, dir>(site, nb.index);
@@ -327,16 +328,16 @@ template <class Arg, int isign, int target_cb, class Epilogue> struct DslashFunc
     cplx U[Nc][Nc];
     const int mu = slot / 2;
     if (slot % 2 == 0) {
-      arg.gauge[target_cb].load(site, mu, U);
+      arg.gauge[0].load(site, mu, U);
     } else {
       int nb;
       switch (mu) {
-        case 0: nb = arg.sites.template neighbour<0, -1>(site, target_cb).index; break;
-        case 1: nb = arg.sites.template neighbour<1, -1>(site, target_cb).index; break;
-        case 2: nb = arg.sites.template neighbour<2, -1>(site, target_cb).index; break;
-        default: nb = arg.sites.template neighbour<3, -1>(site, target_cb).index; break;
+        case 0: nb = arg.sites.template neighbour<0, -1>(site, arg.parity).index; break;
+        case 1: nb = arg.sites.template neighbour<1, -1>(site, arg.parity).index; break;
+        case 2: nb = arg.sites.template neighbour<2, -1>(site, arg.parity).index; break;
+        default: nb = arg.sites.template neighbour<3, -1>(site, arg.parity).index; break;
       }
-      arg.gauge[source_cb].load(nb, mu, U);
+      arg.gauge[1].load(nb, mu, U);
     }
     for (int a = 0; a < Nc; ++a)
       for (int b = 0; b < Nc; ++b) dst[a * Nc + b] = U[a][b];

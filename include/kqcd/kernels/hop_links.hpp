@@ -38,17 +38,18 @@ template <class G> constexpr bool doubled_links = requires { requires std::remov
 template <class A> constexpr bool unit_scale = requires { requires std::remove_cvref_t<A>::unit_scale; };
 } // namespace detail
 
-/// The matrix of the hop in direction dir along mu from `site` (on target_cb; neighbour nb on the
-/// other parity), from the links of both parities: a doubled field's own hop matrix, else U_mu(site)
-/// forward and U_mu(nb)^dag backward, unpacked.
-template <int mu, int dir, int target_cb, class Real, class GaugeAcc>
+/// The matrix of the hop in direction dir along mu from `site` (neighbour nb), from the links of
+/// both parities in the order of the hop: links[0] of the site's parity, links[1] of the neighbour's
+/// (so the kernel indexes them at compile time whatever its run-time parity): a doubled field's own
+/// hop matrix, else U_mu(site) forward and U_mu(nb)^dag backward, unpacked.
+template <int mu, int dir, class Real, class GaugeAcc>
 KOKKOS_FORCEINLINE_FUNCTION auto load_hop_link(const GaugeAcc (&links)[2], int site, int nb) {
   if constexpr (detail::doubled_links<GaugeAcc>) {
-    return links[target_cb].template hop_link<mu, dir>(site);
+    return links[0].template hop_link<mu, dir>(site);
   } else {
     LoadedLink<Real, (dir < 0)> U;
-    if constexpr (dir > 0) U.scale = links[target_cb].load_scaled(site, mu, U.U);
-    else U.scale = links[1 - target_cb].load_scaled(nb, mu, U.U);
+    if constexpr (dir > 0) U.scale = links[0].load_scaled(site, mu, U.U);
+    else U.scale = links[1].load_scaled(nb, mu, U.U);
     return U;
   }
 }

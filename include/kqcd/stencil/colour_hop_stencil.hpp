@@ -242,10 +242,11 @@ void ColourHopStencil<Signs, n_spin, Real, ES, Layout>::launch(S& out, const S& 
   using Arg = ColourHopArg<Real, typename Layout::link_accessor, FarAcc, decltype(Layout::reader(in)), decltype(Layout::writer(out)),
                            site_table_type>;
   const Lattice& swept = Layout::sites(geometry_);
+  // Links in the order of the hop: the target parity's, then the source parity's.
   FarAcc far[2] = {};
   if (far_)
-    for (int p = 0; p < 2; ++p) far[p] = Layout::long_accessor(*far_, p);
-  Arg arg{{Layout::accessor(links_, 0), Layout::accessor(links_, 1)},
+    for (int p = 0; p < 2; ++p) far[p] = Layout::long_accessor(*far_, p == 0 ? target_cb : 1 - target_cb);
+  Arg arg{{Layout::accessor(links_, target_cb), Layout::accessor(links_, 1 - target_cb)},
           {far[0], far[1]},
           Layout::reader(in),
           Layout::writer(out),
@@ -256,7 +257,8 @@ void ColourHopStencil<Signs, n_spin, Real, ES, Layout>::launch(S& out, const S& 
           b,
           mask,
           {},
-          n_rhs};
+          n_rhs,
+          target_cb};
   char hex[16];
   std::snprintf(hex, sizeof hex, "%04x", mask);
   const std::string variant = name_ + ", " + Layout::name + ", spins " + std::to_string(n_spin) + ", hops " + hex +
@@ -268,16 +270,12 @@ void ColourHopStencil<Signs, n_spin, Real, ES, Layout>::launch(S& out, const S& 
                                                            : "");
   auto start = [&] { halo_.start(in, WholeRows{}); };
   auto finish = [&] { return halo_.land(in, WholeRows{}); };
-  auto go = [&](auto cb) {
-    using F = ColourHopFunctor<Arg, Signs, decltype(cb)::value>;
-    if constexpr (!std::is_same_v<Sink, std::nullptr_t>)
-      *sink = launcher_.template then_launch<launch_bounds>(*sink, "kqcd::ColourHops", variant, PrecisionTraits<precision>::name, F{arg});
-    else
-      launcher_.template launch<launch_bounds>("kqcd::ColourHops", variant, PrecisionTraits<precision>::name, F{arg}, cb.value, start, finish,
-                                               out.view());
-  };
-  if (target_cb == 0) go(std::integral_constant<int, 0>{});
-  else go(std::integral_constant<int, 1>{});
+  using F = ColourHopFunctor<Arg, Signs>;
+  if constexpr (!std::is_same_v<Sink, std::nullptr_t>)
+    *sink = launcher_.template then_launch<launch_bounds>(*sink, "kqcd::ColourHops", variant, PrecisionTraits<precision>::name, F{arg});
+  else
+    launcher_.template launch<launch_bounds>("kqcd::ColourHops", variant, PrecisionTraits<precision>::name, F{arg}, target_cb, start, finish,
+                                             out.view());
 }
 
 } // namespace kqcd

@@ -269,15 +269,11 @@ private:
 };
 } // namespace detail
 
-/// f(sign, parity) with isign (+1 or -1) and target_cb (0 or 1) as std::integral_constant: a
-/// hopping functor's compile-time sign and target parity chosen at run time.
-template <class F> void with_sign_and_parity(int isign, int target_cb, F&& f) {
-  using plus = std::integral_constant<int, 1>;
-  using minus = std::integral_constant<int, -1>;
-  using even = std::integral_constant<int, 0>;
-  using odd = std::integral_constant<int, 1>;
-  if (isign > 0) target_cb == 0 ? f(plus{}, even{}) : f(plus{}, odd{});
-  else target_cb == 0 ? f(minus{}, even{}) : f(minus{}, odd{});
+/// f(sign) with isign (+1 or -1) as a std::integral_constant: a hopping functor's compile-time
+/// sign chosen at run time (its target parity is a run-time argument).
+template <class F> void with_sign(int isign, F&& f) {
+  if (isign > 0) f(std::integral_constant<int, 1>{});
+  else f(std::integral_constant<int, -1>{});
 }
 
 /// Launches any stencil's site functor over one parity: the halo overlapped with the interior on a

@@ -379,7 +379,7 @@ private:
                              std::to_string(n_rhs));
     using Arg = WilsonDslashArg<Real, typename Layout::link_accessor, decltype(Layout::reader(in)), decltype(Layout::writer(out)),
                                 site_table_type, Epilogue>;
-    const Arg arg{{Layout::accessor(links_, 0), Layout::accessor(links_, 1)},
+    const Arg arg{{Layout::accessor(links_, target_cb), Layout::accessor(links_, 1 - target_cb)},
                   Layout::reader(in),
                   Layout::writer(out),
                   Layout::reader(x),
@@ -388,6 +388,7 @@ private:
                   // GPU: keep the threads per block (sites x lanes) as tuned for one right-hand side.
                   traits::max_team_size > 1 ? std::max(1, sites_per_team() / detail::vector_lanes(n_rhs)) : sites_per_team(),
                   n_rhs,
+                  target_cb,
                   {}};
     std::string variant = type_name<Epilogue>() + (mode == NeighbourMode::table ? ", table" : ", on the fly") + ", recon " +
                           Recon::name + (n_rhs > 1 ? ", rhs " + std::to_string(n_rhs) : "");
@@ -396,8 +397,8 @@ private:
     auto start = [&] { with_wilson_faces(spin_projection_, isign, [&](const auto& faces) { halo_.start(in, faces); }); };
     auto finish = [&] { return with_wilson_faces(spin_projection_, isign, [&](const auto& faces) { return halo_.land(in, faces); }); };
     constexpr bool has_norm = requires { out.norm(); };
-    auto go = [&](auto sign, auto cb) {
-      using F = DslashFunctor<Arg, decltype(sign)::value, decltype(cb)::value, Epilogue>;
+    auto go = [&](auto sign) {
+      using F = DslashFunctor<Arg, decltype(sign)::value, Epilogue>;
       using LB = typename traits::template launch_bounds_for<P, Recon>;
       if constexpr (!std::is_same_v<Sink, std::nullptr_t>) {
         *sink = launcher_.template then_launch<LB>(*sink, "kqcd::WilsonDslash", variant, precision, F{arg});
@@ -418,7 +419,7 @@ private:
         else run(out.view());
       }
     };
-    with_sign_and_parity(isign, target_cb, go);
+    with_sign(isign, go);
   }
 
   geometry_type geom_;
