@@ -243,11 +243,10 @@ void ColourHopStencil<Signs, n_spin, Real, ES, Layout>::launch(S& out, const S& 
                            site_table_type>;
   const Lattice& swept = Layout::sites(geometry_);
   // Links in the order of the hop: the target parity's, then the source parity's.
-  FarAcc far[2] = {};
-  if (far_)
-    for (int p = 0; p < 2; ++p) far[p] = Layout::long_accessor(*far_, p == 0 ? target_cb : 1 - target_cb);
+  const FarAcc far_target = far_ ? Layout::long_accessor(*far_, target_cb) : FarAcc{};
+  const FarAcc far_source = far_ ? Layout::long_accessor(*far_, 1 - target_cb) : FarAcc{};
   Arg arg{{Layout::accessor(links_, target_cb), Layout::accessor(links_, 1 - target_cb)},
-          {far[0], far[1]},
+          {far_target, far_source},
           Layout::reader(in),
           Layout::writer(out),
           Layout::reader(x ? *x : in),
