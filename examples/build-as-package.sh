@@ -15,7 +15,7 @@ if [ -e "$prefix/bin/kqcd-data-dir" ] || grep -q -a -F "$repo/" "$prefix/bin/kqc
 fi
 launcher=()
 if command -v ccache >/dev/null; then launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache); fi
-# The examples compile as the installed build did (the test build's -O1 is enough to run them).
+# The examples compile as the installed build did (the test build's -Og is enough to run them).
 release_flags=$(sed -n 's/^CMAKE_CXX_FLAGS_RELEASE:STRING=//p' "$build/CMakeCache.txt")
 cmake -S "$repo/examples" -B "$examples" -G Ninja -DCMAKE_BUILD_TYPE=Release "-DCMAKE_CXX_FLAGS_RELEASE=${release_flags:--O3 -DNDEBUG}" \
   -DCMAKE_PREFIX_PATH="$prefix" "${launcher[@]}" >/dev/null
