@@ -56,6 +56,7 @@ foreach(device IN LISTS Kokkos_DEVICES)
     continue()
   endif()
   set(space ${kqcd_backend_${device}})
+  set(native "ArchTraits<${space}>::neighbour_mode") # the backend's neighbour mode
   string(TOLOWER ${device} dev)
   foreach(prec IN LISTS KQCD_PRECISIONS)
     set(real ${kqcd_real_${prec}})
@@ -65,7 +66,7 @@ foreach(device IN LISTS Kokkos_DEVICES)
       if(recon STREQUAL "18" AND NOT prec STREQUAL "half")
         set(modes "NeighbourMode::table;NeighbourMode::on_the_fly")
       else()
-        set(modes "ArchTraits<${space}>::neighbour_mode")
+        set(modes "${native}")
       endif()
       foreach(mode IN LISTS modes)
         set(type "WilsonDslash<${real}, ${space}, ${mode}, Recon${recon}>")
@@ -86,7 +87,6 @@ template class ${type};
     # The Wilson hopping term on the SIMD layouts (the lanes as sub-lattices, and a right-hand side
     # per lane), whole links: what the SIMD operators, the domain-wall operators and the solvers use.
     if(kqcd_simd_layout_${device})
-      set(native "ArchTraits<${space}>::neighbour_mode")
       set(simd_types
         "WilsonDslash<${real}, ${space}, ${native}, Recon18, SIMDStencilLayout<${real}, ${space}, Recon18, ${native}>>"
         "WilsonDslash<${real}, ${space}, NeighbourMode::table, Recon18, SIMDBlockStencilLayout<${real}, ${space}, Recon18>>")
